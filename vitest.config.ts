@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Integration tests start real HTTP servers and child processes; give them room,
+    // but keep a bound so a hung test fails instead of stalling CI.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['default', './test/support/summary-reporter.ts'],
+  },
+});
