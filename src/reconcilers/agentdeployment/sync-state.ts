@@ -1,0 +1,56 @@
+// The outcome of one reconcile, as a closed set of states, and the kstatus conditions each
+// one publishes. Every reason used in status, events and docs comes from here.
+import type { ConditionUpdate } from './conditions.js';
+
+export type SyncState =
+  | { kind: 'Creating'; message: string }
+  | { kind: 'RevisionInProgress'; message: string }
+  | { kind: 'Deployed'; message: string }
+  | { kind: 'RevisionFailed'; message: string }
+  | { kind: 'InvalidSpec'; message: string }
+  | { kind: 'Rejected'; message: string }
+  | { kind: 'NameConflict'; message: string }
+  | { kind: 'SecretNotFound'; message: string }
+  | { kind: 'Throttled'; message: string }
+  | { kind: 'ControlPlaneUnavailable'; message: string }
+  | { kind: 'Deleting'; message: string }
+  | { kind: 'Suspended'; message: string };
+
+export type SyncReason = SyncState['kind'];
+
+/** Terminal states: nothing changes until the spec (or a referenced Secret) does. */
+const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>(['RevisionFailed', 'InvalidSpec', 'Rejected', 'NameConflict']);
+
+export function isStalled(state: SyncState): boolean {
+  return STALLED.has(state.kind);
+}
+
+export function conditionsFor(state: SyncState): ConditionUpdate[] {
+  const { kind: reason, message } = state;
+  if (reason === 'Deployed') {
+    return [
+      { type: 'Ready', status: 'True', reason, message },
+      { type: 'Reconciling', status: 'False', reason, message },
+      { type: 'Stalled', status: 'False', reason, message },
+    ];
+  }
+  if (reason === 'Suspended') {
+    // Ready is left as it was: suspension stops the operator, not the agent.
+    return [
+      { type: 'Reconciling', status: 'False', reason, message },
+      { type: 'Stalled', status: 'False', reason, message },
+    ];
+  }
+  if (isStalled(state)) {
+    return [
+      { type: 'Ready', status: 'False', reason, message },
+      { type: 'Reconciling', status: 'False', reason, message },
+      { type: 'Stalled', status: 'True', reason, message },
+    ];
+  }
+  return [
+    { type: 'Ready', status: 'False', reason, message },
+    { type: 'Reconciling', status: 'True', reason, message },
+    { type: 'Stalled', status: 'False', reason, message },
+  ];
+}
