@@ -1,0 +1,214 @@
+// The HTTP path to the API server. @kubernetes/client-node's KubeConfig supplies the cluster
+// URL and credentials (token files, exec plugins, client certificates, in-cluster config), but
+// the requests are made here with node:http(s) because the runtime needs what the generated
+// clients do not give: merge-patch content types, Lease MicroTime written with 6 fractional
+// digits, bookmarks and watch timeouts, per-request deadlines and keep-alive connections.
+import http from 'node:http';
+import https from 'node:https';
+import { createInterface } from 'node:readline';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiError } from './errors.js';
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface KubeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** Serialized as JSON unless it is already a string. */
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  /** Deadline for the whole exchange of a non-streaming request. */
+  timeoutMs?: number;
+}
+
+export interface KubeTransport {
+  /** Sends a request and parses the JSON answer; non-2xx answers reject with KubeApiError. */
+  json(request: KubeRequest): Promise<unknown>;
+  /** Opens a streaming GET and yields each newline-delimited JSON value (a watch). */
+  lines(request: KubeRequest): Promise<AsyncIterable<unknown>>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+interface PreparedRequest {
+  url: URL;
+  options: https.RequestOptions;
+}
+
+export class KubeConfigTransport implements KubeTransport {
+  private readonly server: URL;
+  private agent: http.Agent | undefined;
+
+  constructor(private readonly kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster: set current-context to a context with a cluster');
+    this.server = new URL(cluster.server);
+  }
+
+  async json(request: KubeRequest): Promise<unknown> {
+    const timeout = AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const response = await this.send({ ...request, signal });
+    const text = await readBody(response, signal);
+    const parsed = parseJson(text);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      throw KubeApiError.fromStatus(request.method, request.path, status, parsed, header(response, 'retry-after'));
+    }
+    return parsed;
+  }
+
+  async lines(request: KubeRequest): Promise<AsyncIterable<unknown>> {
+    const response = await this.send(request);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const text = await readBody(response, request.signal);
+      throw KubeApiError.fromStatus(request.method, request.path, status, parseJson(text), header(response, 'retry-after'));
+    }
+    return jsonLines(response, request.signal);
+  }
+
+  private async prepare(request: KubeRequest): Promise<PreparedRequest> {
+    const url = new URL(this.server.href.replace(/\/$/, '') + request.path);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const options: https.RequestOptions = { headers: {} };
+    try {
+      await this.kubeConfig.applyToHTTPSOptions(options);
+    } catch (error) {
+      // client-node 1.4 refuses plain-HTTP clusters unless skipTLSVerify is set, but it does so
+      // only when creating its agent, after the credentials are in `options`; a plain-HTTP
+      // server (the emulator, a kubectl proxy) needs no TLS, so the credentials suffice.
+      if (url.protocol !== 'http:') throw error;
+    }
+    return { url, options };
+  }
+
+  private agentFor(url: URL, options: https.RequestOptions): http.Agent {
+    // One keep-alive agent for the life of the client; the credentials (headers) are applied
+    // per request, so rotated tokens are picked up, while the TLS material is read once.
+    if (!this.agent) {
+      this.agent =
+        url.protocol === 'https:'
+          ? new https.Agent({
+              keepAlive: true,
+              ca: options.ca,
+              cert: options.cert,
+              key: options.key,
+              pfx: options.pfx,
+              passphrase: options.passphrase,
+              servername: options.servername,
+              ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+            })
+          : new http.Agent({ keepAlive: true });
+    }
+    return this.agent;
+  }
+
+  private async send(request: KubeRequest): Promise<http.IncomingMessage> {
+    const { url, options } = await this.prepare(request);
+    const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
+    // client-node fills `headers` as a plain object (Authorization, Impersonate-User).
+    const given = options.headers;
+    if (given && !Array.isArray(given)) Object.assign(headers, given);
+    if (options.auth) headers.authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+    let payload: string | undefined;
+    if (request.body !== undefined) {
+      payload = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+      headers['content-type'] = request.contentType ?? 'application/json';
+      headers['content-length'] = Buffer.byteLength(payload);
+    }
+    const requester = url.protocol === 'https:' ? https.request : http.request;
+    return new Promise((resolve, reject) => {
+      if (request.signal?.aborted) {
+        reject(abortError(request));
+        return;
+      }
+      const req = requester(url, { method: request.method, headers, agent: this.agentFor(url, options) }, resolve);
+      const onAbort = (): void => {
+        req.destroy(abortError(request));
+      };
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('close', () => request.signal?.removeEventListener('abort', onAbort));
+      req.on('error', (error) =>
+        reject(
+          error instanceof KubeApiError
+            ? error
+            : new KubeApiError(0, 'NetworkError', `${request.method} ${request.path}: ${error.message}`),
+        ),
+      );
+      req.end(payload);
+    });
+  }
+
+  /** Closes idle keep-alive connections (on shutdown). */
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+  }
+}
+
+function abortError(request: KubeRequest): KubeApiError {
+  const reason: unknown = request.signal?.reason;
+  const timedOut = reason instanceof DOMException && reason.name === 'TimeoutError';
+  return new KubeApiError(
+    0,
+    timedOut ? 'Timeout' : 'Aborted',
+    `${request.method} ${request.path}: ${timedOut ? 'request timed out' : 'request aborted'}`,
+  );
+}
+
+function header(response: http.IncomingMessage, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBody(response: http.IncomingMessage, signal?: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = [];
+  const onAbort = (): void => {
+    response.destroy();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw new KubeApiError(0, 'NetworkError', `reading response: ${(error as Error).message}`);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (!response.complete) throw new KubeApiError(0, 'NetworkError', 'response ended before it was complete');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal): AsyncIterable<unknown> {
+  const onAbort = (): void => {
+    response.destroy();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const reader = createInterface({ input: response, crlfDelay: Infinity });
+  try {
+    for await (const line of reader) {
+      if (line.trim() === '') continue;
+      yield JSON.parse(line) as unknown;
+    }
+    if (signal?.aborted) return;
+    // A server that closes the stream cleanly ends the watch; one that breaks it mid-way is an error.
+    if (!response.complete) throw new KubeApiError(0, 'NetworkError', 'watch stream broken');
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    reader.close();
+    response.destroy();
+  }
+}

@@ -1,0 +1,230 @@
+// A work queue with client-go's semantics, the heart of "level-triggered" reconciliation:
+// - it holds keys, not objects, and a key waiting in the queue is held once (dedupe);
+// - a key is handed to one worker at a time: adding it while it is being processed marks it
+//   dirty, and it is queued again when that worker calls `done`;
+// - failures requeue through a rate limiter (per-key backoff plus an overall bucket);
+// - `addAfter` schedules a later look, and the earliest requested time wins.
+import type { Registry } from 'prom-client';
+import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { workQueueMetrics, type WorkQueueMetrics } from './metrics.js';
+
+export interface WorkQueueOptions {
+  /** The `name` label of the workqueue metrics. */
+  name: string;
+  clock?: Clock;
+  rateLimiter?: RateLimiter;
+  /** Metrics are published only when a registry is given. */
+  registry?: Registry;
+}
+
+export class WorkQueue {
+  readonly name: string;
+  private readonly clock: Clock;
+  private readonly rateLimiter: RateLimiter;
+  private readonly metrics: WorkQueueMetrics | undefined;
+
+  private readonly queue: string[] = [];
+  /** Keys that need processing: waiting in `queue`, or re-added while being processed. */
+  private readonly dirty = new Set<string>();
+  /** Keys handed to a worker and not yet `done`, with the time they were handed out. */
+  private readonly processing = new Map<string, number>();
+  /** When each queued key was added, for the queue-duration histogram. */
+  private readonly addedAt = new Map<string, number>();
+  /** Keys scheduled for later, with the time they become ready. */
+  private readonly waiting = new Map<string, number>();
+  private waitingTimer: { handle: TimerHandle; at: number } | undefined;
+
+  private readonly getters: Array<(key: string | undefined) => void> = [];
+  private readonly drainWaiters: Array<() => void> = [];
+  private shuttingDown = false;
+
+  constructor(options: WorkQueueOptions) {
+    this.name = options.name;
+    this.clock = options.clock ?? systemClock;
+    this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
+    this.metrics = options.registry
+      ? workQueueMetrics(options.registry, {
+          name: this.name,
+          unfinishedWorkSeconds: () => this.unfinishedWorkSeconds(),
+          longestRunningProcessorSeconds: () => this.longestRunningProcessorSeconds(),
+        })
+      : undefined;
+  }
+
+  /** Marks `key` as needing processing. Ignored once shutting down. */
+  add(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) return;
+    this.metrics?.adds.inc({ name: this.name });
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    this.enqueue(key);
+  }
+
+  /** Adds `key` after `delayMs`; if it is already scheduled, the earlier time wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (!(delayMs > 0)) {
+      this.add(key);
+      return;
+    }
+    const readyAt = this.clock.now() + delayMs;
+    const scheduled = this.waiting.get(key);
+    if (scheduled !== undefined && scheduled <= readyAt) return;
+    this.waiting.set(key, readyAt);
+    this.scheduleWaitingTimer();
+  }
+
+  /** Requeues `key` after its rate-limited delay (a failure). */
+  addRateLimited(key: string): void {
+    if (this.shuttingDown) return;
+    this.metrics?.retries.inc({ name: this.name });
+    this.addAfter(key, this.rateLimiter.when(key));
+  }
+
+  /** Clears `key`'s backoff (after a success or an explicit requeue-after). */
+  forget(key: string): void {
+    this.rateLimiter.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.rateLimiter.numRequeues(key);
+  }
+
+  /**
+   * The next key to process, waiting until one is available; `undefined` once shut down.
+   * The caller owns the key until it calls `done(key)`.
+   */
+  get(): Promise<string | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    const key = this.take();
+    if (key !== undefined) return Promise.resolve(key);
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  /** Ends processing of `key`; if it was re-added meanwhile, it is queued again now. */
+  done(key: string): void {
+    const startedAt = this.processing.get(key);
+    if (startedAt === undefined) return;
+    this.processing.delete(key);
+    this.metrics?.workDuration.observe({ name: this.name }, (this.clock.now() - startedAt) / 1000);
+    if (this.dirty.has(key) && !this.shuttingDown) this.enqueue(key);
+    if (this.processing.size === 0) this.drainWaiters.splice(0).forEach((wake) => wake());
+  }
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  get processingCount(): number {
+    return this.processing.size;
+  }
+
+  isProcessing(key: string): boolean {
+    return this.processing.has(key);
+  }
+
+  /** Keys scheduled for later (requeue-after or backoff), for diagnostics and tests. */
+  get waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  /**
+   * Stops handing out keys (queued ones are dropped: the next leader or start relists) and
+   * resolves when the keys in flight are done, or after `drainTimeoutMs`. Resolves to true
+   * when the drain completed.
+   */
+  shutdown(drainTimeoutMs = 0): Promise<boolean> {
+    if (!this.shuttingDown) {
+      this.shuttingDown = true;
+      if (this.waitingTimer) this.clock.clearTimeout(this.waitingTimer.handle);
+      this.waitingTimer = undefined;
+      this.waiting.clear();
+      this.queue.length = 0;
+      this.dirty.clear();
+      this.addedAt.clear();
+      this.metrics?.depth.set({ name: this.name }, 0);
+      this.getters.splice(0).forEach((resolve) => resolve(undefined));
+    }
+    if (this.processing.size === 0) {
+      this.metrics?.unregister();
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(false), drainTimeoutMs);
+      this.drainWaiters.push(() => {
+        this.clock.clearTimeout(timer);
+        this.metrics?.unregister();
+        resolve(true);
+      });
+    });
+  }
+
+  private enqueue(key: string): void {
+    const getter = this.getters.shift();
+    if (getter) {
+      this.dirty.delete(key);
+      this.processing.set(key, this.clock.now());
+      this.metrics?.queueDuration.observe({ name: this.name }, 0);
+      getter(key);
+      return;
+    }
+    this.queue.push(key);
+    this.addedAt.set(key, this.clock.now());
+    this.metrics?.depth.set({ name: this.name }, this.queue.length);
+  }
+
+  private take(): string | undefined {
+    const key = this.queue.shift();
+    if (key === undefined) return undefined;
+    this.dirty.delete(key);
+    const now = this.clock.now();
+    this.processing.set(key, now);
+    const added = this.addedAt.get(key);
+    this.addedAt.delete(key);
+    if (added !== undefined) this.metrics?.queueDuration.observe({ name: this.name }, (now - added) / 1000);
+    this.metrics?.depth.set({ name: this.name }, this.queue.length);
+    return key;
+  }
+
+  private scheduleWaitingTimer(): void {
+    let earliest = Infinity;
+    for (const at of this.waiting.values()) earliest = Math.min(earliest, at);
+    if (earliest === Infinity) return;
+    if (this.waitingTimer && this.waitingTimer.at <= earliest) return;
+    if (this.waitingTimer) this.clock.clearTimeout(this.waitingTimer.handle);
+    const handle = this.clock.setTimeout(() => this.releaseReady(), earliest - this.clock.now());
+    this.waitingTimer = { handle, at: earliest };
+  }
+
+  private releaseReady(): void {
+    this.waitingTimer = undefined;
+    const now = this.clock.now();
+    for (const [key, at] of [...this.waiting]) {
+      if (at <= now) {
+        this.waiting.delete(key);
+        this.add(key);
+      }
+    }
+    this.scheduleWaitingTimer();
+  }
+
+  private unfinishedWorkSeconds(): number {
+    const now = this.clock.now();
+    let total = 0;
+    for (const startedAt of this.processing.values()) total += now - startedAt;
+    return total / 1000;
+  }
+
+  private longestRunningProcessorSeconds(): number {
+    const now = this.clock.now();
+    let oldest = now;
+    for (const startedAt of this.processing.values()) oldest = Math.min(oldest, startedAt);
+    return (now - oldest) / 1000;
+  }
+}
