@@ -1,0 +1,178 @@
+// Batched observation of every tracked deployment. Instead of one GET per object per poll
+// (what the official Terraform provider does), the poller refreshes up to 100 deployments
+// per `GET /v2/deployments?deployment_ids=...` call, so that following N in-flight
+// revisions costs N/100 calls per round and a resync of 10,000 objects costs 100 calls.
+// It turns the control plane into an event source: a key is enqueued only when its
+// observation changed, when it was asked for, or when its resync is due.
+import type { ControlPlanePort } from '../ports.js';
+import { observationChanged, type ObservationCache } from './observation-cache.js';
+
+export type TrackMode = 'inflight' | 'steady';
+
+interface Tracked {
+  key: string;
+  mode: TrackMode;
+  nextPollAt: number;
+  /** Asked for by a reconcile that had no fresh observation: fetch at the next tick. */
+  wanted: boolean;
+}
+
+export interface FleetPollerOptions {
+  controlPlane: Pick<ControlPlanePort, 'listDeploymentsByIds'>;
+  cache: ObservationCache;
+  enqueue: (key: string) => void;
+  now?: () => number;
+  random?: () => number;
+  /** How often an in-flight deployment (a revision not yet active) is refreshed. */
+  inflightPollMs?: number;
+  /** How often a settled deployment is refreshed and its object resynced. */
+  resyncPeriodMs?: number;
+  tickMs?: number;
+  maxConcurrentLists?: number;
+  onError?: (message: string) => void;
+}
+
+export const MAX_IDS_PER_LIST = 100;
+
+export class FleetPoller {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly inflightPollMs: number;
+  private readonly resyncPeriodMs: number;
+  private readonly tickMs: number;
+  private readonly maxConcurrentLists: number;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private pausedUntil = 0;
+  private stopped = true;
+
+  constructor(private readonly options: FleetPollerOptions) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.inflightPollMs = options.inflightPollMs ?? 2_000;
+    this.resyncPeriodMs = options.resyncPeriodMs ?? 10 * 60_000;
+    this.tickMs = options.tickMs ?? 200;
+    this.maxConcurrentLists = options.maxConcurrentLists ?? 2;
+  }
+
+  /** Follows `id` for `key`. Switching to in-flight brings the next poll forward. */
+  track(id: string, key: string, mode: TrackMode): void {
+    const existing = this.tracked.get(id);
+    if (existing && existing.mode === mode && existing.key === key) return;
+    const nextPollAt = this.nextPollTime(mode);
+    this.tracked.set(id, {
+      key,
+      mode,
+      wanted: existing?.wanted ?? false,
+      nextPollAt: existing ? Math.min(existing.nextPollAt, nextPollAt) : nextPollAt,
+    });
+  }
+
+  /** Asks for an observation of `id` as soon as possible; `key` is enqueued when it arrives. */
+  want(id: string, key: string): void {
+    const existing = this.tracked.get(id);
+    if (existing) {
+      existing.wanted = true;
+      existing.key = key;
+    } else {
+      this.tracked.set(id, { key, mode: 'inflight', wanted: true, nextPollAt: this.now() });
+    }
+  }
+
+  untrack(id: string): void {
+    this.tracked.delete(id);
+    this.options.cache.forget(id);
+  }
+
+  get trackedCount(): number {
+    return this.tracked.size;
+  }
+
+  get inflightCount(): number {
+    let count = 0;
+    for (const entry of this.tracked.values()) if (entry.mode === 'inflight') count += 1;
+    return count;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+  }
+
+  /** One round: refresh everything due, in batches. Exposed for tests and benchmarks. */
+  async tick(): Promise<void> {
+    const now = this.now();
+    if (now < this.pausedUntil) return;
+    const due: string[] = [];
+    for (const [id, entry] of this.tracked) {
+      if (entry.wanted || entry.nextPollAt <= now) due.push(id);
+    }
+    if (due.length === 0) return;
+    // Wanted ids first: a reconcile is waiting for them.
+    due.sort((a, b) => Number(this.tracked.get(b)?.wanted) - Number(this.tracked.get(a)?.wanted));
+    const batches: string[][] = [];
+    for (let i = 0; i < due.length && batches.length < this.maxConcurrentLists; i += MAX_IDS_PER_LIST) {
+      batches.push(due.slice(i, i + MAX_IDS_PER_LIST));
+    }
+    await Promise.all(batches.map((ids) => this.refresh(ids)));
+  }
+
+  private async refresh(ids: string[]): Promise<void> {
+    const result = await this.options.controlPlane.listDeploymentsByIds(ids);
+    const now = this.now();
+    if (!result.ok) {
+      if (result.error.kind === 'Throttled') this.pausedUntil = now + (result.error.retryAfterMs ?? this.tickMs);
+      this.options.onError?.(`batched observation failed: ${result.error.message}`);
+      return;
+    }
+    const found = new Set<string>();
+    for (const deployment of result.value) {
+      found.add(deployment.id);
+      const previous = this.options.cache.recordPresent(deployment, now);
+      this.afterRefresh(deployment.id, observationChanged(previous, { kind: 'present', deployment, observedAt: now }));
+    }
+    for (const id of ids) {
+      if (found.has(id)) continue;
+      const previous = this.options.cache.recordMissing(id, now);
+      this.afterRefresh(id, previous?.kind !== 'missing');
+    }
+  }
+
+  private afterRefresh(id: string, changed: boolean): void {
+    const entry = this.tracked.get(id);
+    if (!entry) return;
+    const wasWanted = entry.wanted;
+    const resyncDue = entry.mode === 'steady';
+    entry.wanted = false;
+    entry.nextPollAt = this.nextPollTime(entry.mode);
+    if (changed || wasWanted || resyncDue) this.options.enqueue(entry.key);
+  }
+
+  private nextPollTime(mode: TrackMode): number {
+    if (mode === 'inflight') return this.now() + this.inflightPollMs;
+    // Jitter of +-10% spreads the resync of objects created together over time.
+    return this.now() + this.resyncPeriodMs * (0.9 + 0.2 * this.random());
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick()
+        .catch((error: unknown) => this.options.onError?.(`poller tick failed: ${String(error)}`))
+        .finally(() => {
+          this.ticking = undefined;
+          this.schedule();
+        });
+    }, this.tickMs);
+    this.timer.unref();
+  }
+}
