@@ -1,0 +1,143 @@
+// One request's way through the emulator. For the spec's API: route match (404/405),
+// injected faults (latency, then a status or a reset, as a proxy in front would), auth
+// (401; unknown keys are never charged), the per-key rate limit (429), the tenant (400/403),
+// then the handler. Every API answer is counted in the stats; admin requests are not.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { presentedKey } from './auth.js';
+import { HttpError, detailError } from './http-error.js';
+import { readBody, writeJson } from './http-io.js';
+import { keyFingerprint } from './ids.js';
+import type { ApiContext, Handler, Reply, RequestContext } from './request-context.js';
+import { ADMIN_PREFIX, adminRouter, apiRouter } from './routes.js';
+import type { Router } from './router.js';
+import type { EmulatorRuntime } from './runtime.js';
+import { RESET_STATUS } from './stats.js';
+
+/** The route name stats and fault rules use for a path that matches no route. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+function replyFromError(error: unknown): Reply {
+  if (error instanceof HttpError) return { status: error.status, body: error.body, headers: error.headers };
+  // Never echo the error itself: it could carry request content.
+  return { status: 500, body: { detail: 'Internal emulator error' } };
+}
+
+export class RequestPipeline {
+  private readonly api: Router<Handler<ApiContext>>;
+  private readonly admin: Router<Handler<RequestContext>>;
+  private readonly fingerprints = new Map<string, string>();
+
+  constructor(private readonly runtime: EmulatorRuntime) {
+    this.api = apiRouter(runtime);
+    this.admin = adminRouter(runtime);
+  }
+
+  handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.process(req, res).catch(() => {
+      if (!res.headersSent) writeJson(res, 500, { detail: 'Internal emulator error' });
+      else res.destroy();
+    });
+  };
+
+  private fingerprint(key: string): string {
+    let fingerprint = this.fingerprints.get(key);
+    if (fingerprint === undefined) {
+      fingerprint = keyFingerprint(key);
+      if (this.fingerprints.size < 10_000) this.fingerprints.set(key, fingerprint);
+    }
+    return fingerprint;
+  }
+
+  private async process(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
+    if (rawBody instanceof Error) {
+      const reply = replyFromError(rawBody);
+      writeJson(res, reply.status, reply.body, reply.headers);
+      return;
+    }
+    const base = { query: url.searchParams, rawBody: rawBody as string };
+
+    if (url.pathname.startsWith(ADMIN_PREFIX)) {
+      const reply = this.dispatch(this.admin, method, url.pathname, (params) => ({ ...base, params, now: this.runtime.clock() }));
+      writeJson(res, reply.status, reply.body, reply.headers);
+      return;
+    }
+
+    const match = this.api.match(method, url.pathname);
+    const route = match.kind === 'not-found' ? UNMATCHED_ROUTE : match.template;
+    const key = presentedKey(req.headers);
+    const fingerprint = key === undefined ? null : this.fingerprint(key);
+
+    const fault = this.runtime.faults.take(method, route);
+    if (fault) {
+      if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+      if (fault.outcome.kind === 'reset') {
+        this.runtime.stats.record(method, route, RESET_STATUS, fingerprint);
+        req.socket.destroy();
+        return;
+      }
+      if (fault.outcome.kind === 'status') {
+        const headers: Record<string, string> =
+          fault.outcome.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.outcome.retryAfterSeconds) } : {};
+        const status = fault.outcome.status;
+        this.runtime.stats.record(method, route, status, fingerprint);
+        writeJson(res, status, { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` }, headers);
+        return;
+      }
+    }
+
+    const reply = this.answerApi(match, req, key, base);
+    this.runtime.stats.record(method, route, reply.status, fingerprint);
+    writeJson(res, reply.status, reply.body, reply.headers);
+  }
+
+  private answerApi(
+    match: ReturnType<Router<Handler<ApiContext>>['match']>,
+    req: IncomingMessage,
+    key: string | undefined,
+    base: { query: URLSearchParams; rawBody: string },
+  ): Reply {
+    try {
+      if (match.kind === 'not-found') throw detailError(404, 'Not Found');
+      if (match.kind === 'method-not-allowed') {
+        throw detailError(405, 'Method Not Allowed', { allow: match.allowed.join(', ') });
+      }
+      const entry = this.runtime.keys.authenticate(key);
+      const now = this.runtime.clock();
+      const decision = this.runtime.limiter.take(entry.key, now);
+      if (!decision.allowed) {
+        const headers: Record<string, string> = this.runtime.settings.retryAfter
+          ? { 'retry-after': String(decision.retryAfterSeconds) }
+          : {};
+        throw detailError(429, 'Rate limit exceeded', headers);
+      }
+      const caller = this.runtime.keys.resolveTenant(entry, req.headers);
+      return match.handler({ ...base, params: match.params, now, caller });
+    } catch (error) {
+      return replyFromError(error);
+    }
+  }
+
+  private dispatch(
+    router: Router<Handler<RequestContext>>,
+    method: string,
+    path: string,
+    context: (params: Record<string, string>) => RequestContext,
+  ): Reply {
+    try {
+      const match = router.match(method, path);
+      if (match.kind === 'not-found') throw detailError(404, 'Not Found');
+      if (match.kind === 'method-not-allowed') {
+        throw detailError(405, 'Method Not Allowed', { allow: match.allowed.join(', ') });
+      }
+      return match.handler(context(match.params));
+    } catch (error) {
+      return replyFromError(error);
+    }
+  }
+}

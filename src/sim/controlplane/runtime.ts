@@ -1,0 +1,17 @@
+// The pieces of one running emulator, shared by the request pipeline and the admin API.
+import type { KeyRegistry } from './auth.js';
+import type { FaultRegistry } from './faults.js';
+import type { FixedWindowRateLimiter } from './rate-limiter.js';
+import type { StatsCounter } from './stats.js';
+import type { EmulatorStore } from './store.js';
+
+export interface EmulatorRuntime {
+  store: EmulatorStore;
+  keys: KeyRegistry;
+  limiter: FixedWindowRateLimiter;
+  faults: FaultRegistry;
+  stats: StatsCounter;
+  /** Whether a 429 from the rate limiter carries Retry-After. */
+  settings: { retryAfter: boolean };
+  clock: () => number;
+}
