@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# The agent operator's image: built in one stage, run from a second one that holds only the
+# compiled JavaScript, the production dependencies and the CRDs.
+#
+# Both stages use the same Node LTS line, pinned to an exact release so that a rebuild gives
+# the same runtime; a release pipeline should additionally pin the digest (node@sha256:...).
+ARG NODE_IMAGE=node:22.23.3-bookworm-slim
+
+# ---- build: all dependencies, TypeScript compiled to dist/ ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: the package's own "prepare" would compile before the sources are copied.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies only, no compiler, no npm, non-root ----
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies are installed here from the lock file, not copied from the build
+# stage (whose node_modules holds the dev tools); install scripts never run in the image.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force \
+ && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+           /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
+COPY --from=build /src/dist ./dist
+COPY crds ./crds
+# 65532 is the conventional "nonroot" uid/gid (distroless); the chart runs with the same ids,
+# a read-only root filesystem and a writable /tmp only.
+USER 65532:65532
+EXPOSE 8080
+# No HEALTHCHECK: Kubernetes ignores Docker's HEALTHCHECK; the chart's liveness and readiness
+# probes call /healthz and /readyz on the metrics port instead.
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["run"]
