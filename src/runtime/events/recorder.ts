@@ -1,0 +1,186 @@
+// Kubernetes Events for the objects a controller manages, aggregated like client-go's
+// recorder: the same (object, type, reason, message) seen again within the aggregation
+// window updates one Event's count instead of creating another, so a reconcile that keeps
+// failing the same way leaves one Event with a growing count, not thousands.
+// Messages are the caller's text and must never carry secret values.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
+import type { KubeClient } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
+import type { KubeObject } from '../kube/objects.js';
+import type { ResourceType } from '../kube/resource.js';
+import { formatMicroTime } from '../leaderelection/micro-time.js';
+
+export interface ObjectReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+export type EventsApi = 'events.k8s.io/v1' | 'v1';
+
+export interface EventRecorderOptions {
+  client: KubeClient;
+  /** reportingController / source.component, e.g. "agent-operator". */
+  component: string;
+  /** reportingInstance / source.host, e.g. the pod name. */
+  instance: string;
+  /** Which Event API to write (default events.k8s.io/v1). */
+  api?: EventsApi;
+  /** Repeats within this window are counted on one Event (default 10 min, client-go's). */
+  aggregationWindowMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+const EVENTS_V1: ResourceType = { group: 'events.k8s.io', version: 'v1', plural: 'events' };
+const CORE_EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events' };
+const MAX_NOTE_BYTES = 1024;
+const MAX_REASON_CHARS = 128;
+const MAX_REMEMBERED = 4096;
+
+interface Series {
+  name: string;
+  namespace: string;
+  count: number;
+  lastSeen: number;
+}
+
+export function referenceTo(object: KubeObject): ObjectReference {
+  return {
+    apiVersion: object.apiVersion ?? '',
+    kind: object.kind ?? '',
+    name: object.metadata.name ?? '',
+    ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+    ...(object.metadata.uid ? { uid: object.metadata.uid } : {}),
+    ...(object.metadata.resourceVersion ? { resourceVersion: object.metadata.resourceVersion } : {}),
+  };
+}
+
+function truncate(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let cut = text.slice(0, maxBytes - 3);
+  while (Buffer.byteLength(cut) > maxBytes - 3) cut = cut.slice(0, -1);
+  return `${cut}...`;
+}
+
+export class EventRecorder {
+  private readonly client: KubeClient;
+  private readonly component: string;
+  private readonly instance: string;
+  private readonly api: EventsApi;
+  private readonly windowMs: number;
+  private readonly clock: Clock;
+  private readonly logger: Logger | undefined;
+  /** Insertion-ordered so the oldest series can be forgotten first. */
+  private readonly series = new Map<string, Series>();
+
+  constructor(options: EventRecorderOptions) {
+    this.client = options.client;
+    this.component = options.component;
+    this.instance = options.instance;
+    this.api = options.api ?? 'events.k8s.io/v1';
+    this.windowMs = options.aggregationWindowMs ?? 600_000;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger;
+  }
+
+  /** Records an event; never rejects (a lost event must not fail a reconcile). */
+  async record(regarding: ObjectReference, type: EventType, reason: string, message: string, action = reason): Promise<void> {
+    const note = truncate(message, MAX_NOTE_BYTES);
+    const shortReason = reason.slice(0, MAX_REASON_CHARS);
+    const namespace = regarding.namespace ?? 'default';
+    const key = JSON.stringify([regarding.uid ?? '', regarding.kind, namespace, regarding.name, type, shortReason, note]);
+    const now = this.clock.now();
+    const known = this.series.get(key);
+    try {
+      if (known && now - known.lastSeen < this.windowMs) {
+        known.count += 1;
+        known.lastSeen = now;
+        this.series.delete(key);
+        this.series.set(key, known);
+        try {
+          await this.client.mergePatch(this.type(), known.namespace, known.name, this.repeatPatch(known.count, now));
+          return;
+        } catch (error) {
+          // The Event was garbage-collected (TTL) meanwhile: start a new one.
+          if (!isNotFound(error)) throw error;
+        }
+      }
+      const name = `${regarding.name}.${randomBytes(8).toString('hex')}`;
+      await this.client.create(this.type(), this.newEvent(name, namespace, regarding, type, shortReason, note, action, now));
+      this.remember(key, { name, namespace, count: 1, lastSeen: now });
+    } catch (error) {
+      this.logger?.warn(
+        { regarding: `${regarding.kind} ${namespace}/${regarding.name}`, reason: shortReason, error: error instanceof Error ? error.message : String(error) },
+        'could not record event',
+      );
+    }
+  }
+
+  private type(): ResourceType {
+    return this.api === 'v1' ? CORE_EVENTS : EVENTS_V1;
+  }
+
+  private remember(key: string, series: Series): void {
+    this.series.set(key, series);
+    if (this.series.size > MAX_REMEMBERED) {
+      const oldest = this.series.keys().next();
+      if (!oldest.done) this.series.delete(oldest.value);
+    }
+  }
+
+  private repeatPatch(count: number, now: number): Record<string, unknown> {
+    if (this.api === 'v1') return { count, lastTimestamp: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return { series: { count, lastObservedTime: formatMicroTime(now) } };
+  }
+
+  private newEvent(
+    name: string,
+    namespace: string,
+    regarding: ObjectReference,
+    type: EventType,
+    reason: string,
+    note: string,
+    action: string,
+    now: number,
+  ): KubeObject {
+    if (this.api === 'v1') {
+      const seconds = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: regarding,
+        reason,
+        message: note,
+        type,
+        count: 1,
+        firstTimestamp: seconds,
+        lastTimestamp: seconds,
+        source: { component: this.component, host: this.instance },
+        reportingComponent: this.component,
+        reportingInstance: this.instance,
+      };
+    }
+    return {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      eventTime: formatMicroTime(now),
+      reportingController: this.component,
+      reportingInstance: this.instance,
+      action: action.slice(0, MAX_REASON_CHARS),
+      reason,
+      note,
+      type,
+      regarding,
+    };
+  }
+}

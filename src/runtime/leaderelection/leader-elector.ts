@@ -1,0 +1,234 @@
+// Leader election on a Lease with client-go's semantics, so that only one replica reconciles:
+// - a candidate retries every retryPeriod (jittered) until the lease is free, expired, or its own;
+// - expiry is judged by the local clock from when this candidate last saw the record change
+//   (not by comparing the holder's renewTime with our clock, which would trust clock sync);
+// - the leader renews every retryPeriod; if it cannot renew within renewDeadline it stops
+//   leading (its work is aborted) before the lease can expire for the others;
+// - on shutdown the leader stops its work first, then releases the lease (empty holder,
+//   1 s duration) so that the next candidate takes over at once instead of after 15 s.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { RandomSource } from '../backoff.js';
+import { sleep, systemClock, type Clock } from '../clock.js';
+import { gaugeIn } from '../metrics/registry-metrics.js';
+import type { LeaderRecord, LeaseStore, StoredLease } from './lease-store.js';
+
+export interface LeaderElectionTimings {
+  /** How long a non-renewed lease stays valid for the others (default 15 s). */
+  leaseDurationMs?: number;
+  /** How long the leader keeps retrying a failed renewal before it gives up (default 10 s). */
+  renewDeadlineMs?: number;
+  /** Time between attempts (default 2 s). */
+  retryPeriodMs?: number;
+}
+
+export interface LeaderElectorOptions extends LeaderElectionTimings {
+  store: LeaseStore;
+  /** Unique per replica, e.g. the pod name plus a random suffix. */
+  identity: string;
+  /** The `name` label of leader_election_master_status (usually the lease name). */
+  name: string;
+  onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
+  /** Awaited before the lease is released, so the work has stopped when the next leader starts. */
+  onStoppedLeading: () => void | Promise<void>;
+  /** Release the lease when `run`'s signal aborts (default true). */
+  releaseOnCancel?: boolean;
+  clock?: Clock;
+  random?: RandomSource;
+  logger?: Logger;
+  registry?: Registry;
+}
+
+const JITTER_FACTOR = 1.2;
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sameRecord(a: LeaderRecord, b: LeaderRecord): boolean {
+  return (
+    a.holderIdentity === b.holderIdentity &&
+    a.leaseDurationSeconds === b.leaseDurationSeconds &&
+    a.acquireTime === b.acquireTime &&
+    a.renewTime === b.renewTime &&
+    a.leaseTransitions === b.leaseTransitions
+  );
+}
+
+export class LeaderElector {
+  private readonly store: LeaseStore;
+  readonly identity: string;
+  private readonly name: string;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly onStartedLeading: LeaderElectorOptions['onStartedLeading'];
+  private readonly onStoppedLeading: LeaderElectorOptions['onStoppedLeading'];
+  private readonly releaseOnCancel: boolean;
+  private readonly clock: Clock;
+  private readonly random: RandomSource;
+  private readonly logger: Logger | undefined;
+  private readonly status: { set(labels: { name: string }, value: number): void } | undefined;
+
+  private observed: StoredLease | undefined;
+  private observedAt = 0;
+  private leading = false;
+
+  constructor(options: LeaderElectorOptions) {
+    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    if (!(this.leaseDurationMs > this.renewDeadlineMs)) {
+      throw new Error(`leaseDurationMs (${this.leaseDurationMs}) must be greater than renewDeadlineMs (${this.renewDeadlineMs})`);
+    }
+    if (!(this.renewDeadlineMs > JITTER_FACTOR * this.retryPeriodMs)) {
+      throw new Error(
+        `renewDeadlineMs (${this.renewDeadlineMs}) must be greater than ${JITTER_FACTOR} × retryPeriodMs (${this.retryPeriodMs})`,
+      );
+    }
+    if (options.identity.trim() === '') throw new Error('identity must not be empty');
+    this.store = options.store;
+    this.identity = options.identity;
+    this.name = options.name;
+    this.onStartedLeading = options.onStartedLeading;
+    this.onStoppedLeading = options.onStoppedLeading;
+    this.releaseOnCancel = options.releaseOnCancel ?? true;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger;
+    this.status = options.registry
+      ? gaugeIn(options.registry, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.', ['name'])
+      : undefined;
+    this.status?.set({ name: this.name }, 0);
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The holder last seen on the lease (for health and logs). */
+  get observedLeader(): string | undefined {
+    return this.observed?.record.holderIdentity || undefined;
+  }
+
+  /** Campaigns, leads, and campaigns again after losing the lease, until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const acquired = await this.acquire(signal);
+      if (!acquired) break;
+      await this.lead(signal);
+    }
+  }
+
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    this.logger?.info({ lease: this.store.description, identity: this.identity }, 'campaigning for leadership');
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(signal)) return true;
+      await sleep(this.clock, this.retryPeriodMs * (1 + (JITTER_FACTOR - 1) * this.random()), signal);
+    }
+    return false;
+  }
+
+  private async lead(signal: AbortSignal): Promise<void> {
+    this.leading = true;
+    this.status?.set({ name: this.name }, 1);
+    this.logger?.info({ lease: this.store.description, identity: this.identity }, 'became leader');
+    const work = new AbortController();
+    try {
+      await this.onStartedLeading(work.signal);
+    } catch (error) {
+      this.logger?.error({ error: describe(error) }, 'onStartedLeading failed');
+    }
+    let lastRenew = this.clock.now();
+    while (!signal.aborted) {
+      await sleep(this.clock, this.retryPeriodMs, signal);
+      if (signal.aborted) break;
+      if (await this.tryAcquireOrRenew(signal)) {
+        lastRenew = this.clock.now();
+      } else if (this.clock.now() - lastRenew >= this.renewDeadlineMs || this.heldByAnother()) {
+        break;
+      }
+    }
+    work.abort();
+    this.leading = false;
+    this.status?.set({ name: this.name }, 0);
+    try {
+      await this.onStoppedLeading();
+    } catch (error) {
+      this.logger?.error({ error: describe(error) }, 'onStoppedLeading failed');
+    }
+    if (signal.aborted) {
+      if (this.releaseOnCancel) await this.release();
+      this.logger?.info({ lease: this.store.description, identity: this.identity }, 'stopped leading (shutdown)');
+    } else {
+      this.logger?.warn({ lease: this.store.description, identity: this.identity }, 'leadership lost');
+    }
+  }
+
+  private heldByAnother(): boolean {
+    const holder = this.observed?.record.holderIdentity;
+    return holder !== undefined && holder !== '' && holder !== this.identity;
+  }
+
+  /** One attempt: true when this candidate holds the lease afterwards. */
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]);
+    const now = this.clock.now();
+    const wanted: LeaderRecord = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: 0,
+    };
+    try {
+      const current = await this.store.get(callSignal);
+      if (!current) {
+        this.observe(await this.store.create(wanted, callSignal));
+        return true;
+      }
+      if (!this.observed || !sameRecord(this.observed.record, current.record)) this.observe(current);
+      else this.observed = current;
+      const record = current.record;
+      const expiresAt = this.observedAt + record.leaseDurationSeconds * 1000;
+      if (record.holderIdentity !== '' && record.holderIdentity !== this.identity && expiresAt > now) {
+        return false;
+      }
+      if (record.holderIdentity === this.identity) {
+        wanted.acquireTime = record.acquireTime ?? now;
+        wanted.leaseTransitions = record.leaseTransitions;
+      } else {
+        wanted.leaseTransitions = record.leaseTransitions + 1;
+      }
+      this.observe(await this.store.update(wanted, current.resourceVersion, callSignal));
+      return true;
+    } catch (error) {
+      if (!signal.aborted) this.logger?.warn({ lease: this.store.description, error: describe(error) }, 'lease update failed');
+      return false;
+    }
+  }
+
+  private observe(lease: StoredLease): void {
+    this.observed = lease;
+    this.observedAt = this.clock.now();
+  }
+
+  /** Hands the lease back so the next candidate need not wait for it to expire. */
+  private async release(): Promise<void> {
+    const observed = this.observed;
+    if (!observed || observed.record.holderIdentity !== this.identity) return;
+    const now = this.clock.now();
+    try {
+      this.observe(
+        await this.store.update(
+          { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: observed.record.leaseTransitions },
+          observed.resourceVersion,
+          AbortSignal.timeout(this.renewDeadlineMs),
+        ),
+      );
+      this.logger?.info({ lease: this.store.description }, 'lease released');
+    } catch (error) {
+      this.logger?.warn({ lease: this.store.description, error: describe(error) }, 'lease release failed; it will expire');
+    }
+  }
+}

@@ -1,0 +1,239 @@
+// The manager ties caches, controllers and leader election together:
+// - informers run on every replica, so that a standby's caches are warm;
+// - controllers start only on the leader (or at once without leader election), after every
+//   cache has synced; at start each controller is handed every cached key, since the events
+//   that created them were delivered before it listened;
+// - losing the lease stops the controllers at once (in-flight reconciles are aborted: another
+//   replica may already be leading); shutdown drains them, then releases the lease.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+import type { Controller } from '../controller/controller.js';
+import type { KubeClient } from '../kube/client.js';
+import { objectKey, type KubeObject } from '../kube/objects.js';
+import { LeaderElector, type LeaderElectionTimings } from '../leaderelection/leader-elector.js';
+import { KubeLeaseStore, type LeaseStore } from '../leaderelection/lease-store.js';
+import type { ControllerHealth, HealthSnapshot, ManagerRole } from './health.js';
+import type { Informer } from './informer.js';
+
+export interface LeaderElectionConfig extends LeaderElectionTimings {
+  /** Where the Lease lives, and its name (also the metric's `name` label). */
+  namespace: string;
+  leaseName: string;
+  identity: string;
+  /** A custom store (tests); defaults to the Lease through `client`. */
+  store?: LeaseStore;
+}
+
+export interface ManagerOptions {
+  client?: KubeClient;
+  registry?: Registry;
+  logger?: Logger;
+  clock?: Clock;
+  leaderElection?: LeaderElectionConfig;
+  /** How long shutdown waits for in-flight reconciles (default 30 s). */
+  drainTimeoutMs?: number;
+  /** Liveness fails when the event loop lags more than this (default 10 s). */
+  maxEventLoopLagMs?: number;
+}
+
+/** Maps a changed object to the keys of the objects to reconcile (default: its own key). */
+export interface Watch<T extends KubeObject = KubeObject> {
+  informer: Informer<T>;
+  keysFor?: (object: T) => string[];
+}
+
+/** A `Watch` for an informer of any object type (the manager stores them side by side). */
+export function watchOf<T extends KubeObject>(informer: Informer<T>, keysFor?: (object: T) => string[]): Watch<KubeObject> {
+  return { informer, keysFor } as unknown as Watch<KubeObject>;
+}
+
+interface Registration {
+  controller: Controller;
+  watches: Array<Watch<KubeObject>>;
+  detach: Array<() => void>;
+}
+
+const HEARTBEAT_MS = 1_000;
+
+export class Manager {
+  private readonly client: KubeClient | undefined;
+  private readonly registry: Registry | undefined;
+  private readonly logger: Logger | undefined;
+  private readonly clock: Clock;
+  private readonly drainTimeoutMs: number;
+  private readonly maxLagMs: number;
+  private readonly electionConfig: LeaderElectionConfig | undefined;
+
+  private readonly informers: Array<Informer<KubeObject>> = [];
+  private readonly registrations: Registration[] = [];
+  private elector: LeaderElector | undefined;
+  private informerAbort: AbortController | undefined;
+  private electionAbort: AbortController | undefined;
+  private running: Promise<void> | undefined;
+  private controllersRunning = false;
+  private stopping = false;
+  private lagMs = 0;
+  private heartbeat: TimerHandle | undefined;
+
+  constructor(options: ManagerOptions = {}) {
+    this.client = options.client;
+    this.registry = options.registry;
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
+    this.maxLagMs = options.maxEventLoopLagMs ?? 10_000;
+    this.electionConfig = options.leaderElection;
+  }
+
+  /** Registers an informer; it runs from `start` on. */
+  addInformer<T extends KubeObject>(informer: Informer<T>): Informer<T> {
+    this.informers.push(informer as unknown as Informer<KubeObject>);
+    return informer;
+  }
+
+  /** Registers a controller fed by the given watches; it runs only while leading. */
+  addController(controller: Controller, watches: Array<Watch<KubeObject>>): void {
+    for (const watch of watches) {
+      if (!this.informers.includes(watch.informer)) this.addInformer(watch.informer);
+    }
+    this.registrations.push({ controller, watches, detach: [] });
+  }
+
+  get isLeader(): boolean {
+    return this.elector ? this.elector.isLeader : this.controllersRunning;
+  }
+
+  /** Starts everything; resolves when the manager has stopped (by `stop` or `signal`). */
+  start(signal?: AbortSignal): Promise<void> {
+    if (this.running) return this.running;
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    this.running = this.runAll();
+    return this.running;
+  }
+
+  /** Drains controllers, releases the lease, stops the caches. */
+  async stop(): Promise<void> {
+    if (this.stopping || !this.running) {
+      await this.running;
+      return;
+    }
+    this.stopping = true;
+    await this.stopControllers({ drainTimeoutMs: this.drainTimeoutMs });
+    this.electionAbort?.abort();
+    this.informerAbort?.abort();
+    await this.running;
+  }
+
+  health(): HealthSnapshot {
+    const informers = this.informers.flatMap((i) => i.health());
+    const problems: string[] = [];
+    for (const reflector of informers) {
+      if (!reflector.synced) problems.push(`cache not synced: ${reflector.description}`);
+      if (reflector.stuck) problems.push(`reflector stuck: ${reflector.description}${reflector.lastError ? ` (${reflector.lastError})` : ''}`);
+    }
+    if (this.lagMs > this.maxLagMs) problems.push(`event loop lagging ${Math.round(this.lagMs)} ms`);
+    const started = this.running !== undefined && !this.stopping;
+    if (!started) problems.push('manager not running');
+    const controllers: ControllerHealth[] = this.registrations.map(({ controller }) => ({
+      name: controller.name,
+      running: controller.running,
+      queueDepth: controller.workQueue?.length ?? 0,
+      processing: controller.workQueue?.processingCount ?? 0,
+    }));
+    const role: ManagerRole = !started ? 'stopped' : !this.elector ? 'single' : this.elector.isLeader ? 'leader' : 'standby';
+    return {
+      ready: started && informers.every((r) => r.synced),
+      live: informers.every((r) => !r.stuck) && this.lagMs <= this.maxLagMs,
+      role,
+      ...(this.elector?.observedLeader ? { leader: this.elector.observedLeader } : {}),
+      eventLoopLagMs: this.lagMs,
+      informers,
+      controllers,
+      problems,
+    };
+  }
+
+  private async runAll(): Promise<void> {
+    this.informerAbort = new AbortController();
+    const informerSignal = this.informerAbort.signal;
+    this.startHeartbeat();
+    const caches = Promise.all(this.informers.map((i) => i.run(informerSignal)));
+    try {
+      if (this.electionConfig) {
+        this.electionAbort = new AbortController();
+        this.elector = this.createElector(this.electionConfig, informerSignal);
+        await this.elector.run(this.electionAbort.signal);
+      } else {
+        await this.startControllers(informerSignal);
+      }
+      await caches;
+    } finally {
+      if (this.heartbeat !== undefined) this.clock.clearTimeout(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+  }
+
+  private createElector(config: LeaderElectionConfig, informerSignal: AbortSignal): LeaderElector {
+    if (!config.store && !this.client) throw new Error('leader election needs a KubeClient (options.client) or a lease store');
+    const store = config.store ?? new KubeLeaseStore(this.client as KubeClient, config.namespace, config.leaseName);
+    return new LeaderElector({
+      store,
+      identity: config.identity,
+      name: config.leaseName,
+      leaseDurationMs: config.leaseDurationMs,
+      renewDeadlineMs: config.renewDeadlineMs,
+      retryPeriodMs: config.retryPeriodMs,
+      clock: this.clock,
+      logger: this.logger,
+      registry: this.registry,
+      onStartedLeading: (leading) => {
+        const stopWhenLost = AbortSignal.any([leading, informerSignal]);
+        void this.startControllers(stopWhenLost);
+      },
+      // Lost lease (not shutdown, which has drained them already): stop writing at once.
+      onStoppedLeading: () => this.stopControllers({ drainTimeoutMs: this.drainTimeoutMs, abortInFlight: true }),
+    });
+  }
+
+  private async startControllers(signal: AbortSignal): Promise<void> {
+    const synced = await Promise.all(this.informers.map((i) => i.waitForSync(signal)));
+    if (signal.aborted || this.stopping || !synced.every(Boolean) || this.controllersRunning) return;
+    this.controllersRunning = true;
+    for (const registration of this.registrations) {
+      const { controller, watches } = registration;
+      controller.start();
+      for (const watch of watches) {
+        const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
+        const enqueue = (object: KubeObject): void => keysFor(object).forEach((key) => controller.enqueue(key));
+        registration.detach.push(
+          watch.informer.addHandler({
+            onAdd: enqueue,
+            onUpdate: (_old, current) => enqueue(current),
+            onDelete: enqueue,
+          }),
+        );
+        watch.informer.store.list().forEach(enqueue);
+      }
+    }
+    this.logger?.info({ controllers: this.registrations.map((r) => r.controller.name) }, 'controllers started');
+  }
+
+  private async stopControllers(options: { drainTimeoutMs: number; abortInFlight?: boolean }): Promise<void> {
+    if (!this.controllersRunning) return;
+    this.controllersRunning = false;
+    for (const registration of this.registrations) registration.detach.splice(0).forEach((detach) => detach());
+    await Promise.all(this.registrations.map((r) => r.controller.stop(options)));
+  }
+
+  private startHeartbeat(): void {
+    let expected = this.clock.now() + HEARTBEAT_MS;
+    const beat = (): void => {
+      const now = this.clock.now();
+      this.lagMs = Math.max(0, now - expected);
+      expected = now + HEARTBEAT_MS;
+      this.heartbeat = this.clock.setTimeout(beat, HEARTBEAT_MS);
+    };
+    this.heartbeat = this.clock.setTimeout(beat, HEARTBEAT_MS);
+  }
+}
