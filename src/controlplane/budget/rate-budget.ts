@@ -1,0 +1,236 @@
+// The rate budget: the token buckets of every credential, built from the published rate table,
+// shared by every caller that uses the same credential (one API key is typically shared by all
+// of a team's deployments, so the whole process must spend one budget).
+//
+// Two ways in: reserve() never waits (the operator uses it so a reconcile can requeue instead
+// of holding a worker), acquire() waits in a FIFO queue driven by one timer.
+import {
+  AdaptiveBucket,
+  DEFAULT_ADAPTATION,
+  type AdaptationPolicy,
+  type BucketSnapshot,
+  type ServerRateState,
+} from './adaptive-bucket.js';
+import { AbortedError, systemClock, type Clock, type RandomSource } from './clock.js';
+import { DEFAULT_SAFETY_MARGIN, validateRateLimit, type SafetyMargin } from './fixed-window-shape.js';
+import {
+  DEFAULT_API_KEY_ROW_ID,
+  RATE_TABLE,
+  type IdentityKey,
+  type RateLimit,
+  type RateRow,
+  type Region,
+} from './rate-table.js';
+import { matchingRows } from './route-matcher.js';
+
+export interface BudgetRequest {
+  method: string;
+  /** The path the server sees (self-hosted prefix included), without the query string. */
+  path: string;
+  /** Fingerprint of the credential the request carries (never the credential itself). */
+  credentialFingerprint: string;
+}
+
+export interface RateLimitOverrides {
+  /** Replaces the default API-key row ("Any request with x-api-key", 1000 / 10 s). */
+  default?: RateLimit;
+  /** Replaces rows by id (see RATE_TABLE). */
+  rows?: Record<string, RateLimit>;
+}
+
+export interface RateBudgetOptions {
+  /** Picks the table's column; default 'us'. */
+  region?: Region;
+  overrides?: RateLimitOverrides;
+  safetyMargin?: SafetyMargin;
+  adaptation?: Partial<AdaptationPolicy>;
+  table?: readonly RateRow[];
+  clock?: Clock;
+  random?: RandomSource;
+}
+
+export type Reservation = { ok: true } | { ok: false; waitMs: number };
+
+export interface BucketReport extends BucketSnapshot {
+  rowId: string;
+  identity: IdentityKey;
+}
+
+interface Waiter {
+  buckets: AdaptiveBucket[];
+  resolve: (waitedMs: number) => void;
+  reject: (error: Error) => void;
+  enqueuedAt: number;
+  detach: () => void;
+}
+
+export class RateBudget {
+  readonly region: Region;
+  private readonly table: readonly RateRow[];
+  private readonly limits = new Map<string, RateLimit>();
+  private readonly buckets = new Map<string, AdaptiveBucket>();
+  private readonly safetyMargin: SafetyMargin;
+  private readonly adaptation: AdaptationPolicy;
+  private readonly clock: Clock;
+  private readonly random: RandomSource;
+  private readonly waiters: Waiter[] = [];
+  private timer: unknown;
+  private timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(options: RateBudgetOptions = {}) {
+    this.region = options.region ?? 'us';
+    this.table = options.table ?? RATE_TABLE;
+    this.safetyMargin = options.safetyMargin ?? DEFAULT_SAFETY_MARGIN;
+    this.adaptation = { ...DEFAULT_ADAPTATION, ...options.adaptation };
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    for (const row of this.table) this.limits.set(row.id, row[this.region]);
+    const overrides = options.overrides ?? {};
+    for (const [rowId, limit] of Object.entries(overrides.rows ?? {})) {
+      if (!this.limits.has(rowId)) throw new Error(`rateLimits.rows: unknown row id "${rowId}"`);
+      validateRateLimit(limit, `rateLimits.rows.${rowId}`);
+      this.limits.set(rowId, limit);
+    }
+    if (overrides.default !== undefined) {
+      validateRateLimit(overrides.default, 'rateLimits.default');
+      this.limits.set(DEFAULT_API_KEY_ROW_ID, overrides.default);
+    }
+  }
+
+  /** Takes one token from every matching bucket if all have one; otherwise says how long to wait. */
+  reserve(request: BudgetRequest): Reservation {
+    const buckets = this.bucketsFor(request);
+    const now = this.clock.now();
+    const waitMs = maxWait(buckets, now);
+    if (waitMs > 0) return { ok: false, waitMs };
+    for (const bucket of buckets) bucket.take(now);
+    return { ok: true };
+  }
+
+  /** How long reserve() would make this request wait now, without taking anything. */
+  peekWaitMs(request: BudgetRequest): number {
+    return maxWait(this.bucketsFor(request), this.clock.now());
+  }
+
+  /** Waits (first come, first served) until every matching bucket has a token; resolves to the ms waited. */
+  acquire(request: BudgetRequest, signal?: AbortSignal): Promise<number> {
+    const buckets = this.bucketsFor(request);
+    if (signal?.aborted) return Promise.reject(new AbortedError());
+    const now = this.clock.now();
+    if (this.waiters.length === 0 && maxWait(buckets, now) === 0) {
+      for (const bucket of buckets) bucket.take(now);
+      return Promise.resolve(0);
+    }
+    return new Promise<number>((resolve, reject) => {
+      const waiter: Waiter = { buckets, resolve, reject, enqueuedAt: now, detach: () => undefined };
+      if (signal) {
+        const onAbort = (): void => {
+          const index = this.waiters.indexOf(waiter);
+          if (index >= 0) this.waiters.splice(index, 1);
+          reject(new AbortedError());
+          this.pump();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.detach = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** A 429 answered `request`, which started at `startedAt` (clock ms). */
+  throttled(request: BudgetRequest, startedAt: number, retryAfterMs: number | undefined): void {
+    const now = this.clock.now();
+    for (const bucket of this.bucketsFor(request)) bucket.throttled(now, startedAt, retryAfterMs);
+    this.pump();
+  }
+
+  /** Any other response: ends throttle streaks, and resyncs from rate-limit headers if any. */
+  answered(request: BudgetRequest, serverState: ServerRateState | undefined): void {
+    const now = this.clock.now();
+    for (const bucket of this.bucketsFor(request)) {
+      bucket.succeeded();
+      if (serverState !== undefined) bucket.resync(now, serverState);
+    }
+  }
+
+  /** The buckets a request draws from, for diagnostics and tests. */
+  report(request: BudgetRequest): BucketReport[] {
+    const now = this.clock.now();
+    return this.rowsFor(request).map((row) => ({
+      rowId: row.id,
+      identity: row.identity,
+      ...this.bucket(row, request).snapshot(now),
+    }));
+  }
+
+  /** Rejects every waiter (used when the owner shuts down). */
+  close(): void {
+    this.clock.clearTimeout(this.timer);
+    this.timerAt = Number.POSITIVE_INFINITY;
+    for (const waiter of this.waiters.splice(0)) {
+      waiter.detach();
+      waiter.reject(new AbortedError('the rate budget was closed'));
+    }
+  }
+
+  private rowsFor(request: BudgetRequest): RateRow[] {
+    const identities = new Set<IdentityKey>(['api-key', 'ip']);
+    return matchingRows({ method: request.method, path: request.path, identities }, this.table);
+  }
+
+  private bucketsFor(request: BudgetRequest): AdaptiveBucket[] {
+    return this.rowsFor(request).map((row) => this.bucket(row, request));
+  }
+
+  private bucket(row: RateRow, request: BudgetRequest): AdaptiveBucket {
+    // The IP is the process's own and the same for every request; keys are fingerprints only.
+    const identityValue = row.identity === 'ip' ? 'self' : request.credentialFingerprint;
+    const key = `${row.id}|${identityValue}`;
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      const limit = this.limits.get(row.id) ?? row[this.region];
+      bucket = new AdaptiveBucket(limit, this.safetyMargin, this.adaptation, this.random, this.clock.now());
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  /** Admits waiters in order while their buckets allow, then sleeps until the next could go. */
+  private pump(): void {
+    const now = this.clock.now();
+    let nextWake = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.waiters.length;) {
+      const waiter = this.waiters[i];
+      if (waiter === undefined) break;
+      const waitMs = maxWait(waiter.buckets, now);
+      if (waitMs === 0) {
+        for (const bucket of waiter.buckets) bucket.take(now);
+        this.waiters.splice(i, 1);
+        waiter.detach();
+        waiter.resolve(now - waiter.enqueuedAt);
+        continue;
+      }
+      nextWake = Math.min(nextWake, now + waitMs);
+      i += 1;
+    }
+    if (nextWake === this.timerAt) return;
+    this.clock.clearTimeout(this.timer);
+    this.timerAt = nextWake;
+    if (nextWake === Number.POSITIVE_INFINITY) return;
+    // Timers may fire a hair early relative to the clock; pump() re-arms if nothing is ready.
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.pump();
+      },
+      Math.max(1, Math.ceil(nextWake - now)),
+    );
+  }
+}
+
+function maxWait(buckets: readonly AdaptiveBucket[], now: number): number {
+  let wait = 0;
+  for (const bucket of buckets) wait = Math.max(wait, bucket.waitMs(now));
+  return wait;
+}

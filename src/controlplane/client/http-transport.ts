@@ -1,0 +1,112 @@
+// One keep-alive undici Pool per base URL; sends one request under a deadline and says what
+// happened, without judging it. It knows nothing of retries, budgets or the control plane.
+import { Pool } from 'undici';
+import type { Clock } from '../budget/clock.js';
+import type { HeaderBag } from '../budget/rate-limit-headers.js';
+
+export interface HttpExchange {
+  method: string;
+  /** Path (prefix included) and query string. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  deadlineMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Why no response came:
+ * - connect: no connection was made (refused, DNS failure, unreachable, connect timeout):
+ *   the request was never sent.
+ * - reset: the connection broke after the request may have been written.
+ * - timeout: the deadline passed; the server may have received and acted on the request.
+ * - aborted: the caller's signal fired.
+ */
+export type TransportFailureCause = 'connect' | 'reset' | 'timeout' | 'aborted' | 'other';
+
+export type TransportResult =
+  | { type: 'response'; status: number; headers: HeaderBag; text: string }
+  | { type: 'failure'; cause: TransportFailureCause; code: string };
+
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+function errorCode(error: unknown): string {
+  // undici sometimes wraps the socket error; the useful code may sit one level down.
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 3; depth += 1) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = current.cause;
+  }
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+export function classifyTransportError(code: string): TransportFailureCause {
+  if (CONNECT_CODES.has(code)) return 'connect';
+  if (RESET_CODES.has(code)) return 'reset';
+  if (TIMEOUT_CODES.has(code)) return 'timeout';
+  return 'other';
+}
+
+export class HttpTransport {
+  private readonly pool: Pool;
+
+  constructor(
+    origin: string,
+    private readonly clock: Clock,
+    connections?: number,
+  ) {
+    this.pool = new Pool(origin, {
+      connections: connections ?? null,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      // Our own deadline governs; these only stop undici giving up earlier than it.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { timeout: 10_000 },
+    });
+  }
+
+  async send(exchange: HttpExchange): Promise<TransportResult> {
+    const controller = new AbortController();
+    let deadlinePassed = false;
+    const timer = this.clock.setTimeout(() => {
+      deadlinePassed = true;
+      controller.abort();
+    }, exchange.deadlineMs);
+    const onCallerAbort = (): void => controller.abort();
+    exchange.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      if (exchange.signal?.aborted) return { type: 'failure', cause: 'aborted', code: 'ABORTED' };
+      const response = await this.pool.request({
+        method: exchange.method as 'GET',
+        path: exchange.path,
+        headers: exchange.headers,
+        body: exchange.body ?? null,
+        signal: controller.signal,
+      });
+      const text = await response.body.text();
+      return { type: 'response', status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (deadlinePassed) return { type: 'failure', cause: 'timeout', code: 'DEADLINE' };
+      if (exchange.signal?.aborted) return { type: 'failure', cause: 'aborted', code: 'ABORTED' };
+      const code = errorCode(error);
+      return { type: 'failure', cause: classifyTransportError(code), code };
+    } finally {
+      this.clock.clearTimeout(timer);
+      exchange.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
