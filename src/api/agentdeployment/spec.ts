@@ -1,0 +1,240 @@
+// spec of an AgentDeployment: DeploymentCreateRequest in Kubernetes style, plus the
+// operator's own settings (deletionPolicy, suspend, adoptExisting). The rules that span
+// fields (immutability, which source a field applies to, tag refs and buildOnPush) ride on
+// `spec` as CEL rules, because `spec` exists on both sides of every update.
+import { z } from 'zod';
+import { DEPLOYMENT_TYPES, DNS_LABEL_PATTERN, SOURCES, TAG_REF_PREFIX } from '../../controlplane/models/index.js';
+import { CEL_RULES_KEY, type CelRule, celRule, immutableField, onlyWithSource, presence } from './cel.js';
+import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
+import { ResourceSpec } from './resource-spec.js';
+
+const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+
+export const ListenerConfig = z
+  .object({
+    clusterNamespace: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(DNS_LABEL_PATTERN)
+      .describe(
+        'Namespace of the container cluster to deploy into; only for listeners of compute type cluster. Immutable.',
+      )
+      .optional(),
+  })
+  .describe('Settings of the listener (external_container only).');
+
+export const SourceConfig = z
+  .object({
+    integrationId: z
+      .uuid()
+      .describe(
+        'Repository-host integration id, from GET /v1/integrations/repo_host/install (repo_host only). Immutable.',
+      )
+      .optional(),
+    repoUrl: z.string().min(1).max(2048).describe('Git repository URL (repo_host only). Immutable.').optional(),
+    deploymentType: z
+      .enum(DEPLOYMENT_TYPES)
+      .describe('Deployment tier: dev_free, dev or prod (repo_host only). Immutable.')
+      .optional(),
+    buildOnPush: z
+      .boolean()
+      .describe(
+        `Build a new revision on every push to sourceRevisionConfig.repoRef (repo_host only). Cannot be true when repoRef is a tag (${TAG_REF_PREFIX}...).`,
+      )
+      .optional(),
+    customUrl: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe('Custom URL of the deployment (external_container only; repo_host deployments get one assigned).')
+      .optional(),
+    resourceSpec: ResourceSpec.optional(),
+    listenerId: z
+      .uuid()
+      .describe('Listener to deploy through, from GET /v2/listeners (external_container only). Immutable.')
+      .optional(),
+    listenerConfig: ListenerConfig.optional(),
+    installCommand: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe(
+        'JavaScript deployments: install command, run from the repository root; autodetected when left out.',
+      )
+      .optional(),
+    buildCommand: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe(
+        'JavaScript deployments: build command, run from the directory of the graph configuration file.',
+      )
+      .optional(),
+  })
+  .describe('Settings of the source. Changing one does not make a new revision, except resourceSpec.');
+
+export const SourceRevisionConfig = z
+  .object({
+    repoRef: z
+      .string()
+      .min(1)
+      .max(255)
+      .describe(
+        `Git ref to build (repo_host only): a branch by its bare name, a tag by its full path (${TAG_REF_PREFIX}v1). A change makes a new revision.`,
+      )
+      .optional(),
+    graphConfigPath: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe('Path of the graph configuration file in the repository (repo_host only). A change makes a new revision.')
+      .optional(),
+    imageUri: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe('Container image to deploy (external_container only). A change makes a new revision.')
+      .optional(),
+  })
+  .describe('What to build and deploy. A change of any field makes a new revision.');
+
+export const SecretKeySelector = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(DNS_SUBDOMAIN_PATTERN)
+      .describe('Name of a Secret in the namespace of this AgentDeployment.'),
+    key: z.string().min(1).max(253).regex(SECRET_KEY_PATTERN).describe('Key within that Secret.'),
+  })
+  .describe('Selects one key of a Secret in the same namespace.');
+
+export const SecretReference = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .meta({
+        description: 'Environment variable name the deployment sees the secret under: a C identifier.',
+        [CEL_RULES_KEY]: [
+          celRule(
+            `self.matches('${C_IDENTIFIER_REGEX}')`,
+            'spec.secrets[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*): it becomes an environment variable',
+          ),
+        ],
+      }),
+    valueFrom: z
+      .object({ secretKeyRef: SecretKeySelector })
+      .describe('Where the value comes from: only secretKeyRef is accepted.'),
+  })
+  .meta({
+    description:
+      'A secret of the deployment, by reference to a Kubernetes Secret key. Plain-text values are not accepted.',
+    [CEL_RULES_KEY]: [
+      celRule(
+        `has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key)`,
+        'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
+      ),
+    ],
+  });
+
+export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+
+/** Fields that the control plane cannot change after creation (immutable `name`, `source`, "not changeable by PATCH"). */
+export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
+  ['name'],
+  ['source'],
+  ['sourceConfig', 'integrationId'],
+  ['sourceConfig', 'repoUrl'],
+  ['sourceConfig', 'deploymentType'],
+  ['sourceConfig', 'listenerId'],
+  ['sourceConfig', 'listenerConfig', 'clusterNamespace'],
+];
+
+/** Which source each source-specific field applies to (control-plane-api.md, "Applies to"). */
+export const SOURCE_SPECIFIC_FIELDS: readonly { path: readonly string[]; source: (typeof SOURCES)[number] }[] = [
+  { path: ['sourceConfig', 'integrationId'], source: 'repo_host' },
+  { path: ['sourceConfig', 'repoUrl'], source: 'repo_host' },
+  { path: ['sourceConfig', 'deploymentType'], source: 'repo_host' },
+  { path: ['sourceConfig', 'buildOnPush'], source: 'repo_host' },
+  { path: ['sourceRevisionConfig', 'repoRef'], source: 'repo_host' },
+  { path: ['sourceRevisionConfig', 'graphConfigPath'], source: 'repo_host' },
+  { path: ['sourceConfig', 'customUrl'], source: 'external_container' },
+  { path: ['sourceConfig', 'resourceSpec'], source: 'external_container' },
+  { path: ['sourceConfig', 'listenerId'], source: 'external_container' },
+  { path: ['sourceConfig', 'listenerConfig'], source: 'external_container' },
+  { path: ['sourceRevisionConfig', 'imageUri'], source: 'external_container' },
+];
+
+const display = (path: readonly string[]) => `spec.${path.join('.')}`;
+
+const BUILD_ON_PUSH_PATH = ['sourceConfig', 'buildOnPush'];
+const REPO_REF_PATH = ['sourceRevisionConfig', 'repoRef'];
+
+const SPEC_RULES: CelRule[] = [
+  ...IMMUTABLE_FIELDS.map((path) => immutableField(path, display(path))),
+  ...SOURCE_SPECIFIC_FIELDS.map(({ path, source }) => onlyWithSource(path, display(path), source)),
+  celRule(
+    `!(${presence('self', BUILD_ON_PUSH_PATH)} && self.sourceConfig.buildOnPush) || !(${presence('self', REPO_REF_PATH)} && self.sourceRevisionConfig.repoRef.startsWith('${TAG_REF_PREFIX}'))`,
+    `spec.sourceConfig.buildOnPush cannot be true when spec.sourceRevisionConfig.repoRef is a tag (starts with ${TAG_REF_PREFIX})`,
+    '.sourceConfig.buildOnPush',
+  ),
+];
+
+export const AgentDeploymentSpec = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(253)
+      .describe('Name of the deployment on the control plane; defaults to metadata.name. Immutable.')
+      .optional(),
+    source: z
+      .enum(SOURCES)
+      .describe('Where the agent comes from: repo_host, external_container or internal_container. Immutable.'),
+    sourceConfig: SourceConfig.default({}),
+    sourceRevisionConfig: SourceRevisionConfig.default({}),
+    secrets: z
+      .array(SecretReference)
+      .max(LIMITS.secrets)
+      .meta({
+        description:
+          'Secrets exposed to the deployment as environment variables, each read from a Secret key in this namespace. A change of a referenced value rolls out a new revision.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      })
+      .optional(),
+    deletionPolicy: z
+      .enum(DELETION_POLICIES)
+      .default('Delete')
+      .describe('On deletion of this object: Delete removes the deployment from the control plane, Orphan leaves it.'),
+    suspend: z
+      .boolean()
+      .default(false)
+      .describe('When true the operator makes no writes to the control plane for this object (status still updates).'),
+    adoptExisting: z
+      .boolean()
+      .default(false)
+      .describe(
+        'When true an existing control-plane deployment of the same name is adopted instead of reported as a NameConflict.',
+      ),
+  })
+  .meta({
+    description: 'Desired state of the agent deployment on the control plane.',
+    [CEL_RULES_KEY]: SPEC_RULES,
+  });
+
+export type ListenerConfig = z.infer<typeof ListenerConfig>;
+export type SourceConfig = z.infer<typeof SourceConfig>;
+export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
+export type SecretKeySelector = z.infer<typeof SecretKeySelector>;
+export type SecretReference = z.infer<typeof SecretReference>;
+export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
+/** The spec as the API server stores it: defaults applied. */
+export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;
+/** The spec as a user may write it: defaulted fields optional. */
+export type AgentDeploymentSpecInput = z.input<typeof AgentDeploymentSpec>;

@@ -1,0 +1,90 @@
+// status of an AgentDeployment: kstatus conditions (Ready, Reconciling, Stalled) each with
+// observedGeneration, plus what the operator knows of the deployment on the control plane.
+// Fields that mirror nullable wire values are nullable here too, so that "the control plane
+// says there is none" can be written as null rather than lost.
+import { z } from 'zod';
+
+export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled'] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
+
+/** The reasons the operator sets on its conditions (the contract's list). */
+export const CONDITION_REASONS = {
+  Creating: 'Creating',
+  RevisionInProgress: 'RevisionInProgress',
+  Deployed: 'Deployed',
+  RevisionFailed: 'RevisionFailed',
+  InvalidSpec: 'InvalidSpec',
+  /** 400/422 from the control plane. */
+  Rejected: 'Rejected',
+  SecretNotFound: 'SecretNotFound',
+  Throttled: 'Throttled',
+  ControlPlaneUnavailable: 'ControlPlaneUnavailable',
+  Deleting: 'Deleting',
+  Suspended: 'Suspended',
+  NameConflict: 'NameConflict',
+} as const;
+export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
+
+const timestamp = (description: string) => z.iso.datetime({ offset: true }).describe(description);
+const generation = (description: string) => z.number().int().min(0).meta({ description, format: 'int64' });
+
+export const Condition = z
+  .object({
+    type: z.enum(CONDITION_TYPES).describe('Condition type: Ready, Reconciling or Stalled (kstatus).'),
+    status: z.enum(CONDITION_STATUSES).describe('True, False or Unknown.'),
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe('Machine-readable reason in CamelCase, for example Deployed or RevisionFailed.'),
+    message: z.string().max(32768).describe('Human-readable detail; never contains a secret value.'),
+    lastTransitionTime: timestamp('When the status of the condition last changed.'),
+    observedGeneration: generation('The metadata.generation this condition was computed from.').optional(),
+  })
+  .describe('One observation of the state of the object.');
+
+const nullableId = (description: string) => z.string().max(64).nullable().describe(description).optional();
+
+export const AgentDeploymentStatus = z
+  .object({
+    observedGeneration: generation('The metadata.generation the status was computed from.').optional(),
+    conditions: z
+      .array(Condition)
+      .max(8)
+      .meta({
+        description: 'Ready, Reconciling and Stalled, as kstatus reads them.',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      })
+      .optional(),
+    deploymentId: z.string().max(64).describe('Id of the deployment on the control plane.').optional(),
+    tenantId: z.string().max(64).describe('Tenant (workspace) that owns the deployment.').optional(),
+    latestRevisionId: nullableId('Id of the newest revision of the deployment.'),
+    latestRevisionStatus: z
+      .string()
+      .max(64)
+      .nullable()
+      .describe('Status of the newest revision, for example BUILDING, DEPLOYED or BUILD_FAILED.')
+      .optional(),
+    activeRevisionId: nullableId('Id of the revision currently deployed (serving).'),
+    deploymentStatus: z
+      .string()
+      .max(64)
+      .describe('Status of the deployment on the control plane, for example READY or AWAITING_DATABASE.')
+      .optional(),
+    customUrl: z.string().max(2048).nullable().describe('URL at which the deployment is reachable.').optional(),
+    lastSyncTime: timestamp('When the operator last compared the deployment with the spec.').optional(),
+    secretVersions: z
+      .record(z.string(), z.string())
+      .describe(
+        'resourceVersion of each referenced Kubernetes Secret, by Secret name, that the latest revision was made with. Never holds values.',
+      )
+      .optional(),
+  })
+  .describe('Observed state of the agent deployment, written by the operator.');
+
+export type Condition = z.infer<typeof Condition>;
+export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;
