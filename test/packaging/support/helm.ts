@@ -65,12 +65,12 @@ function valueArgs(valueSet: Pick<ValueSet, 'set' | 'values'>): string[] {
   return args;
 }
 
-function valueInput(valueSet: Pick<ValueSet, 'values'>): string {
-  return valueSet.values ? JSON.stringify(valueSet.values) : '';
+function valueInput(valueSet: Pick<ValueSet, 'values'>): string | undefined {
+  return valueSet.values ? JSON.stringify(valueSet.values) : undefined;
 }
 
-export function helm(args: string[], input = ''): Promise<RunResult> {
-  return run(requireTool(HELM), args, { input });
+export function helm(args: string[], input?: string): Promise<RunResult> {
+  return run(requireTool(HELM), args, input === undefined ? {} : { input });
 }
 
 export function helmLint(valueSet: Pick<ValueSet, 'set' | 'values'>): Promise<RunResult> {
