@@ -1,0 +1,189 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import {
+  BucketRateLimiter,
+  ItemExponentialRateLimiter,
+  defaultControllerRateLimiter,
+} from '../../src/runtime/workqueue/rate-limiter.js';
+import { WorkQueue } from '../../src/runtime/workqueue/queue.js';
+import { FakeClock, flush } from './support/fake-clock.js';
+
+function queueWith(clock = new FakeClock(), registry?: Registry): WorkQueue {
+  return new WorkQueue({
+    name: 'test',
+    clock,
+    registry,
+    rateLimiter: defaultControllerRateLimiter(clock, { random: () => 0 }),
+  });
+}
+
+describe('WorkQueue', () => {
+  it('holds a key once however often it is added', async () => {
+    const queue = queueWith();
+    queue.add('a');
+    queue.add('b');
+    queue.add('a');
+    expect(queue.length).toBe(2);
+    expect(await queue.get()).toBe('a');
+    expect(await queue.get()).toBe('b');
+    expect(queue.length).toBe(0);
+  });
+
+  it('never hands a key being processed to a second worker, and reprocesses it after done', async () => {
+    const queue = queueWith();
+    queue.add('a');
+    const first = await queue.get();
+    expect(first).toBe('a');
+    queue.add('a');
+    expect(queue.length).toBe(0);
+    let second: string | undefined;
+    void queue.get().then((key) => (second = key));
+    await flush();
+    expect(second).toBeUndefined();
+    queue.done('a');
+    await flush();
+    expect(second).toBe('a');
+  });
+
+  it('a key re-added many times while processing is processed once more, not many', async () => {
+    const queue = queueWith();
+    queue.add('a');
+    await queue.get();
+    queue.add('a');
+    queue.add('a');
+    queue.add('a');
+    queue.done('a');
+    expect(queue.length).toBe(1);
+    await queue.get();
+    queue.done('a');
+    expect(queue.length).toBe(0);
+  });
+
+  it('backs off a failing key exponentially from 5 ms and caps at 1000 s', () => {
+    const limiter = new ItemExponentialRateLimiter({ baseDelayMs: 5, maxDelayMs: 1_000_000, jitter: 0 });
+    const delays = Array.from({ length: 30 }, () => limiter.when('k'));
+    expect(delays.slice(0, 5)).toEqual([5, 10, 20, 40, 80]);
+    expect(delays[27]).toBe(1_000_000);
+    expect(Math.max(...delays)).toBe(1_000_000);
+    expect(limiter.when('other')).toBe(5);
+  });
+
+  it('adds jitter within its share of the delay', () => {
+    const limiter = new ItemExponentialRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000, jitter: 0.1, random: () => 0.5 });
+    expect(limiter.when('k')).toBe(105);
+    expect(limiter.when('k')).toBe(210);
+  });
+
+  it('forget resets the backoff of one key', () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    queue.addRateLimited('a');
+    queue.addRateLimited('a');
+    queue.addRateLimited('a');
+    expect(queue.numRequeues('a')).toBe(3);
+    queue.forget('a');
+    expect(queue.numRequeues('a')).toBe(0);
+  });
+
+  it('rate-limited requeues wait out their backoff', async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    queue.addRateLimited('a'); // 5 ms
+    queue.addRateLimited('a'); // 10 ms: the earlier 5 ms wins
+    await clock.advance(4);
+    expect(queue.length).toBe(0);
+    await clock.advance(1);
+    expect(queue.length).toBe(1);
+  });
+
+  it('the overall bucket limits a storm across keys to its rate after the burst', () => {
+    const clock = new FakeClock();
+    const bucket = new BucketRateLimiter({ qps: 10, burst: 100 }, clock);
+    const delays = Array.from({ length: 102 }, () => bucket.when());
+    expect(delays.slice(0, 100).every((d) => d === 0)).toBe(true);
+    expect(delays[100]).toBeCloseTo(100);
+    expect(delays[101]).toBeCloseTo(200);
+  });
+
+  it('addAfter keeps the earliest time requested', async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    queue.addAfter('a', 1000);
+    queue.addAfter('a', 100);
+    queue.addAfter('a', 5000);
+    await clock.advance(99);
+    expect(queue.length).toBe(0);
+    await clock.advance(1);
+    expect(queue.length).toBe(1);
+    expect(await queue.get()).toBe('a');
+    queue.done('a');
+    await clock.advance(10_000);
+    expect(queue.length).toBe(0);
+  });
+
+  it('a delayed key that is also added now is processed now and once', async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    queue.addAfter('a', 100);
+    queue.add('a');
+    expect(queue.length).toBe(1);
+    await clock.advance(100);
+    expect(queue.length).toBe(1);
+  });
+
+  it('shutdown hands out nothing more and waits for work in flight', async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    queue.add('a');
+    queue.add('b');
+    const key = await queue.get();
+    let drained: boolean | undefined;
+    void queue.shutdown(10_000).then((d) => (drained = d));
+    expect(await queue.get()).toBeUndefined();
+    queue.add('c');
+    expect(queue.length).toBe(0);
+    await flush();
+    expect(drained).toBeUndefined();
+    queue.done(key ?? '');
+    await flush();
+    expect(drained).toBe(true);
+  });
+
+  it('shutdown wakes idle workers and gives up draining after its timeout', async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    const idle = queue.get();
+    queue.add('a');
+    expect(await idle).toBe('a');
+    const waiting = queue.get();
+    let drained: boolean | undefined;
+    void queue.shutdown(500).then((d) => (drained = d));
+    expect(await waiting).toBeUndefined();
+    await clock.advance(499);
+    expect(drained).toBeUndefined();
+    await clock.advance(1);
+    expect(drained).toBe(false);
+  });
+
+  it('publishes the workqueue metrics under controller-runtime names', async () => {
+    const clock = new FakeClock();
+    const registry = new Registry();
+    const queue = queueWith(clock, registry);
+    queue.add('a');
+    queue.add('b');
+    queue.add('a');
+    await clock.advance(2000);
+    await queue.get();
+    queue.addRateLimited('b');
+    await clock.advance(3000);
+    const text = await registry.metrics();
+    expect(text).toContain('workqueue_adds_total{name="test"} 2');
+    expect(text).toContain('workqueue_depth{name="test"} 1');
+    expect(text).toContain('workqueue_retries_total{name="test"} 1');
+    expect(text).toContain('workqueue_unfinished_work_seconds{name="test"} 3');
+    expect(text).toContain('workqueue_longest_running_processor_seconds{name="test"} 3');
+    expect(text).toMatch(/workqueue_queue_duration_seconds_count\{name="test"\} 1/);
+    queue.done('a');
+    expect(await registry.metrics()).toMatch(/workqueue_work_duration_seconds_sum\{name="test"\} 3\b/);
+  });
+});
