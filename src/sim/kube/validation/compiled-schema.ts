@@ -89,6 +89,7 @@ export function errorSummary(error: unknown): string {
 /** Whether the expression reads the identifier `oldSelf` (string literals do not count). */
 export function referencesOldSelf(ast: unknown): boolean {
   if (ast === null || typeof ast !== 'object') return false;
+  if (Array.isArray(ast)) return ast.some((item) => referencesOldSelf(item));
   const node = ast as { op?: unknown; args?: unknown };
   if (node.op === 'id' && node.args === 'oldSelf') return true;
   if (node.op === 'value') return false;
