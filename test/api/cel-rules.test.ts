@@ -1,0 +1,392 @@
+// Every CEL rule of the generated CRD: it type-checks against the schema's own types, and
+// it accepts the good objects and rejects the bad ones, with the message naming the field.
+// Each case runs twice: through a direct cel-js evaluation of the rules, and through the
+// Kubernetes emulator's full admission (prune, default, OpenAPI, list types, CEL).
+import { describe, expect, it } from 'vitest';
+import { IMMUTABLE_FIELDS, SOURCE_SPECIFIC_FIELDS } from '../../src/api/agentdeployment/index.js';
+import { agentDeploymentOpenApiSchema } from '../../src/api/crd/agentdeployment-crd.js';
+import type { JsonSchema } from '../../src/api/crd/structural-schema.js';
+import { prepareCustomResource, type JSONSchemaProps } from '../../src/sim/kube/validation/index.js';
+import { celViolations, ruleSites, typeCheckRules } from './support/cel-harness.js';
+import { externalContainerObject, INTEGRATION_ID, LISTENER_ID, repoHostObject, type TestObject } from './support/fixtures.js';
+
+const schema = agentDeploymentOpenApiSchema();
+const specSchema = schema.properties?.spec as JsonSchema;
+// The emulator caches compilation by identity: one object for every call.
+const emulatorSchema = schema as unknown as JSONSchemaProps;
+
+function cel(object: TestObject, old?: TestObject): string[] {
+  return celViolations(specSchema, object.spec, old?.spec, 'spec').map((v) => v.message);
+}
+
+function admit(object: TestObject, old?: TestObject) {
+  return prepareCustomResource({
+    schema: emulatorSchema,
+    object: structuredClone(object) as unknown as Record<string, unknown>,
+    ...(old === undefined ? {} : { oldObject: structuredClone(old) as unknown as Record<string, unknown> }),
+    fieldValidation: 'Strict',
+  });
+}
+
+function emulatorMessages(object: TestObject, old?: TestObject): string[] {
+  const result = admit(object, old);
+  return [...(result.strictError === undefined ? [] : [result.strictError]), ...result.causes.map((c) => `${c.field}: ${c.message}`)];
+}
+
+/** Sets `value` at `path` below `root`, creating objects on the way. */
+function setPath(root: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = root;
+  path.slice(0, -1).forEach((key) => {
+    node[key] ??= {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[path[path.length - 1] ?? ''] = value;
+}
+
+function deletePath(root: Record<string, unknown>, path: readonly string[]): void {
+  let node: Record<string, unknown> | undefined = root;
+  for (const key of path.slice(0, -1)) node = node?.[key] as Record<string, unknown> | undefined;
+  if (node) delete node[path[path.length - 1] ?? ''];
+}
+
+function mutate(base: () => TestObject, change: (spec: Record<string, unknown>) => void): TestObject {
+  const object = base();
+  change(object.spec as Record<string, unknown>);
+  return object;
+}
+
+describe('CEL rules compile', () => {
+  const results = typeCheckRules(specSchema, 'spec');
+
+  it('finds the rules of every concern', () => {
+    // 7 immutable + 11 applicability + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
+    expect(results.length).toBe(7 + 11 + 1 + 3 + 4 + 2);
+  });
+
+  it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
+    expect(result.error).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(result.type).toBe('bool');
+  });
+
+  it('rejects a rule naming a field the schema does not have (the check is real)', () => {
+    const broken: JsonSchema = structuredClone(specSchema);
+    broken['x-kubernetes-validations'] = [{ rule: "self.sourceConfg.repoUrl == ''", message: 'typo' }];
+    expect(typeCheckRules(broken, 'spec').every((r) => r.valid)).toBe(false);
+  });
+
+  it('every field the generated rules test with has() exists in the schema', () => {
+    // has() of a missing field type-checks in cel-js, so the paths are checked here.
+    for (const path of [...IMMUTABLE_FIELDS, ...SOURCE_SPECIFIC_FIELDS.map((f) => f.path)]) {
+      let node: JsonSchema | undefined = specSchema;
+      for (const key of path) node = node?.properties?.[key];
+      expect(node, path.join('.')).toBeDefined();
+    }
+  });
+
+  it('every rule message names a field', () => {
+    for (const site of ruleSites(specSchema, 'spec')) {
+      expect(site.message).toMatch(/(spec\.|resourceSpec\.|env\[\]\.)[A-Za-z[\].]+/);
+    }
+  });
+});
+
+describe('good objects pass', () => {
+  it.each([
+    ['repo_host', repoHostObject],
+    ['external_container', externalContainerObject],
+  ] as const)('%s is accepted by the rules and by the emulator', (_, make) => {
+    expect(cel(make())).toEqual([]);
+    const result = admit(make());
+    expect(result.strictError).toBeUndefined();
+    expect(result.causes).toEqual([]);
+  });
+
+  it('a minimal object gets the defaults of deletionPolicy, suspend, adoptExisting and the config objects', () => {
+    const minimal: TestObject = { ...repoHostObject(), spec: { source: 'internal_container' } };
+    const result = admit(minimal);
+    expect(result.causes).toEqual([]);
+    expect(result.object.spec).toEqual({
+      source: 'internal_container',
+      sourceConfig: {},
+      sourceRevisionConfig: {},
+      deletionPolicy: 'Delete',
+      suspend: false,
+      adoptExisting: false,
+    });
+  });
+
+  it('buildOnPush false with a tag repoRef is allowed', () => {
+    const object = mutate(repoHostObject, (spec) => {
+      setPath(spec, ['sourceConfig', 'buildOnPush'], false);
+      setPath(spec, ['sourceRevisionConfig', 'repoRef'], 'refs/tags/v1.2.0');
+    });
+    expect(cel(object)).toEqual([]);
+    expect(emulatorMessages(object)).toEqual([]);
+  });
+});
+
+/** A valid value for each source-specific field, to put it where it does not apply. */
+const VALUE_FOR: Record<string, unknown> = {
+  'sourceConfig.integrationId': INTEGRATION_ID,
+  'sourceConfig.repoUrl': 'https://github.com/example/x',
+  'sourceConfig.deploymentType': 'prod',
+  'sourceConfig.buildOnPush': false,
+  'sourceRevisionConfig.repoRef': 'main',
+  'sourceRevisionConfig.graphConfigPath': 'langgraph.json',
+  'sourceConfig.customUrl': 'https://x.example.com',
+  'sourceConfig.resourceSpec': { cpu: 1 },
+  'sourceConfig.listenerId': LISTENER_ID,
+  'sourceConfig.listenerConfig': { clusterNamespace: 'ns' },
+  'sourceRevisionConfig.imageUri': 'registry/x:1',
+};
+
+describe('source applicability', () => {
+  const cases = SOURCE_SPECIFIC_FIELDS.flatMap(({ path, source }) =>
+    (['repo_host', 'external_container', 'internal_container'] as const)
+      .filter((other) => other !== source)
+      .map((other) => [`${path.join('.')} with source ${other}`, path, source, other] as const),
+  );
+
+  it.each(cases)('%s is rejected', (_, path, source, other) => {
+    const base = other === 'repo_host' ? repoHostObject : externalContainerObject;
+    const object = mutate(base, (spec) => {
+      spec.source = other;
+      if (other === 'internal_container') {
+        spec.sourceConfig = {};
+        spec.sourceRevisionConfig = {};
+      }
+      setPath(spec, path, VALUE_FOR[path.join('.')]);
+    });
+    const expected = `spec.${path.join('.')} applies only when spec.source is ${source}`;
+    expect(cel(object)).toEqual([expected]);
+    expect(emulatorMessages(object).join('\n')).toContain(expected);
+  });
+});
+
+const INVALID: [string, TestObject, string][] = [
+  [
+    'buildOnPush true with a tag repoRef',
+    mutate(repoHostObject, (spec) => setPath(spec, ['sourceRevisionConfig', 'repoRef'], 'refs/tags/v1')),
+    'spec.sourceConfig.buildOnPush cannot be true when spec.sourceRevisionConfig.repoRef is a tag (starts with refs/tags/)',
+  ],
+  [
+    'an env name that starts with a digit',
+    mutate(externalContainerObject, (spec) =>
+      setPath(spec, ['sourceConfig', 'resourceSpec', 'sidecars'], [{ name: 'x', image: 'i', env: [{ name: '1ABC', value: 'v' }] }]),
+    ),
+    'env[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)',
+  ],
+  [
+    'an env name with a dash, in an init container',
+    mutate(externalContainerObject, (spec) =>
+      setPath(
+        spec,
+        ['sourceConfig', 'resourceSpec', 'initContainers'],
+        [{ name: 'x', image: 'i', env: [{ name: 'MY-VAR', value: 'v' }] }],
+      ),
+    ),
+    'env[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)',
+  ],
+  [
+    'valueFrom with a non-empty value',
+    mutate(externalContainerObject, (spec) =>
+      setPath(
+        spec,
+        ['sourceConfig', 'resourceSpec', 'sidecars'],
+        [{ name: 'x', image: 'i', env: [{ name: 'A', value: 'v', valueFrom: { fieldRef: { fieldPath: 'x' } } }] }],
+      ),
+    ),
+    'env[].valueFrom cannot be used when env[].value is non-empty',
+  ],
+  [
+    'a top-level mount of an undeclared volume',
+    mutate(externalContainerObject, (spec) =>
+      setPath(spec, ['sourceConfig', 'resourceSpec', 'volumeMounts'], [{ name: 'missing', mountPath: '/m' }]),
+    ),
+    'resourceSpec.volumeMounts[].name must name a volume declared in resourceSpec.volumes',
+  ],
+  [
+    'a mount when no volume is declared at all',
+    mutate(externalContainerObject, (spec) =>
+      setPath(spec, ['sourceConfig', 'resourceSpec'], { volumeMounts: [{ name: 'config', mountPath: '/m' }] }),
+    ),
+    'resourceSpec.volumeMounts[].name must name a volume declared in resourceSpec.volumes',
+  ],
+  [
+    'an init container mount of an undeclared volume',
+    mutate(externalContainerObject, (spec) =>
+      setPath(
+        spec,
+        ['sourceConfig', 'resourceSpec', 'initContainers'],
+        [{ name: 'x', image: 'i', volumeMounts: [{ name: 'nope', mountPath: '/n' }] }],
+      ),
+    ),
+    'resourceSpec.initContainers[].volumeMounts[].name must name a volume declared in resourceSpec.volumes',
+  ],
+  [
+    'a sidecar mount of an undeclared volume',
+    mutate(externalContainerObject, (spec) =>
+      setPath(
+        spec,
+        ['sourceConfig', 'resourceSpec', 'sidecars'],
+        [{ name: 'x', image: 'i', volumeMounts: [{ name: 'nope', mountPath: '/n' }] }],
+      ),
+    ),
+    'resourceSpec.sidecars[].volumeMounts[].name must name a volume declared in resourceSpec.volumes',
+  ],
+  [
+    'a secret name that is not a C identifier',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['secrets'], [{ name: 'openai-key', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]),
+    ),
+    'spec.secrets[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*): it becomes an environment variable',
+  ],
+  [
+    'a secret without secretKeyRef',
+    mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A', valueFrom: {} }])),
+    'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
+  ],
+];
+
+describe('rules reject bad objects with a message naming the field', () => {
+  it.each(INVALID)('%s', (_, object, message) => {
+    expect(cel(object)).toContain(message);
+    expect(emulatorMessages(object).join('\n')).toContain(message);
+  });
+});
+
+describe('OpenAPI bounds reject bad objects in the emulator', () => {
+  const bad: [string, TestObject, RegExp][] = [
+    ['cpu below 0.1', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 0.05)), /resourceSpec\.cpu/],
+    ['cpu above 8', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 8.5)), /resourceSpec\.cpu/],
+    ['queueCpu above 8', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'queueCpu'], 9)), /queueCpu/],
+    ['cacheCpu below 0.1', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cacheCpu'], 0)), /cacheCpu/],
+    ['cpuLimit above 16', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpuLimit'], 17)), /cpuLimit/],
+    ['queueCpuLimit above 16', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'queueCpuLimit'], 16.5)), /queueCpuLimit/],
+    ['cacheCpuLimit below 0.1', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cacheCpuLimit'], 0.01)), /cacheCpuLimit/],
+    ['a negative minScale', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'minScale'], -1)), /minScale/],
+    ['an unknown source', mutate(repoHostObject, (s) => setPath(s, ['source'], 'git')), /spec\.source/],
+    ['an unknown deletionPolicy', mutate(repoHostObject, (s) => setPath(s, ['deletionPolicy'], 'Keep')), /deletionPolicy/],
+    [
+      'an unknown imagePullPolicy',
+      mutate(externalContainerObject, (s) =>
+        setPath(s, ['sourceConfig', 'resourceSpec', 'sidecars'], [{ name: 'x', image: 'i', imagePullPolicy: 'Sometimes' }]),
+      ),
+      /imagePullPolicy/,
+    ],
+    [
+      'a sidecar restartPolicy Never',
+      mutate(externalContainerObject, (s) =>
+        setPath(s, ['sourceConfig', 'resourceSpec', 'sidecars'], [{ name: 'x', image: 'i', restartPolicy: 'Never' }]),
+      ),
+      /restartPolicy/,
+    ],
+    [
+      'two secrets of the same name',
+      mutate(repoHostObject, (s) =>
+        setPath(s, ['secrets'], [
+          { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'a' } } },
+          { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'b' } } },
+        ]),
+      ),
+      /secrets\[1\]/,
+    ],
+    [
+      'two volumes of the same name',
+      mutate(externalContainerObject, (s) =>
+        setPath(s, ['sourceConfig', 'resourceSpec', 'volumes'], [{ name: 'v', emptyDir: {} }, { name: 'v', emptyDir: {} }]),
+      ),
+      /volumes\[1\]/,
+    ],
+    ['a volume name that is not a DNS label', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'volumes'], [{ name: 'Bad_Name' }])), /volumes\[0\]\.name/],
+    ['an integrationId that is not a uuid', mutate(repoHostObject, (s) => setPath(s, ['sourceConfig', 'integrationId'], 'abc')), /integrationId/],
+    [
+      'a plain-text secret value (strict field validation)',
+      mutate(repoHostObject, (s) => setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain' }])),
+      /unknown field "spec\.secrets\[0\]\.value"/,
+    ],
+  ];
+
+  it.each(bad)('%s', (_, object, field) => {
+    const messages = emulatorMessages(object);
+    expect(messages.join('\n')).toMatch(field);
+  });
+
+  it('never echoes a plain-text secret value in the error', () => {
+    const object = mutate(repoHostObject, (s) => setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain-SECRET' }]));
+    expect(emulatorMessages(object).join('\n')).not.toContain('sk-plain-SECRET');
+  });
+});
+
+describe('transition rules (updates)', () => {
+  const immutable: [string, () => TestObject, (spec: Record<string, unknown>) => void, string][] = [
+    ['changing spec.name', externalContainerObject, (s) => setPath(s, ['name'], 'other'), 'spec.name is immutable'],
+    ['adding spec.name', repoHostObject, (s) => setPath(s, ['name'], 'repo-agent'), 'spec.name is immutable'],
+    ['removing spec.name', externalContainerObject, (s) => deletePath(s, ['name']), 'spec.name is immutable'],
+    ['changing spec.source', repoHostObject, (s) => setPath(s, ['source'], 'internal_container'), 'spec.source is immutable'],
+    [
+      'changing integrationId',
+      repoHostObject,
+      (s) => setPath(s, ['sourceConfig', 'integrationId'], LISTENER_ID),
+      'spec.sourceConfig.integrationId is immutable',
+    ],
+    ['removing repoUrl', repoHostObject, (s) => deletePath(s, ['sourceConfig', 'repoUrl']), 'spec.sourceConfig.repoUrl is immutable'],
+    [
+      'changing deploymentType',
+      repoHostObject,
+      (s) => setPath(s, ['sourceConfig', 'deploymentType'], 'prod'),
+      'spec.sourceConfig.deploymentType is immutable',
+    ],
+    [
+      'changing listenerId',
+      externalContainerObject,
+      (s) => setPath(s, ['sourceConfig', 'listenerId'], INTEGRATION_ID),
+      'spec.sourceConfig.listenerId is immutable',
+    ],
+    [
+      'changing clusterNamespace',
+      externalContainerObject,
+      (s) => setPath(s, ['sourceConfig', 'listenerConfig', 'clusterNamespace'], 'other'),
+      'spec.sourceConfig.listenerConfig.clusterNamespace is immutable',
+    ],
+    [
+      'removing listenerConfig with its clusterNamespace',
+      externalContainerObject,
+      (s) => deletePath(s, ['sourceConfig', 'listenerConfig']),
+      'spec.sourceConfig.listenerConfig.clusterNamespace is immutable',
+    ],
+    [
+      'removing the whole sourceConfig',
+      repoHostObject,
+      (s) => deletePath(s, ['sourceConfig']),
+      'spec.sourceConfig.integrationId is immutable',
+    ],
+  ];
+
+  it.each(immutable)('%s is rejected', (_, base, change, message) => {
+    const old = base();
+    const updated = mutate(base, change);
+    expect(cel(updated, old).join('\n')).toContain(message);
+    expect(emulatorMessages(updated, old).join('\n')).toContain(message);
+    // The same object is fine as a create: transition rules need an old object.
+    expect(cel(updated).join('\n')).not.toContain('immutable');
+  });
+
+  const allowed: [string, () => TestObject, (spec: Record<string, unknown>) => void][] = [
+    ['a new repoRef', repoHostObject, (s) => setPath(s, ['sourceRevisionConfig', 'repoRef'], 'release')],
+    ['buildOnPush turned off', repoHostObject, (s) => setPath(s, ['sourceConfig', 'buildOnPush'], false)],
+    ['a new image', externalContainerObject, (s) => setPath(s, ['sourceRevisionConfig', 'imageUri'], 'registry/x:2')],
+    ['a new cpu', externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 2)],
+    ['a new customUrl', externalContainerObject, (s) => setPath(s, ['sourceConfig', 'customUrl'], 'https://new.example.com')],
+    ['no secrets any more', externalContainerObject, (s) => deletePath(s, ['secrets'])],
+    ['suspend and Orphan', repoHostObject, (s) => Object.assign(s, { suspend: true, deletionPolicy: 'Orphan' })],
+  ];
+
+  it.each(allowed)('%s is accepted', (_, base, change) => {
+    const old = base();
+    const updated = mutate(base, change);
+    expect(cel(updated, old)).toEqual([]);
+    expect(emulatorMessages(updated, old)).toEqual([]);
+  });
+});
