@@ -1,0 +1,103 @@
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Controller } from '../../src/runtime/controller/controller.js';
+import { Informer } from '../../src/runtime/manager/informer.js';
+import { Manager, watchOf } from '../../src/runtime/manager/manager.js';
+import { FakeApi } from './support/fake-api.js';
+import { FakeClock, flush } from './support/fake-clock.js';
+import { FakeLease } from './support/fake-lease-store.js';
+
+const managers: Manager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.stop()));
+});
+
+function replica(api: FakeApi, lease: FakeLease | undefined, clock: FakeClock, identity: string) {
+  const reconciled: string[] = [];
+  const informer = new Informer({ sources: [{ source: api, inScope: () => true }], clock, random: () => 0 });
+  const controller = new Controller({
+    name: `widgets-${identity}`,
+    clock,
+    reconcile: (key) => {
+      reconciled.push(key);
+      return Promise.resolve();
+    },
+  });
+  const registry = new Registry();
+  const manager = new Manager({
+    clock,
+    registry,
+    drainTimeoutMs: 1_000,
+    ...(lease
+      ? { leaderElection: { namespace: 'default', leaseName: 'widgets-lock', identity, store: lease.storeFor() } }
+      : {}),
+  });
+  manager.addController(controller, [watchOf(informer)]);
+  managers.push(manager);
+  return { manager, controller, reconciled, registry };
+}
+
+describe('Manager', () => {
+  it('without leader election starts controllers once caches sync and hands them every cached key', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    api.upsert('a');
+    api.upsert('b');
+    const { manager, reconciled } = replica(api, undefined, clock, 'solo');
+    expect(manager.health().ready).toBe(false);
+    void manager.start();
+    await flush();
+    expect(reconciled.sort()).toEqual(['default/a', 'default/b']);
+    api.upsert('c');
+    await flush();
+    expect(reconciled).toContain('default/c');
+    const health = manager.health();
+    expect(health).toMatchObject({ ready: true, live: true, role: 'single', problems: [] });
+    expect(health.controllers[0]).toMatchObject({ running: true, queueDepth: 0 });
+  });
+
+  it('runs caches on the standby but controllers only on the leader, and hands over on stop', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    const lease = new FakeLease();
+    api.upsert('a');
+    const first = replica(api, lease, clock, 'first');
+    void first.manager.start();
+    await flush();
+    const second = replica(api, lease, clock, 'second');
+    void second.manager.start();
+    await clock.advance(4_000);
+    expect(first.manager.health().role).toBe('leader');
+    expect(second.manager.health()).toMatchObject({ role: 'standby', ready: true, leader: 'first' });
+    expect(first.reconciled).toEqual(['default/a']);
+    expect(second.reconciled).toEqual([]);
+    expect(second.controller.running).toBe(false);
+
+    await first.manager.stop();
+    expect(first.manager.health().role).toBe('stopped');
+    expect(await first.registry.metrics()).toContain('leader_election_master_status{name="widgets-lock"} 0');
+    // Released, so the standby takes over on its next try, not after the 15 s lease.
+    await clock.advance(2_400);
+    expect(second.manager.health().role).toBe('leader');
+    expect(second.reconciled).toEqual(['default/a']);
+  });
+
+  it('stops the controllers when the lease is lost, and restarts them when it is won back', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    const lease = new FakeLease();
+    api.upsert('a');
+    const only = replica(api, lease, clock, 'only');
+    void only.manager.start();
+    await flush();
+    expect(only.controller.running).toBe(true);
+    lease.unreachable = true;
+    await clock.advance(10_000);
+    expect(only.controller.running).toBe(false);
+    expect(only.manager.health().role).toBe('standby');
+    lease.unreachable = false;
+    await clock.advance(2_400);
+    expect(only.controller.running).toBe(true);
+    expect(only.reconciled).toEqual(['default/a', 'default/a']);
+  });
+});
