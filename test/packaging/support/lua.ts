@@ -9,8 +9,13 @@ import { run } from './run.js';
 export const LUA = 'lua5.1';
 
 function luaString(text: string): string {
-  // %q-style quoting: escape backslash, quote, newline and control characters.
-  return `"${text.replace(/[\\"\n\r\0-\x1f]/g, (c) => `\\${c.charCodeAt(0).toString().padStart(3, '0')}`)}"`;
+  // %q-style quoting: backslash, quote and every control character become decimal escapes.
+  let quoted = '';
+  for (const character of text) {
+    const code = character.charCodeAt(0);
+    quoted += code < 32 || character === '\\' || character === '"' ? `\\${code.toString().padStart(3, '0')}` : character;
+  }
+  return `"${quoted}"`;
 }
 
 /** A Lua table constructor for a YAML/JSON value; null becomes nil, as in Argo CD's conversion. */
