@@ -199,9 +199,16 @@ async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal):
   signal?.addEventListener('abort', onAbort, { once: true });
   const reader = createInterface({ input: response, crlfDelay: Infinity });
   try {
-    for await (const line of reader) {
-      if (line.trim() === '') continue;
-      yield JSON.parse(line) as unknown;
+    try {
+      for await (const line of reader) {
+        if (line.trim() === '') continue;
+        yield JSON.parse(line) as unknown;
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error instanceof KubeApiError
+        ? error
+        : new KubeApiError(0, 'NetworkError', `watch stream broken: ${(error as Error).message}`);
     }
     if (signal?.aborted) return;
     // A server that closes the stream cleanly ends the watch; one that breaks it mid-way is an error.
