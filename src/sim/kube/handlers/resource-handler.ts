@@ -1,0 +1,183 @@
+// Dispatches one resource request (GET/POST/PUT/PATCH/DELETE on a collection, an object or
+// its status) to the reads, the writer or a watch.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, badRequest, methodNotAllowed, notFound, unsupportedMediaType } from '../api-error.js';
+import type { ApiContext } from '../api-context.js';
+import { parseJsonBody, readBody, sendJson, warningHeaders } from '../http-io.js';
+import { isJsonObject, cloneJson, type KubeObject } from '../kube-object.js';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch.js';
+import { parseRequestOptions, type RequestOptions } from '../request-options.js';
+import type { ResourceType } from '../resource-type.js';
+import { apiVersionOf } from '../resource-type.js';
+import type { DeleteOptions, ObjectWriter, WriteResult } from '../writes.js';
+import type { FaultState } from '../faults.js';
+import { getObject, listObjects, selectionPredicate } from './reads.js';
+import { startWatch, type WatchSession, type WatchSettings } from './watch.js';
+
+export interface ResourceRequest {
+  group: string;
+  version: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+function asKubeObject(value: unknown): KubeObject {
+  if (!isJsonObject(value)) throw badRequest('the body of the request must be a JSON object');
+  const metadata = value['metadata'] ?? {};
+  if (!isJsonObject(metadata)) throw badRequest('metadata: must be an object');
+  return { ...value, metadata } as KubeObject;
+}
+
+export class ResourceHandler {
+  constructor(
+    private readonly ctx: ApiContext,
+    private readonly writer: ObjectWriter,
+    private readonly faults: FaultState,
+    private readonly bookmarkIntervalMs: number,
+    private readonly sessions: Set<WatchSession>,
+  ) {}
+
+  async handle(request: IncomingMessage, response: ServerResponse, target: ResourceRequest, params: URLSearchParams): Promise<void> {
+    const { group, version, namespace, resource, name, subresource } = target;
+    const type = this.ctx.registry.find(group, version, resource);
+    if (!type) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }] });
+    if (subresource !== undefined && (subresource !== 'status' || !type.statusSubresource)) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
+    if (type.namespaced && namespace === undefined && name !== undefined) throw notFound(type.group, type.plural, name);
+    const effectiveNamespace = type.namespaced ? namespace : undefined;
+    const options = parseRequestOptions(params, request.headers.accept);
+    const method = request.method ?? 'GET';
+    const status = subresource === 'status' ? ('status' as const) : undefined;
+
+    if (method === 'GET') {
+      if (options.watch) {
+        startWatch(this.ctx, response, type, version, effectiveNamespace, name, options, this.takeWatchSettings(), this.sessions);
+        return;
+      }
+      const body = name === undefined ? listObjects(this.ctx, type, version, effectiveNamespace, options) : getObject(this.ctx, type, version, effectiveNamespace, name, options);
+      return sendJson(response, 200, body, {}, options.table ? `application/json;as=Table;v=${options.table.slice(12)};g=meta.k8s.io` : 'application/json');
+    }
+    const raw = await readBody(request);
+    if (method === 'POST' && name === undefined) {
+      const body = asKubeObject(parseJsonBody(raw));
+      return this.respond(response, 201, this.writer.create(type, version, effectiveNamespace, body, options), type);
+    }
+    if (name === undefined) {
+      if (method === 'DELETE') return this.deleteCollection(response, type, version, effectiveNamespace, options, raw);
+      throw methodNotAllowed();
+    }
+    if (method === 'PUT') {
+      const body = asKubeObject(parseJsonBody(raw));
+      const result = this.writer.update(type, version, effectiveNamespace, name, body, {
+        ...options,
+        ...(status ? { subresource: status } : {}),
+        requireResourceVersion: type.custom !== undefined,
+      });
+      return this.respond(response, 200, result, type);
+    }
+    if (method === 'PATCH') return this.patch(request, response, type, version, effectiveNamespace, name, options, raw, status);
+    if (method === 'DELETE' && !status) {
+      const result = this.writer.delete(type, version, effectiveNamespace, name, this.deleteOptions(raw, options));
+      return this.respondDeleted(response, type, result);
+    }
+    throw methodNotAllowed();
+  }
+
+  /** Expire-watches faults are consumed one watch request at a time. */
+  private takeWatchSettings(): WatchSettings {
+    return { bookmarkIntervalMs: this.bookmarkIntervalMs, forceExpired: this.faults.takeExpiredWatch() };
+  }
+
+  private respond(response: ServerResponse, code: number, result: WriteResult, _type: ResourceType): void {
+    const headers: Record<string, string[]> = result.warnings.length > 0 ? { Warning: warningHeaders(result.warnings) } : {};
+    sendJson(response, result.removed ? 200 : code, result.object, headers);
+  }
+
+  private respondDeleted(response: ServerResponse, type: ResourceType, result: WriteResult): void {
+    if (!result.removed || type.custom || type.storageKey === '/namespaces') return sendJson(response, 200, result.object);
+    // Built-in kinds answer a completed delete with a Success Status, custom resources with the object.
+    sendJson(response, 200, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: result.object.metadata.name, group: type.group || undefined, kind: type.plural, uid: result.object.metadata.uid },
+    });
+  }
+
+  private deleteOptions(raw: Buffer, options: RequestOptions): DeleteOptions {
+    const result: DeleteOptions = { dryRun: options.dryRun };
+    if (raw.length === 0 || !raw.toString('utf8').trim()) return result;
+    const body = parseJsonBody(raw);
+    if (!isJsonObject(body)) throw badRequest('DeleteOptions must be a JSON object');
+    if (Array.isArray(body['dryRun']) && body['dryRun'].includes('All')) result.dryRun = true;
+    const preconditions = body['preconditions'];
+    if (isJsonObject(preconditions)) {
+      result.preconditions = {};
+      if (typeof preconditions['uid'] === 'string') result.preconditions.uid = preconditions['uid'];
+      if (typeof preconditions['resourceVersion'] === 'string') result.preconditions.resourceVersion = preconditions['resourceVersion'];
+    }
+    return result;
+  }
+
+  private deleteCollection(response: ServerResponse, type: ResourceType, version: string, namespace: string | undefined, options: RequestOptions, raw: Buffer): void {
+    const predicate = selectionPredicate(type, options);
+    const store = this.ctx.resourceStore(type);
+    const keys = [...(type.namespaced && namespace ? store.keys(namespace) : store.keys())];
+    const items: KubeObject[] = [];
+    const deleteOptions = this.deleteOptions(raw, options);
+    for (const key of keys) {
+      const stored = store.get(key);
+      if (!stored) continue;
+      const served = this.ctx.toServed(type, version, stored);
+      if (predicate && !predicate(served)) continue;
+      items.push(this.writer.delete(type, version, served.metadata.namespace, served.metadata.name ?? '', deleteOptions).object);
+    }
+    sendJson(response, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, version), metadata: { resourceVersion: String(this.ctx.store.currentRevision) }, items });
+  }
+
+  private patch(
+    request: IncomingMessage,
+    response: ServerResponse,
+    type: ResourceType,
+    version: string,
+    namespace: string | undefined,
+    name: string,
+    options: RequestOptions,
+    raw: Buffer,
+    status: 'status' | undefined,
+  ): void {
+    const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    if (contentType === 'application/apply-patch+yaml') {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        'server-side apply (application/apply-patch+yaml) is not modelled by this emulator; use client-side apply (kubectl apply without --server-side) or a merge patch',
+      );
+    }
+    if (contentType === 'application/strategic-merge-patch+json' && type.custom) {
+      throw unsupportedMediaType(contentType, PATCH_TYPES.filter((t) => !t.startsWith('application/strategic')));
+    }
+    if (!PATCH_TYPES.includes(contentType)) throw unsupportedMediaType(contentType, PATCH_TYPES);
+    const patch = parseJsonBody(raw);
+    const current = this.ctx.toServed(type, version, this.ctx.requireStored(type, namespace, name));
+    let patched: unknown;
+    if (contentType === 'application/json-patch+json') patched = applyJsonPatch(current, patch);
+    else if (contentType === 'application/merge-patch+json') patched = applyMergePatch(cloneJson(current), patch);
+    else patched = applyStrategicMergePatch(cloneJson(current), patch);
+    const body = asKubeObject(patched);
+    // A patch writes over the version it read unless it names one itself (then it is a precondition).
+    const named = isJsonObject(patch) && isJsonObject(patch['metadata']) ? patch['metadata']['resourceVersion'] : undefined;
+    const resourceVersion = typeof named === 'string' ? named : current.metadata.resourceVersion;
+    const result = this.writer.update(type, version, namespace, name, { ...body, metadata: { ...body.metadata, resourceVersion } }, {
+      ...options,
+      ...(status ? { subresource: status } : {}),
+    });
+    this.respond(response, 200, result, type);
+  }
+}

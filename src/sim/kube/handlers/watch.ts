@@ -1,0 +1,130 @@
+// Watch streams: newline-delimited JSON events (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR),
+// resuming from a resourceVersion out of the bounded history (410 Expired as an ERROR
+// event when it is gone, like the real watch cache), with selectors, bookmarks and timeouts.
+import type { ServerResponse } from 'node:http';
+import { expired } from '../api-error.js';
+import type { ApiContext } from '../api-context.js';
+import type { KubeObject } from '../kube-object.js';
+import type { RequestOptions } from '../request-options.js';
+import type { Change } from '../resource-store.js';
+import { apiVersionOf, type ResourceType } from '../resource-type.js';
+import type { ObjectPredicate } from '../selectors.js';
+import { TableBuilder } from '../table.js';
+import { selectionPredicate } from './reads.js';
+
+export interface WatchSession {
+  /** Ends the stream abruptly, as a dropped connection would. */
+  drop(): void;
+}
+
+export interface WatchSettings {
+  bookmarkIntervalMs: number;
+  /** Set by the faults: answer with a 410 ERROR event instead of streaming. */
+  forceExpired: boolean;
+}
+
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Turns a stored change into what a watcher with this predicate sees, if anything. */
+function visibleEvent(change: Change, predicate: ObjectPredicate | undefined, serve: (o: KubeObject) => KubeObject): { type: EventType; object: KubeObject } | undefined {
+  const now = serve(change.object);
+  if (!predicate) return { type: change.type, object: now };
+  if (change.type === 'ADDED') return predicate(now) ? { type: 'ADDED', object: now } : undefined;
+  if (change.type === 'DELETED') {
+    return predicate(change.previous ? serve(change.previous) : now) ? { type: 'DELETED', object: now } : undefined;
+  }
+  const matchesNow = predicate(now);
+  const matchedBefore = change.previous ? predicate(serve(change.previous)) : false;
+  if (matchesNow && matchedBefore) return { type: 'MODIFIED', object: now };
+  if (matchesNow) return { type: 'ADDED', object: now };
+  if (matchedBefore) return { type: 'DELETED', object: now };
+  return undefined;
+}
+
+export function startWatch(
+  ctx: ApiContext,
+  response: ServerResponse,
+  type: ResourceType,
+  version: string,
+  namespace: string | undefined,
+  name: string | undefined,
+  options: RequestOptions,
+  settings: WatchSettings,
+  sessions: Set<WatchSession>,
+): void {
+  const predicate = selectionPredicate(type, options, name);
+  const inNamespace = (o: KubeObject): boolean => !type.namespaced || !namespace || o.metadata.namespace === namespace;
+  const serve = (o: KubeObject): KubeObject => ctx.toServed(type, version, o);
+  const table = options.table ? new TableBuilder(type, version) : undefined;
+  const apiVersion = apiVersionOf(type.group, version);
+
+  response.writeHead(200, {
+    'Content-Type': options.table ? `application/json;as=Table;v=${options.table.slice('meta.k8s.io/'.length)};g=meta.k8s.io` : 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
+  response.flushHeaders();
+
+  let firstTable = true;
+  const write = (eventType: string, object: unknown): void => {
+    if (!response.destroyed) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+  };
+  const send = (eventType: EventType, object: KubeObject): void => {
+    if (!table) return write(eventType, object);
+    const rendered = table.table([object], options.includeObject, { resourceVersion: object.metadata.resourceVersion }, firstTable);
+    rendered['apiVersion'] = options.table;
+    firstTable = false;
+    write(eventType, rendered);
+  };
+  const bookmark = (annotations?: Record<string, string>): void => {
+    write('BOOKMARK', {
+      kind: type.kind,
+      apiVersion,
+      metadata: { resourceVersion: String(ctx.store.currentRevision), ...(annotations ? { annotations } : {}) },
+    });
+  };
+
+  const store = ctx.resourceStore(type);
+  const requested = options.resourceVersion;
+  const fromState = options.sendInitialEvents || requested === null || requested === '' || requested === '0';
+  let replay: Change[] | undefined = [];
+  if (settings.forceExpired) replay = undefined;
+  else if (!fromState) replay = store.changesSince(Number(requested));
+  if (replay === undefined) {
+    write('ERROR', expired(`too old resource version: ${requested ?? ''} (${store.oldestKeptResourceVersion()})`).toStatus());
+    response.end();
+    return;
+  }
+
+  if (fromState) {
+    const keys = type.namespaced && namespace ? store.keys(namespace) : store.keys();
+    for (const key of keys) {
+      const stored = store.get(key);
+      if (!stored) continue;
+      const served = serve(stored);
+      if (!predicate || predicate(served)) send('ADDED', served);
+    }
+    if (options.sendInitialEvents && options.allowWatchBookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
+  }
+  const deliver = (change: Change): void => {
+    if (!inNamespace(change.object)) return;
+    const event = visibleEvent(change, predicate, serve);
+    if (event) send(event.type, event.object);
+  };
+  for (const change of replay) deliver(change);
+  const unsubscribe = store.subscribe(deliver);
+
+  const timers: NodeJS.Timeout[] = [];
+  if (options.allowWatchBookmarks) timers.push(setInterval(() => bookmark(), settings.bookmarkIntervalMs));
+  if (options.timeoutSeconds !== undefined) timers.push(setTimeout(() => response.end(), options.timeoutSeconds * 1000));
+
+  const session: WatchSession = { drop: () => response.destroy() };
+  sessions.add(session);
+  const cleanup = (): void => {
+    unsubscribe();
+    for (const timer of timers) clearInterval(timer);
+    sessions.delete(session);
+  };
+  response.on('close', cleanup);
+  response.on('finish', cleanup);
+}

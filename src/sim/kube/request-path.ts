@@ -1,0 +1,48 @@
+// Parses an API path into what it addresses: a discovery document or a resource request
+// (group, version, namespace, resource, name, subresource).
+export type ParsedPath =
+  | { kind: 'version' }
+  | { kind: 'legacyRoot' }
+  | { kind: 'groupList' }
+  | { kind: 'group'; group: string }
+  | { kind: 'resourceList'; group: string; version: string }
+  | {
+      kind: 'resource';
+      group: string;
+      version: string;
+      namespace?: string;
+      resource: string;
+      name?: string;
+      subresource?: string;
+    }
+  | { kind: 'unknown' };
+
+function resourcePart(group: string, version: string, rest: string[]): ParsedPath {
+  if (rest.length === 0) return { kind: 'resourceList', group, version };
+  // /namespaces/{ns}/{resource}/... addresses namespaced objects; /namespaces/{name}/status
+  // and /namespaces/{name}/finalize are the namespace's own subresources.
+  if (rest[0] === 'namespaces' && rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') {
+    const [, namespace, resource, name, subresource, ...extra] = rest;
+    if (extra.length > 0 || !resource) return { kind: 'unknown' };
+    return { kind: 'resource', group, version, namespace, resource, name, subresource };
+  }
+  const [resource, name, subresource, ...extra] = rest;
+  if (extra.length > 0 || !resource) return { kind: 'unknown' };
+  return { kind: 'resource', group, version, resource, name, subresource };
+}
+
+export function parseApiPath(pathname: string): ParsedPath {
+  const segments = pathname.split('/').filter((s) => s.length > 0).map(decodeURIComponent);
+  const [root, first, second, ...rest] = segments;
+  if (root === 'version' && segments.length === 1) return { kind: 'version' };
+  if (root === 'api') {
+    if (first === undefined) return { kind: 'legacyRoot' };
+    return resourcePart('', first, second === undefined ? [] : [second, ...rest]);
+  }
+  if (root === 'apis') {
+    if (first === undefined) return { kind: 'groupList' };
+    if (second === undefined) return { kind: 'group', group: first };
+    return resourcePart(first, second, rest);
+  }
+  return { kind: 'unknown' };
+}
