@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 
 describe('authentication', () => {
-  it.each([
+  it.each<{ name: string; key: string | null; headers: Record<string, string>; status: number }>([
     { name: 'no key', key: null, headers: {}, status: 401 },
     { name: 'unknown key', key: 'nope', headers: {}, status: 401 },
     { name: 'X-Api-Key', key: 'solo-key', headers: {}, status: 200 },

@@ -66,13 +66,15 @@ describe('faults', () => {
     expect((await client.call('GET', '/v2/listeners')).status).toBe(200);
   });
 
-  it.each([
-    [{}, 'needs at least one'],
-    [{ status: 503, reset: true }, 'exclude'],
-    [{ status: 99 }, ''],
-    [{ status: 500, rate: 2 }, ''],
-  ])('rejects the fault %j with 422', async (body) => {
-    expect((await client.call('POST', '/_emulator/faults', { body })).status).toBe(422);
+  it.each<[Record<string, unknown>, RegExp]>([
+    [{}, /needs at least one/],
+    [{ status: 503, reset: true }, /exclude/],
+    [{ status: 99 }, /greater than or equal to 100/],
+    [{ status: 500, rate: 2 }, /less than or equal to 1/],
+  ])('rejects the fault %j with 422', async (body, message) => {
+    const response = await client.call('POST', '/_emulator/faults', { body });
+    expect(response.status).toBe(422);
+    expect(JSON.stringify(response.body)).toMatch(message);
   });
 });
 
