@@ -54,7 +54,9 @@ export async function main(argv: string[], io: CrdsCliIo = processIo): Promise<n
   const root = values.root ?? process.cwd();
   if (values.write) {
     const changed = await writeGeneratedFiles(root);
-    io.stdout(changed.length === 0 ? 'generated files are up to date\n' : changed.map((p) => `wrote ${p}\n`).join(''));
+    io.stdout(
+      changed.length === 0 ? 'generated files are up to date\n' : changed.map((p) => `wrote ${p}\n`).join(''),
+    );
     return 0;
   }
   if (values.check) {
@@ -63,7 +65,8 @@ export async function main(argv: string[], io: CrdsCliIo = processIo): Promise<n
       io.stdout('generated files are up to date\n');
       return 0;
     }
-    for (const drift of drifts) io.stderr(`--- ${drift.path} (committed)\n+++ ${drift.path} (generated)\n${drift.message}\n\n`);
+    for (const drift of drifts)
+      io.stderr(`--- ${drift.path} (committed)\n+++ ${drift.path} (generated)\n${drift.message}\n\n`);
     io.stderr(
       `${drifts.length} generated file(s) differ from the API types; run \`agent-operator crds --write\` (npx tsx src/cli.ts crds --write) and commit the result\n`,
     );

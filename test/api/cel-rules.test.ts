@@ -8,7 +8,13 @@ import { agentDeploymentOpenApiSchema } from '../../src/api/crd/agentdeployment-
 import type { JsonSchema } from '../../src/api/crd/structural-schema.js';
 import { prepareCustomResource, type JSONSchemaProps } from '../../src/sim/kube/validation/index.js';
 import { celViolations, ruleSites, typeCheckRules } from './support/cel-harness.js';
-import { externalContainerObject, INTEGRATION_ID, LISTENER_ID, repoHostObject, type TestObject } from './support/fixtures.js';
+import {
+  externalContainerObject,
+  INTEGRATION_ID,
+  LISTENER_ID,
+  repoHostObject,
+  type TestObject,
+} from './support/fixtures.js';
 
 const schema = agentDeploymentOpenApiSchema();
 const specSchema = schema.properties?.spec as JsonSchema;
@@ -30,7 +36,10 @@ function admit(object: TestObject, old?: TestObject) {
 
 function emulatorMessages(object: TestObject, old?: TestObject): string[] {
   const result = admit(object, old);
-  return [...(result.strictError === undefined ? [] : [result.strictError]), ...result.causes.map((c) => `${c.field}: ${c.message}`)];
+  return [
+    ...(result.strictError === undefined ? [] : [result.strictError]),
+    ...result.causes.map((c) => `${c.field}: ${c.message}`),
+  ];
 }
 
 /** Sets `value` at `path` below `root`, creating objects on the way. */
@@ -173,7 +182,11 @@ const INVALID: [string, TestObject, string][] = [
   [
     'an env name that starts with a digit',
     mutate(externalContainerObject, (spec) =>
-      setPath(spec, ['sourceConfig', 'resourceSpec', 'sidecars'], [{ name: 'x', image: 'i', env: [{ name: '1ABC', value: 'v' }] }]),
+      setPath(
+        spec,
+        ['sourceConfig', 'resourceSpec', 'sidecars'],
+        [{ name: 'x', image: 'i', env: [{ name: '1ABC', value: 'v' }] }],
+      ),
     ),
     'env[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)',
   ],
@@ -194,7 +207,13 @@ const INVALID: [string, TestObject, string][] = [
       setPath(
         spec,
         ['sourceConfig', 'resourceSpec', 'sidecars'],
-        [{ name: 'x', image: 'i', env: [{ name: 'A', value: 'v', valueFrom: { fieldRef: { fieldPath: 'x' } } }] }],
+        [
+          {
+            name: 'x',
+            image: 'i',
+            env: [{ name: 'A', value: 'v', valueFrom: { fieldRef: { fieldPath: 'x' } } }],
+          },
+        ],
       ),
     ),
     'env[].valueFrom cannot be used when env[].value is non-empty',
@@ -209,7 +228,9 @@ const INVALID: [string, TestObject, string][] = [
   [
     'a mount when no volume is declared at all',
     mutate(externalContainerObject, (spec) =>
-      setPath(spec, ['sourceConfig', 'resourceSpec'], { volumeMounts: [{ name: 'config', mountPath: '/m' }] }),
+      setPath(spec, ['sourceConfig', 'resourceSpec'], {
+        volumeMounts: [{ name: 'config', mountPath: '/m' }],
+      }),
     ),
     'resourceSpec.volumeMounts[].name must name a volume declared in resourceSpec.volumes',
   ],
@@ -238,7 +259,11 @@ const INVALID: [string, TestObject, string][] = [
   [
     'a secret name that is not a C identifier',
     mutate(repoHostObject, (spec) =>
-      setPath(spec, ['secrets'], [{ name: 'openai-key', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]),
+      setPath(
+        spec,
+        ['secrets'],
+        [{ name: 'openai-key', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      ),
     ),
     'spec.secrets[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*): it becomes an environment variable',
   ],
@@ -258,49 +283,118 @@ describe('rules reject bad objects with a message naming the field', () => {
 
 describe('OpenAPI bounds reject bad objects in the emulator', () => {
   const bad: [string, TestObject, RegExp][] = [
-    ['cpu below 0.1', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 0.05)), /resourceSpec\.cpu/],
-    ['cpu above 8', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 8.5)), /resourceSpec\.cpu/],
-    ['queueCpu above 8', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'queueCpu'], 9)), /queueCpu/],
-    ['cacheCpu below 0.1', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cacheCpu'], 0)), /cacheCpu/],
-    ['cpuLimit above 16', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpuLimit'], 17)), /cpuLimit/],
-    ['queueCpuLimit above 16', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'queueCpuLimit'], 16.5)), /queueCpuLimit/],
-    ['cacheCpuLimit below 0.1', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cacheCpuLimit'], 0.01)), /cacheCpuLimit/],
-    ['a negative minScale', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'minScale'], -1)), /minScale/],
+    [
+      'cpu below 0.1',
+      mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 0.05)),
+      /resourceSpec\.cpu/,
+    ],
+    [
+      'cpu above 8',
+      mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 8.5)),
+      /resourceSpec\.cpu/,
+    ],
+    [
+      'queueCpu above 8',
+      mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'queueCpu'], 9)),
+      /queueCpu/,
+    ],
+    [
+      'cacheCpu below 0.1',
+      mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cacheCpu'], 0)),
+      /cacheCpu/,
+    ],
+    [
+      'cpuLimit above 16',
+      mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpuLimit'], 17)),
+      /cpuLimit/,
+    ],
+    [
+      'queueCpuLimit above 16',
+      mutate(externalContainerObject, (s) =>
+        setPath(s, ['sourceConfig', 'resourceSpec', 'queueCpuLimit'], 16.5),
+      ),
+      /queueCpuLimit/,
+    ],
+    [
+      'cacheCpuLimit below 0.1',
+      mutate(externalContainerObject, (s) =>
+        setPath(s, ['sourceConfig', 'resourceSpec', 'cacheCpuLimit'], 0.01),
+      ),
+      /cacheCpuLimit/,
+    ],
+    [
+      'a negative minScale',
+      mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'minScale'], -1)),
+      /minScale/,
+    ],
     ['an unknown source', mutate(repoHostObject, (s) => setPath(s, ['source'], 'git')), /spec\.source/],
-    ['an unknown deletionPolicy', mutate(repoHostObject, (s) => setPath(s, ['deletionPolicy'], 'Keep')), /deletionPolicy/],
+    [
+      'an unknown deletionPolicy',
+      mutate(repoHostObject, (s) => setPath(s, ['deletionPolicy'], 'Keep')),
+      /deletionPolicy/,
+    ],
     [
       'an unknown imagePullPolicy',
       mutate(externalContainerObject, (s) =>
-        setPath(s, ['sourceConfig', 'resourceSpec', 'sidecars'], [{ name: 'x', image: 'i', imagePullPolicy: 'Sometimes' }]),
+        setPath(
+          s,
+          ['sourceConfig', 'resourceSpec', 'sidecars'],
+          [{ name: 'x', image: 'i', imagePullPolicy: 'Sometimes' }],
+        ),
       ),
       /imagePullPolicy/,
     ],
     [
       'a sidecar restartPolicy Never',
       mutate(externalContainerObject, (s) =>
-        setPath(s, ['sourceConfig', 'resourceSpec', 'sidecars'], [{ name: 'x', image: 'i', restartPolicy: 'Never' }]),
+        setPath(
+          s,
+          ['sourceConfig', 'resourceSpec', 'sidecars'],
+          [{ name: 'x', image: 'i', restartPolicy: 'Never' }],
+        ),
       ),
       /restartPolicy/,
     ],
     [
       'two secrets of the same name',
       mutate(repoHostObject, (s) =>
-        setPath(s, ['secrets'], [
-          { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'a' } } },
-          { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'b' } } },
-        ]),
+        setPath(
+          s,
+          ['secrets'],
+          [
+            { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'a' } } },
+            { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'b' } } },
+          ],
+        ),
       ),
       /secrets\[1\]/,
     ],
     [
       'two volumes of the same name',
       mutate(externalContainerObject, (s) =>
-        setPath(s, ['sourceConfig', 'resourceSpec', 'volumes'], [{ name: 'v', emptyDir: {} }, { name: 'v', emptyDir: {} }]),
+        setPath(
+          s,
+          ['sourceConfig', 'resourceSpec', 'volumes'],
+          [
+            { name: 'v', emptyDir: {} },
+            { name: 'v', emptyDir: {} },
+          ],
+        ),
       ),
       /volumes\[1\]/,
     ],
-    ['a volume name that is not a DNS label', mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'volumes'], [{ name: 'Bad_Name' }])), /volumes\[0\]\.name/],
-    ['an integrationId that is not a uuid', mutate(repoHostObject, (s) => setPath(s, ['sourceConfig', 'integrationId'], 'abc')), /integrationId/],
+    [
+      'a volume name that is not a DNS label',
+      mutate(externalContainerObject, (s) =>
+        setPath(s, ['sourceConfig', 'resourceSpec', 'volumes'], [{ name: 'Bad_Name' }]),
+      ),
+      /volumes\[0\]\.name/,
+    ],
+    [
+      'an integrationId that is not a uuid',
+      mutate(repoHostObject, (s) => setPath(s, ['sourceConfig', 'integrationId'], 'abc')),
+      /integrationId/,
+    ],
     [
       'a plain-text secret value (strict field validation)',
       mutate(repoHostObject, (s) => setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain' }])),
@@ -314,24 +408,41 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
   });
 
   it('never echoes a plain-text secret value in the error', () => {
-    const object = mutate(repoHostObject, (s) => setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain-SECRET' }]));
+    const object = mutate(repoHostObject, (s) =>
+      setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain-SECRET' }]),
+    );
     expect(emulatorMessages(object).join('\n')).not.toContain('sk-plain-SECRET');
   });
 });
 
 describe('transition rules (updates)', () => {
   const immutable: [string, () => TestObject, (spec: Record<string, unknown>) => void, string][] = [
-    ['changing spec.name', externalContainerObject, (s) => setPath(s, ['name'], 'other'), 'spec.name is immutable'],
+    [
+      'changing spec.name',
+      externalContainerObject,
+      (s) => setPath(s, ['name'], 'other'),
+      'spec.name is immutable',
+    ],
     ['adding spec.name', repoHostObject, (s) => setPath(s, ['name'], 'repo-agent'), 'spec.name is immutable'],
     ['removing spec.name', externalContainerObject, (s) => deletePath(s, ['name']), 'spec.name is immutable'],
-    ['changing spec.source', repoHostObject, (s) => setPath(s, ['source'], 'internal_container'), 'spec.source is immutable'],
+    [
+      'changing spec.source',
+      repoHostObject,
+      (s) => setPath(s, ['source'], 'internal_container'),
+      'spec.source is immutable',
+    ],
     [
       'changing integrationId',
       repoHostObject,
       (s) => setPath(s, ['sourceConfig', 'integrationId'], LISTENER_ID),
       'spec.sourceConfig.integrationId is immutable',
     ],
-    ['removing repoUrl', repoHostObject, (s) => deletePath(s, ['sourceConfig', 'repoUrl']), 'spec.sourceConfig.repoUrl is immutable'],
+    [
+      'removing repoUrl',
+      repoHostObject,
+      (s) => deletePath(s, ['sourceConfig', 'repoUrl']),
+      'spec.sourceConfig.repoUrl is immutable',
+    ],
     [
       'changing deploymentType',
       repoHostObject,
@@ -376,11 +487,23 @@ describe('transition rules (updates)', () => {
   const allowed: [string, () => TestObject, (spec: Record<string, unknown>) => void][] = [
     ['a new repoRef', repoHostObject, (s) => setPath(s, ['sourceRevisionConfig', 'repoRef'], 'release')],
     ['buildOnPush turned off', repoHostObject, (s) => setPath(s, ['sourceConfig', 'buildOnPush'], false)],
-    ['a new image', externalContainerObject, (s) => setPath(s, ['sourceRevisionConfig', 'imageUri'], 'registry/x:2')],
+    [
+      'a new image',
+      externalContainerObject,
+      (s) => setPath(s, ['sourceRevisionConfig', 'imageUri'], 'registry/x:2'),
+    ],
     ['a new cpu', externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 2)],
-    ['a new customUrl', externalContainerObject, (s) => setPath(s, ['sourceConfig', 'customUrl'], 'https://new.example.com')],
+    [
+      'a new customUrl',
+      externalContainerObject,
+      (s) => setPath(s, ['sourceConfig', 'customUrl'], 'https://new.example.com'),
+    ],
     ['no secrets any more', externalContainerObject, (s) => deletePath(s, ['secrets'])],
-    ['suspend and Orphan', repoHostObject, (s) => Object.assign(s, { suspend: true, deletionPolicy: 'Orphan' })],
+    [
+      'suspend and Orphan',
+      repoHostObject,
+      (s) => Object.assign(s, { suspend: true, deletionPolicy: 'Orphan' }),
+    ],
   ];
 
   it.each(allowed)('%s is accepted', (_, base, change) => {

@@ -70,14 +70,20 @@ export const Volume = z
     ).optional(),
     nfs: freeFormObject('An NFS volume source (Kubernetes NFSVolumeSource).').optional(),
     projected: freeFormObject('A projected volume source (Kubernetes ProjectedVolumeSource).').optional(),
-    downwardAPI: freeFormObject('A downward API volume source (Kubernetes DownwardAPIVolumeSource).').optional(),
+    downwardAPI: freeFormObject(
+      'A downward API volume source (Kubernetes DownwardAPIVolumeSource).',
+    ).optional(),
     csi: freeFormObject('A CSI volume source (Kubernetes CSIVolumeSource).').optional(),
   })
   .describe('A Kubernetes Volume, passed to the control plane unchanged.');
 
 export const VolumeMount = z
   .object({
-    name: z.string().min(1).max(63).describe('Name of the volume to mount; must match the name of a declared volume.'),
+    name: z
+      .string()
+      .min(1)
+      .max(63)
+      .describe('Name of the volume to mount; must match the name of a declared volume.'),
     mountPath: path('Path in the container at which the volume is mounted.').min(1),
     subPath: path('Path within the volume to mount instead of its root.').optional(),
     mountPropagation: z
@@ -86,7 +92,9 @@ export const VolumeMount = z
       .describe('How mounts propagate between host and container (Kubernetes MountPropagationMode).')
       .optional(),
     readOnly: z.boolean().describe('Mounted read-only when true.').optional(),
-    subPathExpr: path('Like subPath, but expanded with $(VAR_NAME) references to the environment.').optional(),
+    subPathExpr: path(
+      'Like subPath, but expanded with $(VAR_NAME) references to the environment.',
+    ).optional(),
   })
   .describe('A Kubernetes VolumeMount, passed to the control plane unchanged.');
 
@@ -99,10 +107,17 @@ export const EnvVar = z
       .meta({
         description: 'Environment variable name: a C identifier ([A-Za-z_][A-Za-z0-9_]*).',
         [CEL_RULES_KEY]: [
-          celRule(`self.matches('${C_IDENTIFIER_REGEX}')`, 'env[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)'),
+          celRule(
+            `self.matches('${C_IDENTIFIER_REGEX}')`,
+            'env[].name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)',
+          ),
         ],
       }),
-    value: z.string().max(32768).describe('The value; defaults to the empty string. Not with valueFrom.').optional(),
+    value: z
+      .string()
+      .max(32768)
+      .describe('The value; defaults to the empty string. Not with valueFrom.')
+      .optional(),
     valueFrom: freeFormObject(
       'A source for the value (Kubernetes EnvVarSource); not allowed with a non-empty value.',
     ).optional(),
@@ -119,8 +134,12 @@ export const EnvVar = z
 
 export const ResourceRequirements = z
   .object({
-    limits: StringMap.describe('Maximum resources, as quantity strings (for example "500m", "1Gi").').optional(),
-    requests: StringMap.describe('Minimum resources, as quantity strings (for example "250m", "512Mi").').optional(),
+    limits: StringMap.describe(
+      'Maximum resources, as quantity strings (for example "500m", "1Gi").',
+    ).optional(),
+    requests: StringMap.describe(
+      'Minimum resources, as quantity strings (for example "250m", "512Mi").',
+    ).optional(),
   })
   .describe('Kubernetes ResourceRequirements; quantities are strings.');
 
@@ -167,11 +186,10 @@ export const Container = z
     volumeMounts: volumeMountList(
       'Volumes mounted into this container; each names a volume of spec.sourceConfig.resourceSpec.volumes.',
     ).optional(),
-    securityContext: freeFormObject('Security options of the container (Kubernetes SecurityContext).').optional(),
-    restartPolicy: z
-      .enum(SIDECAR_RESTART_POLICIES)
-      .describe('For sidecars: Always or OnFailure.')
-      .optional(),
+    securityContext: freeFormObject(
+      'Security options of the container (Kubernetes SecurityContext).',
+    ).optional(),
+    restartPolicy: z.enum(SIDECAR_RESTART_POLICIES).describe('For sidecars: Always or OnFailure.').optional(),
   })
   .describe('A Kubernetes Container, passed to the control plane unchanged.');
 

@@ -19,20 +19,25 @@ const cpuRequest = (description: string) =>
     .number()
     .min(CPU_REQUEST_BOUNDS.min)
     .max(CPU_REQUEST_BOUNDS.max)
-    .describe(`${description} In cores, ${CPU_REQUEST_BOUNDS.min} to ${CPU_REQUEST_BOUNDS.max}; rounded to one decimal place.`)
+    .describe(
+      `${description} In cores, ${CPU_REQUEST_BOUNDS.min} to ${CPU_REQUEST_BOUNDS.max}; rounded to one decimal place.`,
+    )
     .optional();
 const cpuLimit = (description: string) =>
   z
     .number()
     .min(CPU_LIMIT_BOUNDS.min)
     .max(CPU_LIMIT_BOUNDS.max)
-    .describe(`${description} In cores, ${CPU_LIMIT_BOUNDS.min} to ${CPU_LIMIT_BOUNDS.max}; rounded to one decimal place.`)
+    .describe(
+      `${description} In cores, ${CPU_LIMIT_BOUNDS.min} to ${CPU_LIMIT_BOUNDS.max}; rounded to one decimal place.`,
+    )
     .optional();
 /** CPU fields the spec marks "do not use" or gives no bounds: any non-negative number. */
 const cpuUnbounded = (description: string) =>
   z.number().min(0).describe(`${description} In cores; rounded to one decimal place.`).optional();
 const count = (description: string) => z.number().int().min(0).describe(description).optional();
-const megabytes = (description: string) => z.number().int().min(0).describe(`${description} In MB.`).optional();
+const megabytes = (description: string) =>
+  z.number().int().min(0).describe(`${description} In MB.`).optional();
 const DO_NOT_USE = 'Marked "do not use" by the control-plane API; carried unchanged.';
 
 /** Names a volume the pod declares; applied to the top-level mounts and to every container's. */
@@ -86,7 +91,9 @@ export const ResourceSpec = z
     cacheCpuLimit: cpuLimit('CPU limit of the cache component; defaults to 2x cacheCpu.'),
     cacheMemoryMb: megabytes('Memory of the cache component.'),
     labels: StringMap.describe('Extra labels for the resources the control plane creates.').optional(),
-    annotations: StringMap.describe('Extra annotations for the resources the control plane creates.').optional(),
+    annotations: StringMap.describe(
+      'Extra annotations for the resources the control plane creates.',
+    ).optional(),
     serviceAccountName: z
       .string()
       .min(1)
@@ -106,7 +113,8 @@ export const ResourceSpec = z
       .array(Volume)
       .max(LIMITS.volumes)
       .meta({
-        description: 'Volumes the containers of the pod can mount (Kubernetes Volume), passed through unchanged.',
+        description:
+          'Volumes the containers of the pod can mount (Kubernetes Volume), passed through unchanged.',
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name'],
       })
@@ -114,7 +122,9 @@ export const ResourceSpec = z
     volumeMounts: volumeMountList(
       'Mounts into the agent container (Kubernetes VolumeMount); each names a declared volume.',
     ).optional(),
-    initContainers: containerList('Containers run to completion before the agent starts (Kubernetes Container).'),
+    initContainers: containerList(
+      'Containers run to completion before the agent starts (Kubernetes Container).',
+    ),
     sidecars: containerList('Containers run alongside the agent (Kubernetes Container).'),
     dbCpu: cpuUnbounded('Database CPU request.'),
     dbCpuLimit: cpuUnbounded('Database CPU limit; defaults to 2x dbCpu.'),

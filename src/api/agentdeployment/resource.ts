@@ -32,6 +32,9 @@ export type ObjectMeta = z.infer<typeof ObjectMeta>;
 export type AgentDeployment = z.infer<typeof AgentDeployment>;
 
 /** The control-plane deployment name of an object: `spec.name`, or `metadata.name` when unset. */
-export function deploymentName(obj: { metadata: { name: string }; spec: { name?: string | undefined } }): string {
+export function deploymentName(obj: {
+  metadata: { name: string };
+  spec: { name?: string | undefined };
+}): string {
   return obj.spec.name ?? obj.metadata.name;
 }

@@ -3,7 +3,12 @@
 // fields (immutability, which source a field applies to, tag refs and buildOnPush) ride on
 // `spec` as CEL rules, because `spec` exists on both sides of every update.
 import { z } from 'zod';
-import { DEPLOYMENT_TYPES, DNS_LABEL_PATTERN, SOURCES, TAG_REF_PREFIX } from '../../controlplane/models/index.js';
+import {
+  DEPLOYMENT_TYPES,
+  DNS_LABEL_PATTERN,
+  SOURCES,
+  TAG_REF_PREFIX,
+} from '../../controlplane/models/index.js';
 import { CEL_RULES_KEY, type CelRule, celRule, immutableField, onlyWithSource, presence } from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
@@ -33,7 +38,12 @@ export const SourceConfig = z
         'Repository-host integration id, from GET /v1/integrations/repo_host/install (repo_host only). Immutable.',
       )
       .optional(),
-    repoUrl: z.string().min(1).max(2048).describe('Git repository URL (repo_host only). Immutable.').optional(),
+    repoUrl: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe('Git repository URL (repo_host only). Immutable.')
+      .optional(),
     deploymentType: z
       .enum(DEPLOYMENT_TYPES)
       .describe('Deployment tier: dev_free, dev or prod (repo_host only). Immutable.')
@@ -48,7 +58,9 @@ export const SourceConfig = z
       .string()
       .min(1)
       .max(2048)
-      .describe('Custom URL of the deployment (external_container only; repo_host deployments get one assigned).')
+      .describe(
+        'Custom URL of the deployment (external_container only; repo_host deployments get one assigned).',
+      )
       .optional(),
     resourceSpec: ResourceSpec.optional(),
     listenerId: z
@@ -89,7 +101,9 @@ export const SourceRevisionConfig = z
       .string()
       .min(1)
       .max(1024)
-      .describe('Path of the graph configuration file in the repository (repo_host only). A change makes a new revision.')
+      .describe(
+        'Path of the graph configuration file in the repository (repo_host only). A change makes a new revision.',
+      )
       .optional(),
     imageUri: z
       .string()
@@ -156,7 +170,10 @@ export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
 ];
 
 /** Which source each source-specific field applies to (control-plane-api.md, "Applies to"). */
-export const SOURCE_SPECIFIC_FIELDS: readonly { path: readonly string[]; source: (typeof SOURCES)[number] }[] = [
+export const SOURCE_SPECIFIC_FIELDS: readonly {
+  path: readonly string[];
+  source: (typeof SOURCES)[number];
+}[] = [
   { path: ['sourceConfig', 'integrationId'], source: 'repo_host' },
   { path: ['sourceConfig', 'repoUrl'], source: 'repo_host' },
   { path: ['sourceConfig', 'deploymentType'], source: 'repo_host' },
@@ -195,7 +212,9 @@ export const AgentDeploymentSpec = z
       .optional(),
     source: z
       .enum(SOURCES)
-      .describe('Where the agent comes from: repo_host, external_container or internal_container. Immutable.'),
+      .describe(
+        'Where the agent comes from: repo_host, external_container or internal_container. Immutable.',
+      ),
     sourceConfig: SourceConfig.default({}),
     sourceRevisionConfig: SourceRevisionConfig.default({}),
     secrets: z
@@ -211,11 +230,15 @@ export const AgentDeploymentSpec = z
     deletionPolicy: z
       .enum(DELETION_POLICIES)
       .default('Delete')
-      .describe('On deletion of this object: Delete removes the deployment from the control plane, Orphan leaves it.'),
+      .describe(
+        'On deletion of this object: Delete removes the deployment from the control plane, Orphan leaves it.',
+      ),
     suspend: z
       .boolean()
       .default(false)
-      .describe('When true the operator makes no writes to the control plane for this object (status still updates).'),
+      .describe(
+        'When true the operator makes no writes to the control plane for this object (status still updates).',
+      ),
     adoptExisting: z
       .boolean()
       .default(false)

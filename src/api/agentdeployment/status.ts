@@ -75,7 +75,12 @@ export const AgentDeploymentStatus = z
       .max(64)
       .describe('Status of the deployment on the control plane, for example READY or AWAITING_DATABASE.')
       .optional(),
-    customUrl: z.string().max(2048).nullable().describe('URL at which the deployment is reachable.').optional(),
+    customUrl: z
+      .string()
+      .max(2048)
+      .nullable()
+      .describe('URL at which the deployment is reachable.')
+      .optional(),
     lastSyncTime: timestamp('When the operator last compared the deployment with the spec.').optional(),
     secretVersions: z
       .record(z.string(), z.string())

@@ -35,7 +35,9 @@ interface NestedField {
 type FieldTable = Readonly<Record<string, string | NestedField>>;
 
 /** Every CRD field of `Crd` maps to some wire field of `Wire`. */
-type CompleteTable<Crd, Wire> = { readonly [K in keyof Required<Crd>]: keyof Wire | { wire: keyof Wire; fields: FieldTable } };
+type CompleteTable<Crd, Wire> = {
+  readonly [K in keyof Required<Crd>]: keyof Wire | { wire: keyof Wire; fields: FieldTable };
+};
 type WireNamesOf<T> = { [K in keyof T]: T[K] extends { wire: infer W } ? W : T[K] }[keyof T];
 /** Resolves to `true` only when every wire field is reached by the table. */
 type CoversWire<Table, Wire> = [Exclude<keyof Wire, WireNamesOf<Table>>] extends [never] ? true : false;
@@ -185,7 +187,9 @@ export function fromWireSourceConfig(config: WireSourceConfig): SourceConfig {
 }
 
 /** `spec.sourceRevisionConfig` as the wire's `source_revision_config`; absent is `{}`. */
-export function toWireSourceRevisionConfig(config: SourceRevisionConfig | undefined): WireSourceRevisionConfig {
+export function toWireSourceRevisionConfig(
+  config: SourceRevisionConfig | undefined,
+): WireSourceRevisionConfig {
   return toWire(SOURCE_REVISION_CONFIG_FIELDS, config ?? {}) as WireSourceRevisionConfig;
 }
 
@@ -196,8 +200,7 @@ export function fromWireSourceRevisionConfig(config: WireSourceRevisionConfig): 
 
 /** The outcome of resolving secret references: the wire list, or the first reference that did not resolve. */
 export type SecretResolution =
-  | { ok: true; secrets: WireSecret[] }
-  | { ok: false; missing: { env: string; selector: SecretKeySelector } };
+  { ok: true; secrets: WireSecret[] } | { ok: false; missing: { env: string; selector: SecretKeySelector } };
 
 /**
  * `spec.secrets` as the wire's `secrets`, reading each value through `lookup` (the caller's

@@ -84,7 +84,10 @@ export function agentDeploymentOpenApiSchema(): JsonSchema {
         description: 'APIVersion defines the versioned schema of this representation of an object.',
         type: 'string',
       },
-      kind: { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' },
+      kind: {
+        description: 'Kind is a string value representing the REST resource this object represents.',
+        type: 'string',
+      },
       metadata: { type: 'object' },
       spec: toStructuralSchema(AgentDeploymentSpec, 'spec'),
       status: toStructuralSchema(AgentDeploymentStatus, 'status'),

@@ -57,7 +57,8 @@ export async function checkGeneratedFiles(root: string): Promise<Drift[]> {
   for (const file of await expectedFiles(root)) {
     const actual = await readIfExists(join(root, file.path));
     if (actual === undefined) drifts.push({ path: file.path, message: 'missing' });
-    else if (actual !== file.content) drifts.push({ path: file.path, message: lineDiff(file.content, actual) });
+    else if (actual !== file.content)
+      drifts.push({ path: file.path, message: lineDiff(file.content, actual) });
   }
   return drifts;
 }

@@ -10,7 +10,12 @@ export function lineDiff(expected: string, actual: string, context = 2, maxLines
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  )
+    tail++;
   const aMid = a.slice(head, a.length - tail);
   const bMid = b.slice(head, b.length - tail);
 
@@ -33,12 +38,16 @@ export function lineDiff(expected: string, actual: string, context = 2, maxLines
       ops.push(`  ${aMid[i] ?? ''}`);
       i++;
       j++;
-    } else if (j < bMid.length && (i >= aMid.length || (lcs[i * cols + j + 1] ?? 0) >= (lcs[(i + 1) * cols + j] ?? 0))) {
-      ops.push(`+ ${bMid[j] ?? ''}`);
-      j++;
-    } else {
+    } else if (
+      i < aMid.length &&
+      (j >= bMid.length || (lcs[(i + 1) * cols + j] ?? 0) >= (lcs[i * cols + j + 1] ?? 0))
+    ) {
+      // Removals before additions, as diff(1) shows them.
       ops.push(`- ${aMid[i] ?? ''}`);
       i++;
+    } else {
+      ops.push(`+ ${bMid[j] ?? ''}`);
+      j++;
     }
   }
   const before = a.slice(Math.max(0, head - context), head).map((line) => `  ${line}`);

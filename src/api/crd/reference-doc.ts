@@ -5,7 +5,8 @@ import { agentDeploymentOpenApiSchema } from './agentdeployment-crd.js';
 import type { JsonSchema } from './structural-schema.js';
 
 export const REFERENCE_DOC_PATH = 'docs/agentdeployment-reference.md';
-export const BEGIN_MARKER = '<!-- BEGIN GENERATED FIELD REFERENCE: `agent-operator crds --write` rewrites this part -->';
+export const BEGIN_MARKER =
+  '<!-- BEGIN GENERATED FIELD REFERENCE: `agent-operator crds --write` rewrites this part -->';
 export const END_MARKER = '<!-- END GENERATED FIELD REFERENCE -->';
 
 function typeOf(schema: JsonSchema): string {
@@ -26,7 +27,8 @@ function constraintsOf(schema: JsonSchema): string[] {
   const out: string[] = [];
   if (schema.enum) out.push(`one of ${schema.enum.map((v) => `\`${String(v)}\``).join(', ')}`);
   if (schema.format) out.push(`format ${schema.format}`);
-  if (schema.minimum !== undefined && schema.maximum !== undefined) out.push(`${schema.minimum} to ${schema.maximum}`);
+  if (schema.minimum !== undefined && schema.maximum !== undefined)
+    out.push(`${schema.minimum} to ${schema.maximum}`);
   else if (schema.minimum !== undefined) out.push(`≥ ${schema.minimum}`);
   else if (schema.maximum !== undefined) out.push(`≤ ${schema.maximum}`);
   if (schema.minLength !== undefined && schema.minLength > 0) out.push(`non-empty`);
@@ -72,16 +74,24 @@ function collectRules(schema: JsonSchema, path: string, rules: RuleRow[]): void 
     rules.push({ path, message: rule.message, transition: rule.rule.includes('oldSelf') });
   }
   if (schema.items) collectRules(schema.items, `${path}[]`, rules);
-  for (const [name, child] of Object.entries(schema.properties ?? {})) collectRules(child, `${path}.${name}`, rules);
+  for (const [name, child] of Object.entries(schema.properties ?? {}))
+    collectRules(child, `${path}.${name}`, rules);
 }
 
 function fieldTable(root: JsonSchema, name: 'spec' | 'status'): string[] {
   const rows: Row[] = [];
   collectRows(root, name, false, rows);
-  const lines = ['| Field | Type | Required / default | Constraints | Description |', '|---|---|---|---|---|'];
+  const lines = [
+    '| Field | Type | Required / default | Constraints | Description |',
+    '|---|---|---|---|---|',
+  ];
   for (const { path, schema, required } of rows.slice(1)) {
     const presence =
-      schema.default !== undefined ? `default \`${JSON.stringify(schema.default)}\`` : required ? 'required' : '';
+      schema.default !== undefined
+        ? `default \`${JSON.stringify(schema.default)}\``
+        : required
+          ? 'required'
+          : '';
     lines.push(
       `| \`${path}\` | ${cell(typeOf(schema))} | ${presence} | ${cell(constraintsOf(schema).join('; '))} | ${cell(schema.description ?? '')} |`,
     );

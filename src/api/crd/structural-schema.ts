@@ -47,7 +47,17 @@ export class NonStructuralSchemaError extends Error {
 }
 
 /** Keywords that a structural schema must not use at all, or that this generator never emits. */
-const FORBIDDEN_KEYWORDS = ['$ref', '$defs', 'definitions', 'anyOf', 'oneOf', 'allOf', 'not', 'const', 'propertyNames'];
+const FORBIDDEN_KEYWORDS = [
+  '$ref',
+  '$defs',
+  'definitions',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'const',
+  'propertyNames',
+];
 /** JSON-Schema bookkeeping zod adds that means nothing to the API server. */
 const DROPPED_KEYWORDS = ['$schema', '$id', 'id', 'title', 'examples'];
 /** Formats the API server validates itself, with its own clear message: zod's regex for them goes. */
@@ -123,7 +133,10 @@ function normalize(raw: unknown, path: string): JsonSchema {
     else if (key === 'additionalProperties') out.additionalProperties = normalize(value, `${path}{}`);
     else if (key === 'properties' && isRecord(value)) {
       out.properties = Object.fromEntries(
-        Object.entries(value).map(([name, child]) => [name, normalize(child, path ? `${path}.${name}` : name)]),
+        Object.entries(value).map(([name, child]) => [
+          name,
+          normalize(child, path ? `${path}.${name}` : name),
+        ]),
       );
     } else out[key] = value;
   }
@@ -145,16 +158,19 @@ export function structuralProblems(schema: JsonSchema, path = ''): string[] {
     const keys = schema['x-kubernetes-list-map-keys'] ?? [];
     const required = new Set(schema.items?.required ?? []);
     if (keys.length === 0) problems.push(`${at}: list-type map without list-map-keys`);
-    for (const key of keys) if (!required.has(key)) problems.push(`${at}: list-map key "${key}" is not required`);
+    for (const key of keys)
+      if (!required.has(key)) problems.push(`${at}: list-map key "${key}" is not required`);
   }
   for (const keyword of FORBIDDEN_KEYWORDS) {
     if (keyword in schema) problems.push(`${at}: uses "${keyword}"`);
   }
   for (const name of schema.required ?? []) {
-    if (schema.properties?.[name] === undefined) problems.push(`${at}: requires undeclared property "${name}"`);
+    if (schema.properties?.[name] === undefined)
+      problems.push(`${at}: requires undeclared property "${name}"`);
   }
   if (schema.items) problems.push(...structuralProblems(schema.items, `${path}[]`));
-  if (schema.additionalProperties) problems.push(...structuralProblems(schema.additionalProperties, `${path}{}`));
+  if (schema.additionalProperties)
+    problems.push(...structuralProblems(schema.additionalProperties, `${path}{}`));
   for (const [name, child] of Object.entries(schema.properties ?? {})) {
     problems.push(...structuralProblems(child, path ? `${path}.${name}` : name));
   }

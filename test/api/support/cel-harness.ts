@@ -31,7 +31,8 @@ function typeName(path: string): string {
  * server. Returns the CEL type of `schema`.
  */
 function declare(env: Environment, schema: JsonSchema, path: string): string {
-  if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined) return 'dyn';
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined)
+    return 'dyn';
   switch (schema.type) {
     case 'string':
       return 'string';
@@ -49,7 +50,8 @@ function declare(env: Environment, schema: JsonSchema, path: string): string {
       }
       if (schema.properties === undefined) return 'map<string, dyn>';
       const fields: Record<string, string> = {};
-      for (const [name, child] of Object.entries(schema.properties)) fields[name] = declare(env, child, `${path}.${name}`);
+      for (const [name, child] of Object.entries(schema.properties))
+        fields[name] = declare(env, child, `${path}.${name}`);
       const name = typeName(path);
       env.registerType(name, { fields });
       return name;
@@ -65,7 +67,8 @@ export function ruleSites(schema: JsonSchema, path: string, sites: RuleSite[] = 
   }
   if (schema.items) ruleSites(schema.items, `${path}[]`, sites);
   if (schema.additionalProperties) ruleSites(schema.additionalProperties, `${path}{}`, sites);
-  for (const [name, child] of Object.entries(schema.properties ?? {})) ruleSites(child, `${path}.${name}`, sites);
+  for (const [name, child] of Object.entries(schema.properties ?? {}))
+    ruleSites(child, `${path}.${name}`, sites);
   return sites;
 }
 
@@ -97,7 +100,8 @@ export function typeCheckRules(schema: JsonSchema, rootPath: string): CheckResul
 
 /** The CEL type name `declare` gave a node, without registering anything again. */
 function typeOfNode(schema: JsonSchema, path: string): string {
-  if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined) return 'dyn';
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined)
+    return 'dyn';
   switch (schema.type) {
     case 'string':
       return 'string';
@@ -110,7 +114,8 @@ function typeOfNode(schema: JsonSchema, path: string): string {
     case 'array':
       return `list<${schema.items ? typeOfNode(schema.items, `${path}[]`) : 'dyn'}>`;
     case 'object':
-      if (schema.additionalProperties) return `map<string, ${typeOfNode(schema.additionalProperties, `${path}{}`)}>`;
+      if (schema.additionalProperties)
+        return `map<string, ${typeOfNode(schema.additionalProperties, `${path}{}`)}>`;
       return schema.properties === undefined ? 'map<string, dyn>' : typeName(path);
     default:
       return 'dyn';
@@ -124,7 +129,8 @@ function isObject(value: Value): value is Record<string, unknown> {
 }
 
 function correlate(schema: JsonSchema, item: Value, oldList: Value): Value {
-  if (schema['x-kubernetes-list-type'] !== 'map' || !Array.isArray(oldList) || !isObject(item)) return undefined;
+  if (schema['x-kubernetes-list-type'] !== 'map' || !Array.isArray(oldList) || !isObject(item))
+    return undefined;
   const keys = schema['x-kubernetes-list-map-keys'] ?? [];
   return oldList.find((old) => isObject(old) && keys.every((key) => old[key] === item[key]));
 }
@@ -142,18 +148,28 @@ export function celViolations(schema: JsonSchema, value: Value, oldValue: Value,
     } catch (error) {
       result = `error: ${error instanceof Error ? error.message : String(error)}`;
     }
-    if (result !== true) violations.push({ path, message: result === false ? message : `${message} (${String(result)})` });
+    if (result !== true)
+      violations.push({ path, message: result === false ? message : `${message} (${String(result)})` });
   }
   if (schema.items && Array.isArray(value)) {
     value.forEach((item, i) => {
       if (schema.items) {
-        violations.push(...celViolations(schema.items, item, correlate(schema, item, oldValue), `${path}[${i}]`));
+        violations.push(
+          ...celViolations(schema.items, item, correlate(schema, item, oldValue), `${path}[${i}]`),
+        );
       }
     });
   }
   if (isObject(value)) {
     for (const [name, child] of Object.entries(schema.properties ?? {})) {
-      violations.push(...celViolations(child, value[name], isObject(oldValue) ? oldValue[name] : undefined, `${path}.${name}`));
+      violations.push(
+        ...celViolations(
+          child,
+          value[name],
+          isObject(oldValue) ? oldValue[name] : undefined,
+          `${path}.${name}`,
+        ),
+      );
     }
   }
   return violations;

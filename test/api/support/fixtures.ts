@@ -28,7 +28,9 @@ export function repoHostObject(): TestObject {
         buildCommand: 'npm run build',
       },
       sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
-      secrets: [{ name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'agent-secrets', key: 'openai' } } }],
+      secrets: [
+        { name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'agent-secrets', key: 'openai' } } },
+      ],
     },
   };
 }
@@ -76,7 +78,11 @@ export function externalContainerObject(): TestObject {
               env: [
                 { name: 'UPSTREAM', value: 'http://localhost:8000' },
                 { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-                { name: 'EMPTY_WITH_SOURCE', value: '', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                {
+                  name: 'EMPTY_WITH_SOURCE',
+                  value: '',
+                  valueFrom: { fieldRef: { fieldPath: 'metadata.name' } },
+                },
               ],
               envFrom: [{ configMapRef: { name: 'proxy-env' } }],
               resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '128Mi' } },
