@@ -102,11 +102,11 @@ export function methodNotAllowed(): ApiError {
   return new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
 }
 
-export function unsupportedMediaType(contentType: string, supported: string[]): ApiError {
+export function unsupportedMediaType(_contentType: string, supported: string[]): ApiError {
   return new ApiError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}${contentType ? ` (got ${contentType})` : ''}`,
+    `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
   );
 }
 

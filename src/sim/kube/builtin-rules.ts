@@ -44,7 +44,7 @@ function checkImmutable(object: KubeObject, old: KubeObject | undefined, kind: s
 }
 
 export function prepareSecret(object: KubeObject, old: KubeObject | undefined): KubeObject {
-  const result: KubeObject = { ...object, type: object['type'] ?? 'Opaque' };
+  const result: KubeObject = { ...object, type: object['type'] || 'Opaque' };
   const data: Record<string, unknown> = { ...(result['data'] as Record<string, unknown> | undefined) };
   for (const [key, value] of Object.entries(data)) {
     if (typeof value !== 'string' || !BASE64.test(value) || value.length % 4 !== 0) {

@@ -6,6 +6,7 @@ import type { ApiContext } from '../api-context.js';
 import { parseJsonBody, readBody, sendJson, warningHeaders } from '../http-io.js';
 import { isJsonObject, cloneJson, type KubeObject } from '../kube-object.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch.js';
+import { decodeProtobufBody } from '../protobuf-body.js';
 import { parseRequestOptions, type RequestOptions } from '../request-options.js';
 import type { ResourceType } from '../resource-type.js';
 import { apiVersionOf } from '../resource-type.js';
@@ -24,6 +25,13 @@ export interface ResourceRequest {
 }
 
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+/** A JSON body, or a protobuf one as kubectl's imperative commands send. */
+function decodeBody(request: IncomingMessage, raw: Buffer): unknown {
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim();
+  if (contentType === 'application/vnd.kubernetes.protobuf') return decodeProtobufBody(raw);
+  return parseJsonBody(raw);
+}
 
 function asKubeObject(value: unknown): KubeObject {
   if (!isJsonObject(value)) throw badRequest('the body of the request must be a JSON object');
@@ -64,7 +72,7 @@ export class ResourceHandler {
     }
     const raw = await readBody(request);
     if (method === 'POST' && name === undefined) {
-      const body = asKubeObject(parseJsonBody(raw));
+      const body = asKubeObject(decodeBody(request, raw));
       return this.respond(response, 201, this.writer.create(type, version, effectiveNamespace, body, options), type);
     }
     if (name === undefined) {
@@ -72,7 +80,7 @@ export class ResourceHandler {
       throw methodNotAllowed();
     }
     if (method === 'PUT') {
-      const body = asKubeObject(parseJsonBody(raw));
+      const body = asKubeObject(decodeBody(request, raw));
       const result = this.writer.update(type, version, effectiveNamespace, name, body, {
         ...options,
         ...(status ? { subresource: status } : {}),
