@@ -41,6 +41,7 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } })}\n`);
         res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } })}\n`);
+        if (url.searchParams.get('resourceVersion') === 'hang') return;
         if (url.searchParams.get('resourceVersion') === 'break') {
           setTimeout(() => res.socket?.destroy(), 20);
           return;
@@ -132,6 +133,15 @@ describe('KubeClient', () => {
       return n;
     };
     await expect(consume()).rejects.toBeInstanceOf(KubeApiError);
+  });
+
+  it('ends the iteration of an open watch when its signal aborts', async () => {
+    const controller = new AbortController();
+    const events: string[] = [];
+    const stream = await client.watch(WIDGETS, { resourceVersion: 'hang', signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    for await (const e of stream) events.push(e.type);
+    expect(events).toEqual(['ADDED', 'BOOKMARK']);
   });
 
   it('writes Lease times with 6 fractional digits', async () => {

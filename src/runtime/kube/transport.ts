@@ -193,11 +193,15 @@ async function readBody(response: http.IncomingMessage, signal?: AbortSignal): P
 }
 
 async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal): AsyncIterable<unknown> {
+  const reader = createInterface({ input: response, crlfDelay: Infinity });
+  // readline ends its iteration on the input's 'end' only; a stream destroyed on abort emits
+  // 'close' instead, so the reader is closed explicitly or the consumer would wait forever.
   const onAbort = (): void => {
+    reader.close();
     response.destroy();
   };
+  if (signal?.aborted) onAbort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const reader = createInterface({ input: response, crlfDelay: Infinity });
   try {
     try {
       for await (const line of reader) {
