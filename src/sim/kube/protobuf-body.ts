@@ -112,7 +112,7 @@ class Reader {
 function decodeMapEntry(buffer: Buffer): [string, Buffer<ArrayBufferLike>] {
   const reader = new Reader(buffer);
   let key = '';
-  let value = Buffer.alloc(0);
+  let value: Buffer<ArrayBufferLike> = Buffer.alloc(0);
   while (!reader.done) {
     const tag = Number(reader.varint());
     if (tag >> 3 === 1 && (tag & 7) === 2) key = reader.bytes().toString('utf8');
