@@ -7,6 +7,7 @@ import { IMMUTABLE_FIELDS, SOURCE_SPECIFIC_FIELDS } from '../../src/api/agentdep
 import { agentDeploymentOpenApiSchema } from '../../src/api/crd/agentdeployment-crd.js';
 import type { JsonSchema } from '../../src/api/crd/structural-schema.js';
 import { prepareCustomResource, type JSONSchemaProps } from '../../src/sim/kube/validation/index.js';
+import { validateAgentDeploymentSpec } from '../../src/api/validation/validate-spec.js';
 import { celViolations, ruleSites, typeCheckRules } from './support/cel-harness.js';
 import {
   externalContainerObject,
@@ -23,6 +24,11 @@ const emulatorSchema = schema as unknown as JSONSchemaProps;
 
 function cel(object: TestObject, old?: TestObject): string[] {
   return celViolations(specSchema, object.spec, old?.spec, 'spec').map((v) => v.message);
+}
+
+/** The operator's own check (src/api/validation), which must agree with the API server. */
+function operatorCheck(object: TestObject, old?: TestObject): string[] {
+  return validateAgentDeploymentSpec(object.spec, old?.spec).map((p) => p.message);
 }
 
 function admit(object: TestObject, old?: TestObject) {
@@ -106,6 +112,7 @@ describe('good objects pass', () => {
     ['external_container', externalContainerObject],
   ] as const)('%s is accepted by the rules and by the emulator', (_, make) => {
     expect(cel(make())).toEqual([]);
+    expect(operatorCheck(make())).toEqual([]);
     const result = admit(make());
     expect(result.strictError).toBeUndefined();
     expect(result.causes).toEqual([]);
@@ -169,11 +176,13 @@ describe('source applicability', () => {
     });
     const expected = `spec.${path.join('.')} applies only when spec.source is ${source}`;
     expect(cel(object)).toEqual([expected]);
+    expect(operatorCheck(object)).toEqual([expected]);
     expect(emulatorMessages(object).join('\n')).toContain(expected);
   });
 });
 
-const INVALID: [string, TestObject, string][] = [
+/** Name, object, the rule's message, and (when the zod schema catches it first) the operator check's field. */
+const INVALID: [string, TestObject, string, string?][] = [
   [
     'buildOnPush true with a tag repoRef',
     mutate(repoHostObject, (spec) => setPath(spec, ['sourceRevisionConfig', 'repoRef'], 'refs/tags/v1')),
@@ -271,12 +280,15 @@ const INVALID: [string, TestObject, string][] = [
     'a secret without secretKeyRef',
     mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A', valueFrom: {} }])),
     'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
+    'spec.secrets[0].valueFrom.secretKeyRef',
   ],
 ];
 
 describe('rules reject bad objects with a message naming the field', () => {
-  it.each(INVALID)('%s', (_, object, message) => {
+  it.each(INVALID)('%s', (_, object, message, schemaField) => {
     expect(cel(object)).toContain(message);
+    if (schemaField === undefined) expect(operatorCheck(object)).toContain(message);
+    else expect(validateAgentDeploymentSpec(object.spec).map((p) => p.field)).toContain(schemaField);
     expect(emulatorMessages(object).join('\n')).toContain(message);
   });
 });
@@ -407,11 +419,20 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
     expect(messages.join('\n')).toMatch(field);
   });
 
+  it.each(bad.filter(([name]) => !name.includes('same name') && !name.includes('plain-text')))(
+    'the operator check also rejects %s, naming the field',
+    (_, object, field) => {
+      const problems = validateAgentDeploymentSpec(object.spec);
+      expect(problems.map((p) => `${p.field}: ${p.message}`).join('\n')).toMatch(field);
+    },
+  );
+
   it('never echoes a plain-text secret value in the error', () => {
     const object = mutate(repoHostObject, (s) =>
       setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain-SECRET' }]),
     );
     expect(emulatorMessages(object).join('\n')).not.toContain('sk-plain-SECRET');
+    expect(JSON.stringify(validateAgentDeploymentSpec(object.spec))).not.toContain('sk-plain-SECRET');
   });
 });
 
@@ -479,6 +500,7 @@ describe('transition rules (updates)', () => {
     const old = base();
     const updated = mutate(base, change);
     expect(cel(updated, old).join('\n')).toContain(message);
+    expect(operatorCheck(updated, old).join('\n')).toContain(message);
     expect(emulatorMessages(updated, old).join('\n')).toContain(message);
     // The same object is fine as a create: transition rules need an old object.
     expect(cel(updated).join('\n')).not.toContain('immutable');
@@ -510,6 +532,7 @@ describe('transition rules (updates)', () => {
     const old = base();
     const updated = mutate(base, change);
     expect(cel(updated, old)).toEqual([]);
+    expect(operatorCheck(updated, old)).toEqual([]);
     expect(emulatorMessages(updated, old)).toEqual([]);
   });
 });
