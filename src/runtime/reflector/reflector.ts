@@ -49,6 +49,7 @@ export interface ReflectorHealth {
   lastProgressAt: number | undefined;
   lastError: string | undefined;
   relists: number;
+  /** Watches that ended for any reason (timeout, watchdog, error, 410) other than shutdown. */
   watchRestarts: number;
 }
 
@@ -220,17 +221,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
         // A watch that delivers events is healthy: later failures start backing off afresh.
         this.backoff.reset();
       }
-      this.watchRestarts += 1;
       return 'ended';
     } catch (error) {
       // The watchdog aborted a silent watch: restart it from the last version at once.
       if (controller.signal.aborted && !signal.aborted) {
-        this.watchRestarts += 1;
         this.logger?.info({ source: this.source.description }, 'watch silent for too long; restarting it');
         return 'ended';
       }
       throw error;
     } finally {
+      if (!signal.aborted) this.watchRestarts += 1;
       signal.removeEventListener('abort', onAbort);
       stopWatchdog();
       controller.abort();
