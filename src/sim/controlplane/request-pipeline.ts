@@ -53,22 +53,26 @@ export class RequestPipeline {
 
   private async process(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const url = new URL(req.url ?? '/', 'http://emulator');
+    // Split by hand: new URL() per request is a measurable share of a GET's cost.
+    const target = req.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
+    const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {
       const reply = replyFromError(rawBody);
       writeJson(res, reply.status, reply.body, reply.headers);
       return;
     }
-    const base = { query: url.searchParams, rawBody: rawBody as string };
+    const base = { query, rawBody: rawBody as string };
 
-    if (url.pathname.startsWith(ADMIN_PREFIX)) {
-      const reply = this.dispatch(this.admin, method, url.pathname, (params) => ({ ...base, params, now: this.runtime.clock() }));
+    if (pathname.startsWith(ADMIN_PREFIX)) {
+      const reply = this.dispatch(this.admin, method, pathname, (params) => ({ ...base, params, now: this.runtime.clock() }));
       writeJson(res, reply.status, reply.body, reply.headers);
       return;
     }
 
-    const match = this.api.match(method, url.pathname);
+    const match = this.api.match(method, pathname);
     const route = match.kind === 'not-found' ? UNMATCHED_ROUTE : match.template;
     const key = presentedKey(req.headers);
     const fingerprint = key === undefined ? null : this.fingerprint(key);
