@@ -83,7 +83,9 @@ function checkSpec(crd: KubeObject, validator: CustomResourceValidator): StatusC
     }
     const schemaBase = `${base}.schema.openAPIV3Schema`;
     for (const cause of validator.validateCrdSchema(schema)) {
-      const field = cause.field.startsWith('spec.') ? cause.field : cause.field ? `${schemaBase}.${cause.field}` : schemaBase;
+      // The validation module reports paths under spec.versions[0]; re-anchor them on this version.
+      const anchored = cause.field.replace(/^spec\.versions\[\d+\]\.schema\.openAPIV3Schema/, schemaBase);
+      const field = anchored.startsWith('spec.') ? anchored : anchored ? `${schemaBase}.${anchored}` : schemaBase;
       causes.push({ ...cause, field });
     }
   });

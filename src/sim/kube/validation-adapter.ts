@@ -1,7 +1,9 @@
 // The one place the server calls the custom-resource validation module
-// (src/sim/kube/validation/, built alongside). Loaded once at start; until that module
-// exists the emulator stores custom resources unvalidated rather than failing to start.
+// (src/sim/kube/validation/): schema validation, defaulting, pruning, CEL rules, and the
+// structural-schema check of CRDs. Kept as a seam so the server depends on a small
+// interface and tests could substitute it.
 import type { JsonObject } from './kube-object.js';
+import { prepareCustomResource, validateCrdSchema, type JSONSchemaProps } from './validation/index.js';
 
 export interface FieldCause {
   reason: string;
@@ -26,48 +28,19 @@ export interface PrepareInput {
 export interface CustomResourceValidator {
   prepareCustomResource(input: PrepareInput): ValidateResult;
   validateCrdSchema(schema: JsonObject): FieldCause[];
-  /** False when the validation module could not be loaded (objects are stored as given). */
+  /** False for a pass-through validator (objects stored as given). */
   readonly available: boolean;
 }
 
-const PASS_THROUGH: CustomResourceValidator = {
-  prepareCustomResource: (input) => ({ object: input.object, causes: [], warnings: [] }),
-  validateCrdSchema: () => [],
-  available: false,
+const MODULE_VALIDATOR: CustomResourceValidator = {
+  prepareCustomResource: (input) => {
+    const result = prepareCustomResource({ ...input, schema: input.schema as JSONSchemaProps });
+    return { object: result.object, causes: result.causes, warnings: result.warnings };
+  },
+  validateCrdSchema: (schema) => validateCrdSchema(schema as JSONSchemaProps),
+  available: true,
 };
 
-interface ValidationModule {
-  prepareCustomResource(input: PrepareInput): ValidateResult;
-  validateCrdSchema(schema: JsonObject): FieldCause[];
-}
-
-function isValidationModule(value: unknown): value is ValidationModule {
-  const candidate = value as Partial<ValidationModule> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.prepareCustomResource === 'function' &&
-    typeof candidate.validateCrdSchema === 'function'
-  );
-}
-
-let loaded: Promise<CustomResourceValidator> | undefined;
-
 export function loadCustomResourceValidator(): Promise<CustomResourceValidator> {
-  loaded ??= (async () => {
-    // A computed specifier keeps the type checker from requiring the module to exist.
-    const specifier = './validation/index.js';
-    try {
-      const module: unknown = await import(specifier);
-      if (!isValidationModule(module)) return PASS_THROUGH;
-      return {
-        prepareCustomResource: (input) => module.prepareCustomResource(input),
-        validateCrdSchema: (schema) => module.validateCrdSchema(schema),
-        available: true,
-      };
-    } catch {
-      return PASS_THROUGH;
-    }
-  })();
-  return loaded;
+  return Promise.resolve(MODULE_VALIDATOR);
 }
