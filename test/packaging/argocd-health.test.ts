@@ -6,13 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseYaml } from './support/helm.js';
 import { runHealthScript, toLuaLiteral } from './support/lua.js';
-import { ARGOCD_HEALTH_DIR } from './support/paths.js';
+import { ARGOCD_HEALTH_DIR, REPO_ROOT } from './support/paths.js';
 
 const HealthTestFile = z.object({
   tests: z
     .array(
       z.object({
-        healthStatus: z.object({ status: z.enum(['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown']), message: z.string() }),
+        healthStatus: z.object({
+          status: z.enum(['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown']),
+          message: z.string(),
+        }),
         inputPath: z.string().regex(/^testdata\/[^/]+\.yaml$/),
       }),
     )
@@ -20,7 +23,9 @@ const HealthTestFile = z.object({
 });
 
 const SCRIPT = join(ARGOCD_HEALTH_DIR, 'health.lua');
-const healthTests = HealthTestFile.parse(parseYaml(await readFile(join(ARGOCD_HEALTH_DIR, 'health_test.yaml'), 'utf8'))).tests;
+const healthTests = HealthTestFile.parse(
+  parseYaml(await readFile(join(ARGOCD_HEALTH_DIR, 'health_test.yaml'), 'utf8')),
+).tests;
 
 async function object(inputPath: string): Promise<unknown> {
   return parseYaml(await readFile(join(ARGOCD_HEALTH_DIR, inputPath), 'utf8'));
@@ -46,8 +51,11 @@ describe('Argo CD health check for AgentDeployment (lua5.1)', () => {
   });
 
   it('puts Stalled before Ready: a terminal error is never shown as healthy', async () => {
-    const degraded = (await object('testdata/degraded_stalled.yaml')) as { status: { conditions: Array<{ type: string; status: string }> } };
-    for (const condition of degraded.status.conditions) if (condition.type === 'Ready') condition.status = 'True';
+    const degraded = (await object('testdata/degraded_stalled.yaml')) as {
+      status: { conditions: Array<{ type: string; status: string }> };
+    };
+    for (const condition of degraded.status.conditions)
+      if (condition.type === 'Ready') condition.status = 'True';
     expect((await runHealthScript(SCRIPT, degraded)).status).toBe('Degraded');
   });
 
@@ -59,5 +67,19 @@ describe('Argo CD health check for AgentDeployment (lua5.1)', () => {
       status: { observedGeneration: 1, conditions: [{ type: 'Stalled', status: 'True', message }] },
     };
     expect(await runHealthScript(SCRIPT, stalled)).toEqual({ status: 'Degraded', message });
+  });
+
+  it('is what the argocd-cm patch in deploy/argocd installs, byte for byte', async () => {
+    const patch = parseYaml(
+      await readFile(join(REPO_ROOT, 'deploy', 'argocd', 'argocd-cm-patch.yaml'), 'utf8'),
+    ) as {
+      data: Record<string, string>;
+    };
+    expect(Object.keys(patch.data)).toEqual([
+      'resource.customizations.health.agentplatform.io_AgentDeployment',
+    ]);
+    expect(patch.data['resource.customizations.health.agentplatform.io_AgentDeployment']).toBe(
+      await readFile(SCRIPT, 'utf8'),
+    );
   });
 });

@@ -20,7 +20,9 @@ interface Dashboard {
   templating: { list: Array<{ name: string; type: string }> };
 }
 
-const dashboard = JSON.parse(await readFile(join(CHART_DIR, 'dashboards', 'agent-operator.json'), 'utf8')) as Dashboard;
+const dashboard = JSON.parse(
+  await readFile(join(CHART_DIR, 'dashboards', 'agent-operator.json'), 'utf8'),
+) as Dashboard;
 const expressions = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
 
 /** The metric names of the operator's contract (histograms are queried through _bucket). */
@@ -53,7 +55,9 @@ describe('Grafana dashboard', () => {
     expect(dashboard.uid).toBe('agent-operator');
     const ids = dashboard.panels.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(dashboard.templating.list).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'datasource', type: 'datasource' })]));
+    expect(dashboard.templating.list).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'datasource', type: 'datasource' })]),
+    );
   });
 
   it('queries every metric the operator serves, and no metric it does not', () => {
@@ -79,7 +83,19 @@ describe('Grafana dashboard', () => {
 
   it('covers the questions an operator on call asks', () => {
     const titles = dashboard.panels.map((p) => p.title.toLowerCase()).join('\n');
-    for (const topic of ['reconcile rate', 'reconcile errors', 'reconcile latency', 'queue depth', 'requests by code', '429', 'budget wait', 'retries', 'rollout time', 'by condition', 'leader']) {
+    for (const topic of [
+      'reconcile rate',
+      'reconcile errors',
+      'reconcile latency',
+      'queue depth',
+      'requests by code',
+      '429',
+      'budget wait',
+      'retries',
+      'rollout time',
+      'by condition',
+      'leader',
+    ]) {
       expect(titles, topic).toContain(topic);
     }
   });

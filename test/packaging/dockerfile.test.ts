@@ -73,14 +73,18 @@ describe('Dockerfile', () => {
     expect(allStages.length).toBeGreaterThanOrEqual(2);
     const build = allStages[0];
     expect(build?.instructions.some((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args))).toBe(true);
-    expect(build?.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).toBe(true);
+    expect(build?.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).toBe(
+      true,
+    );
   });
 
   it('pins every base image to an exact current-LTS Node release (no latest, no floating major)', () => {
     for (const stage of allStages) {
       const image = resolveImage(stage.from);
       if (allStages.some((s) => s.name === image)) continue;
-      expect(image, stage.from).toMatch(/^(node:22\.\d+\.\d+-(bookworm|bookworm-slim)|gcr\.io\/distroless\/nodejs22-debian12:[\w.-]+)(@sha256:[a-f0-9]{64})?$/);
+      expect(image, stage.from).toMatch(
+        /^(node:22\.\d+\.\d+-(bookworm|bookworm-slim)|gcr\.io\/distroless\/nodejs22-debian12:[\w.-]+)(@sha256:[a-f0-9]{64})?$/,
+      );
       expect(image).not.toMatch(/:latest\b/);
     }
   });
@@ -97,14 +101,18 @@ describe('Dockerfile', () => {
     for (const copy of copies) expect(copy.args).not.toMatch(/node_modules/);
     const fromBuild = copies.filter((c) => c.args.includes('--from='));
     expect(fromBuild.map((c) => c.args.split(/\s+/)[1])).toEqual(['/src/dist']);
-    const sources = copies.filter((c) => !c.args.includes('--from=')).flatMap((c) => c.args.split(/\s+/).slice(0, -1));
+    const sources = copies
+      .filter((c) => !c.args.includes('--from='))
+      .flatMap((c) => c.args.split(/\s+/).slice(0, -1));
     expect(sources.sort()).toEqual(['crds', 'package-lock.json', 'package.json']);
   });
 
   it('runs as the non-root uid 65532 that the chart expects, with NODE_ENV=production', () => {
     const users = runtime.instructions.filter((i) => i.keyword === 'USER');
     expect(users.at(-1)?.args).toBe('65532:65532');
-    expect(runtime.instructions.some((i) => i.keyword === 'ENV' && /NODE_ENV=production/.test(i.args))).toBe(true);
+    expect(runtime.instructions.some((i) => i.keyword === 'ENV' && /NODE_ENV=production/.test(i.args))).toBe(
+      true,
+    );
   });
 
   it('starts the operator through the CLI: ENTRYPOINT node dist/cli.js, CMD run', () => {
@@ -125,10 +133,27 @@ describe('.dockerignore', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '' && !l.startsWith('#'));
-    for (const required of ['node_modules', '.git', 'test', 'bench', '.tools', 'docs', 'dist', 'charts', '.env']) {
+    for (const required of [
+      'node_modules',
+      '.git',
+      'test',
+      'bench',
+      '.tools',
+      'docs',
+      'dist',
+      'charts',
+      '.env',
+    ]) {
       expect(patterns, required).toContain(required);
     }
-    for (const needed of ['src', 'crds', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const needed of [
+      'src',
+      'crds',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+    ]) {
       expect(patterns, `${needed} is needed by the build`).not.toContain(needed);
     }
   });

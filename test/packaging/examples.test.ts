@@ -5,7 +5,11 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentDeployment } from '../../src/api/agentdeployment/resource.js';
-import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
+import {
+  DEFAULT_API_KEY,
+  startControlPlaneEmulator,
+  type ControlPlaneEmulator,
+} from '../../src/sim/controlplane/index.js';
 import { type Manifest, parseManifests } from './support/helm.js';
 import { validateAgainstKubernetesSchemas } from './support/kubernetes-schema.js';
 import { EXAMPLES_DIR } from './support/paths.js';
@@ -23,7 +27,9 @@ const examples = await loadExamples(EXAMPLES_DIR);
 const agents = examples.filter((m) => m.kind === 'AgentDeployment').map((m) => AgentDeployment.parse(m));
 
 function hasKey(kind: 'Secret' | 'ConfigMap', name: string, key?: string): boolean {
-  const found = examples.find((m) => m.kind === kind && m.metadata.name === name && m.metadata.namespace === NAMESPACE);
+  const found = examples.find(
+    (m) => m.kind === kind && m.metadata.name === name && m.metadata.namespace === NAMESPACE,
+  );
   if (!found) return false;
   if (key === undefined) return true;
   const data = { ...(found['data'] as object | undefined), ...(found['stringData'] as object | undefined) };
@@ -58,7 +64,10 @@ describe('examples/', () => {
     for (const agent of agents) {
       for (const secret of agent.spec.secrets ?? []) {
         const ref = secret.valueFrom.secretKeyRef;
-        expect(hasKey('Secret', ref.name, ref.key), `${agent.metadata.name}: secret ${ref.name}/${ref.key}`).toBe(true);
+        expect(
+          hasKey('Secret', ref.name, ref.key),
+          `${agent.metadata.name}: secret ${ref.name}/${ref.key}`,
+        ).toBe(true);
       }
       const resourceSpec = agent.spec.sourceConfig?.resourceSpec;
       for (const pullSecret of resourceSpec?.imagePullSecrets ?? []) {
@@ -67,8 +76,10 @@ describe('examples/', () => {
       for (const volume of (resourceSpec?.volumes ?? []) as Array<Record<string, unknown>>) {
         const configMap = volume['configMap'] as { name?: string } | undefined;
         const secret = volume['secret'] as { secretName?: string } | undefined;
-        if (configMap?.name) expect(hasKey('ConfigMap', configMap.name), `configMap ${configMap.name}`).toBe(true);
-        if (secret?.secretName) expect(hasKey('Secret', secret.secretName), `secret ${secret.secretName}`).toBe(true);
+        if (configMap?.name)
+          expect(hasKey('ConfigMap', configMap.name), `configMap ${configMap.name}`).toBe(true);
+        if (secret?.secretName)
+          expect(hasKey('Secret', secret.secretName), `secret ${secret.secretName}`).toBe(true);
       }
     }
   });
@@ -77,7 +88,11 @@ describe('examples/', () => {
     const external = agents.find((a) => a.spec.source === 'external_container');
     const resourceSpec = external?.spec.sourceConfig?.resourceSpec;
     const volumes = (resourceSpec?.volumes ?? []) as Array<Record<string, unknown>>;
-    for (const kind of ['configMap', 'emptyDir', 'secret']) expect(volumes.some((v) => kind in v), kind).toBe(true);
+    for (const kind of ['configMap', 'emptyDir', 'secret'])
+      expect(
+        volumes.some((v) => kind in v),
+        kind,
+      ).toBe(true);
     const volumeNames = new Set(volumes.map((v) => v['name']));
     for (const mount of resourceSpec?.volumeMounts ?? []) expect(volumeNames.has(mount.name)).toBe(true);
     expect(resourceSpec?.initContainers?.length).toBeGreaterThan(0);
@@ -90,7 +105,11 @@ describe('examples/', () => {
     expect(application).toMatchObject({
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
-      spec: { source: { path: 'examples' }, destination: { namespace: NAMESPACE }, syncPolicy: { automated: { prune: true, selfHeal: true } } },
+      spec: {
+        source: { path: 'examples' },
+        destination: { namespace: NAMESPACE },
+        syncPolicy: { automated: { prune: true, selfHeal: true } },
+      },
     });
     expect(examples.map((m) => m.kind)).not.toContain('Application');
   });
@@ -115,12 +134,16 @@ describe('the ids the examples use', () => {
 
   it('are the emulator default key’s integration and listener', async () => {
     const integrations = (await get('/v1/integrations/repo_host/install')) as Array<{ id: string }>;
-    const listeners = (await get('/v2/listeners')) as { resources: Array<{ id: string; compute_config: { cluster_namespaces: string[] } }> };
+    const listeners = (await get('/v2/listeners')) as {
+      resources: Array<{ id: string; compute_config: { cluster_namespaces: string[] } }>;
+    };
     const repoHost = agents.find((a) => a.spec.source === 'repo_host');
     const external = agents.find((a) => a.spec.source === 'external_container');
     expect(integrations.map((i) => i.id)).toContain(repoHost?.spec.sourceConfig?.integrationId);
     const listener = listeners.resources.find((l) => l.id === external?.spec.sourceConfig?.listenerId);
     expect(listener).toBeDefined();
-    expect(listener?.compute_config.cluster_namespaces).toContain(external?.spec.sourceConfig?.listenerConfig?.clusterNamespace);
+    expect(listener?.compute_config.cluster_namespaces).toContain(
+      external?.spec.sourceConfig?.listenerConfig?.clusterNamespace,
+    );
   });
 });

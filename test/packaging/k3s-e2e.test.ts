@@ -93,31 +93,96 @@ describe.skipIf(absent !== undefined)('k3s end to end', () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  it('installs the chart and the operator becomes ready', async () => {
-    await tool(KUBECTL, ['apply', '-f', '-'], CONTROL_PLANE_MANIFEST);
-    await tool(KUBECTL, ['-n', 'control-plane', 'rollout', 'status', 'deployment/control-plane', '--timeout=180s']);
-    await tool(KUBECTL, ['create', 'namespace', RELEASE_NAMESPACE]);
-    await tool(KUBECTL, ['-n', RELEASE_NAMESPACE, 'create', 'secret', 'generic', 'agent-operator-credentials', '--from-literal=api-key=emulator-key']);
-    await tool(HELM, [
-      'install', RELEASE_NAME, CHART_DIR, '--namespace', RELEASE_NAMESPACE, '--wait', '--timeout', '5m',
-      '--set', 'image.repository=agent-operator', '--set', 'image.tag=e2e', '--set', 'image.pullPolicy=Never',
-      '--set', 'controlPlane.url=http://control-plane.control-plane.svc:8080', '--set', 'resyncPeriod=30s',
-    ]);
-    const ready = await tool(KUBECTL, ['-n', RELEASE_NAMESPACE, 'get', 'deployment', RELEASE_NAME, '-o', 'jsonpath={.status.readyReplicas}']);
-    expect(ready).toBe('1');
-  }, E2E_TIMEOUT_MS);
+  it(
+    'installs the chart and the operator becomes ready',
+    async () => {
+      await tool(KUBECTL, ['apply', '-f', '-'], CONTROL_PLANE_MANIFEST);
+      await tool(KUBECTL, [
+        '-n',
+        'control-plane',
+        'rollout',
+        'status',
+        'deployment/control-plane',
+        '--timeout=180s',
+      ]);
+      await tool(KUBECTL, ['create', 'namespace', RELEASE_NAMESPACE]);
+      await tool(KUBECTL, [
+        '-n',
+        RELEASE_NAMESPACE,
+        'create',
+        'secret',
+        'generic',
+        'agent-operator-credentials',
+        '--from-literal=api-key=emulator-key',
+      ]);
+      await tool(HELM, [
+        'install',
+        RELEASE_NAME,
+        CHART_DIR,
+        '--namespace',
+        RELEASE_NAMESPACE,
+        '--wait',
+        '--timeout',
+        '5m',
+        '--set',
+        'image.repository=agent-operator',
+        '--set',
+        'image.tag=e2e',
+        '--set',
+        'image.pullPolicy=Never',
+        '--set',
+        'controlPlane.url=http://control-plane.control-plane.svc:8080',
+        '--set',
+        'resyncPeriod=30s',
+      ]);
+      const ready = await tool(KUBECTL, [
+        '-n',
+        RELEASE_NAMESPACE,
+        'get',
+        'deployment',
+        RELEASE_NAME,
+        '-o',
+        'jsonpath={.status.readyReplicas}',
+      ]);
+      expect(ready).toBe('1');
+    },
+    E2E_TIMEOUT_MS,
+  );
 
-  it('runs examples/ to Ready', async () => {
-    await tool(KUBECTL, ['apply', '-f', EXAMPLES_DIR]);
-    await tool(KUBECTL, ['-n', 'agents-demo', 'wait', 'agd', '--all', '--for=condition=Ready', '--timeout=300s']);
-    const ids = await tool(KUBECTL, ['-n', 'agents-demo', 'get', 'agd', '-o', 'jsonpath={.items[*].status.activeRevisionId}']);
-    expect(ids.split(' ').filter((id) => id !== '')).toHaveLength(2);
-  }, E2E_TIMEOUT_MS);
+  it(
+    'runs examples/ to Ready',
+    async () => {
+      await tool(KUBECTL, ['apply', '-f', EXAMPLES_DIR]);
+      await tool(KUBECTL, [
+        '-n',
+        'agents-demo',
+        'wait',
+        'agd',
+        '--all',
+        '--for=condition=Ready',
+        '--timeout=300s',
+      ]);
+      const ids = await tool(KUBECTL, [
+        '-n',
+        'agents-demo',
+        'get',
+        'agd',
+        '-o',
+        'jsonpath={.items[*].status.activeRevisionId}',
+      ]);
+      expect(ids.split(' ').filter((id) => id !== '')).toHaveLength(2);
+    },
+    E2E_TIMEOUT_MS,
+  );
 
-  it('keeps the CRD, and so every AgentDeployment, after helm uninstall', async () => {
-    await tool(HELM, ['uninstall', RELEASE_NAME, '--namespace', RELEASE_NAMESPACE, '--wait']);
-    await tool(KUBECTL, ['get', 'crd', 'agentdeployments.agentplatform.io']);
-    const names = await tool(KUBECTL, ['-n', 'agents-demo', 'get', 'agd', '-o', 'name']);
-    expect(names.trim().split('\n')).toHaveLength(2);
-  }, E2E_TIMEOUT_MS);
+  it(
+    'keeps the CRD, and so every AgentDeployment, after helm uninstall',
+    async () => {
+      await tool(HELM, ['uninstall', RELEASE_NAME, '--namespace', RELEASE_NAMESPACE, '--wait']);
+      await tool(KUBECTL, ['get', 'crd', 'agentdeployments.agentplatform.io']);
+      const names = await tool(KUBECTL, ['-n', 'agents-demo', 'get', 'agd', '-o', 'name']);
+      expect(names.trim().split('\n')).toHaveLength(2);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

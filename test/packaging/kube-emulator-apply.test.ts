@@ -8,7 +8,8 @@ import { EXAMPLES_DIR } from './support/paths.js';
 
 const started = await startKube();
 const unavailable = typeof started === 'string' ? started : undefined;
-if (unavailable) console.warn(`SKIPPED applying the chart and examples to the Kubernetes emulator: ${unavailable}`);
+if (unavailable)
+  console.warn(`SKIPPED applying the chart and examples to the Kubernetes emulator: ${unavailable}`);
 
 // The Prometheus Operator's kinds need its CRDs, which are not the chart's to install.
 const NEEDS_OTHER_CRDS = new Set(['monitoring.coreos.com/v1']);
@@ -32,7 +33,11 @@ describe.skipIf(unavailable !== undefined)('kubectl apply to the Kubernetes emul
 
   beforeAll(async () => {
     // `kubectl apply` (JSON on the wire) rather than `kubectl create namespace`, which sends protobuf.
-    const namespaces = [RELEASE_NAMESPACE, 'team-a', 'team-b'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+    const namespaces = [RELEASE_NAMESPACE, 'team-a', 'team-b'].map((name) => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    }));
     await kubectl(['apply', '-f', '-'], namespaces.map((n) => dump(n)).join('---\n'));
   });
 
@@ -42,9 +47,16 @@ describe.skipIf(unavailable !== undefined)('kubectl apply to the Kubernetes emul
 
   it('applies the default rendering, CRD included, and the CRD becomes Established', async () => {
     const out = await kubectl(['apply', '-f', '-'], stream(await renderChart({})));
-    expect(out).toMatch(/customresourcedefinition.apiextensions.k8s.io\/agentdeployments.agentplatform.io created/);
+    expect(out).toMatch(
+      /customresourcedefinition.apiextensions.k8s.io\/agentdeployments.agentplatform.io created/,
+    );
     expect(out).toMatch(/deployment.apps\/agent-operator created/);
-    await kubectl(['wait', '--for=condition=Established', '--timeout=30s', 'crd/agentdeployments.agentplatform.io']);
+    await kubectl([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=30s',
+      'crd/agentdeployments.agentplatform.io',
+    ]);
   });
 
   it.each(VALUE_SETS.filter((v) => v.name !== 'defaults').map((v) => [v.name, v] as const))(
@@ -60,7 +72,12 @@ describe.skipIf(unavailable !== undefined)('kubectl apply to the Kubernetes emul
     expect(first).toMatch(/agentdeployment.agentplatform.io\/research-assistant created/);
     expect(first).toMatch(/agentdeployment.agentplatform.io\/support-bot created/);
     const second = await kubectl(['apply', '-f', EXAMPLES_DIR]);
-    expect(second.trim().split('\n').filter((line) => !line.endsWith(' unchanged'))).toEqual([]);
+    expect(
+      second
+        .trim()
+        .split('\n')
+        .filter((line) => !line.endsWith(' unchanged')),
+    ).toEqual([]);
   });
 
   it('lists the examples by short name with the printer columns', async () => {
@@ -71,11 +88,15 @@ describe.skipIf(unavailable !== undefined)('kubectl apply to the Kubernetes emul
   });
 
   it('keeps the external_container resourceSpec byte for byte (volumes, mounts, init containers, sidecars)', async () => {
-    const stored = JSON.parse(await kubectl(['get', 'agd', 'support-bot', '-n', 'agents-demo', '-o', 'json'])) as {
+    const stored = JSON.parse(
+      await kubectl(['get', 'agd', 'support-bot', '-n', 'agents-demo', '-o', 'json']),
+    ) as {
       spec: { sourceConfig: { resourceSpec: Record<string, unknown> } };
     };
     const spec = stored.spec.sourceConfig.resourceSpec;
-    expect(spec['sidecars']).toEqual([expect.objectContaining({ name: 'log-shipper', restartPolicy: 'Always' })]);
+    expect(spec['sidecars']).toEqual([
+      expect.objectContaining({ name: 'log-shipper', restartPolicy: 'Always' }),
+    ]);
     expect((spec['volumes'] as unknown[]).length).toBe(3);
     expect(spec['initContainers']).toEqual([expect.objectContaining({ name: 'warm-cache' })]);
   });

@@ -12,14 +12,24 @@ async function renderedDeployment() {
 
 describe('the Kubernetes schema check', () => {
   it('accepts the rendered Deployment as it is', async () => {
-    expect(await validateAgainstKubernetesSchemas(await renderedDeployment())).toEqual({ known: true, problems: [] });
+    expect(await validateAgainstKubernetesSchemas(await renderedDeployment())).toEqual({
+      known: true,
+      problems: [],
+    });
   });
 
   it('rejects a misspelt field that JSON Schema alone would let through', async () => {
-    const text = JSON.stringify(await renderedDeployment()).replace('"readOnlyRootFilesystem"', '"readOnlyRootFileSystem"');
-    const outcome = await validateAgainstKubernetesSchemas(JSON.parse(text) as Awaited<ReturnType<typeof renderedDeployment>>);
+    const text = JSON.stringify(await renderedDeployment()).replace(
+      '"readOnlyRootFilesystem"',
+      '"readOnlyRootFileSystem"',
+    );
+    const outcome = await validateAgainstKubernetesSchemas(
+      JSON.parse(text) as Awaited<ReturnType<typeof renderedDeployment>>,
+    );
     expect(outcome.problems).toEqual([
-      expect.stringContaining('spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem: unknown field'),
+      expect.stringContaining(
+        'spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem: unknown field',
+      ),
     ]);
   });
 
@@ -30,7 +40,9 @@ describe('the Kubernetes schema check', () => {
     const spec = broken['spec'] as { selector?: unknown };
     delete spec.selector;
     const outcome = await validateAgainstKubernetesSchemas(broken);
-    expect(outcome.problems.join('\n')).toMatch(/runAsUser must be integer|must have required property 'selector'/);
+    expect(outcome.problems.join('\n')).toMatch(
+      /runAsUser must be integer|must have required property 'selector'/,
+    );
     expect(outcome.problems.length).toBeGreaterThan(0);
   });
 

@@ -19,7 +19,10 @@ function field(value: unknown, ...path: Array<string | number>): unknown {
 
 function only(manifests: Manifest[], kind: string): Manifest {
   const found = manifests.filter((m) => m.kind === kind);
-  expect(found.map((m) => m.metadata.name), `exactly one ${kind}`).toHaveLength(1);
+  expect(
+    found.map((m) => m.metadata.name),
+    `exactly one ${kind}`,
+  ).toHaveLength(1);
   return found[0] as Manifest;
 }
 
@@ -51,7 +54,8 @@ const CUSTOM_KINDS: Record<string, (m: Manifest) => string[]> = {
     const endpoints = field(m, 'spec', 'endpoints');
     const problems: string[] = [];
     if (!field(m, 'spec', 'selector', 'matchLabels')) problems.push('spec.selector.matchLabels is required');
-    if (!Array.isArray(endpoints) || endpoints.length === 0) problems.push('spec.endpoints must not be empty');
+    if (!Array.isArray(endpoints) || endpoints.length === 0)
+      problems.push('spec.endpoints must not be empty');
     return problems;
   },
   'monitoring.coreos.com/v1/PrometheusRule': (m) => {
@@ -59,7 +63,9 @@ const CUSTOM_KINDS: Record<string, (m: Manifest) => string[]> = {
     if (!Array.isArray(groups) || groups.length === 0) return ['spec.groups must not be empty'];
     return (groups as Json[]).flatMap((g, i) =>
       ((g['rules'] as Json[] | undefined) ?? []).flatMap((r, j) =>
-        typeof r['alert'] === 'string' && typeof r['expr'] === 'string' ? [] : [`spec.groups[${i}].rules[${j}] needs alert and expr`],
+        typeof r['alert'] === 'string' && typeof r['expr'] === 'string'
+          ? []
+          : [`spec.groups[${i}].rules[${j}] needs alert and expr`],
       ),
     );
   },
@@ -88,7 +94,9 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
       expect(labels['app.kubernetes.io/instance']).toBe('agent-operator');
       expect(labels['app.kubernetes.io/managed-by']).toBe('Helm');
       expect(labels['helm.sh/chart']).toMatch(/^agent-operator-\d+\.\d+\.\d+/);
-      const clusterScoped = ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'].includes(manifest.kind);
+      const clusterScoped = ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition'].includes(
+        manifest.kind,
+      );
       if (!clusterScoped) expect(manifest.metadata.namespace, `${manifest.kind} namespace`).toBeTruthy();
     }
   });
@@ -130,7 +138,9 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
     const keyArg = args(manifests).find((a) => a.startsWith('--api-key-file='));
     expect(keyArg).toBeDefined();
     const keyPath = keyArg?.slice('--api-key-file='.length) ?? '';
-    const mount = (container['volumeMounts'] as Json[]).find((m) => keyPath.startsWith(`${String(m['mountPath'])}/`));
+    const mount = (container['volumeMounts'] as Json[]).find((m) =>
+      keyPath.startsWith(`${String(m['mountPath'])}/`),
+    );
     expect(mount).toMatchObject({ readOnly: true });
     const pod = field(only(manifests, 'Deployment'), 'spec', 'template', 'spec') as Json;
     const volume = (pod['volumes'] as Json[]).find((v) => v['name'] === mount?.['name']);
@@ -177,12 +187,20 @@ describe('choices made by the values', () => {
 
   it('uses a Role and RoleBinding per watched namespace, and no cluster-wide grant', () => {
     const manifests = render('namespaced watch');
-    expect(manifests.filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition')).toEqual([]);
-    const watchRoles = manifests.filter((m) => m.kind === 'Role' && !m.metadata.name.endsWith('leader-election'));
+    expect(
+      manifests.filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition'),
+    ).toEqual([]);
+    const watchRoles = manifests.filter(
+      (m) => m.kind === 'Role' && !m.metadata.name.endsWith('leader-election'),
+    );
     expect(watchRoles.map((r) => r.metadata.namespace).sort()).toEqual(['team-a', 'team-b']);
-    const bindings = manifests.filter((m) => m.kind === 'RoleBinding' && !m.metadata.name.endsWith('leader-election'));
+    const bindings = manifests.filter(
+      (m) => m.kind === 'RoleBinding' && !m.metadata.name.endsWith('leader-election'),
+    );
     expect(bindings.map((r) => r.metadata.namespace).sort()).toEqual(['team-a', 'team-b']);
-    const leaderRole = manifests.find((m) => m.kind === 'Role' && m.metadata.name.endsWith('leader-election'));
+    const leaderRole = manifests.find(
+      (m) => m.kind === 'Role' && m.metadata.name.endsWith('leader-election'),
+    );
     expect(leaderRole?.metadata.namespace).toBe(RELEASE_NAMESPACE);
     expect(args(manifests)).toContain('--namespaces=team-a,team-b');
   });
@@ -191,13 +209,24 @@ describe('choices made by the values', () => {
     const manifests = render('two replicas, leader election left off');
     expect(field(only(manifests, 'Deployment'), 'spec', 'replicas')).toBe(2);
     expect(args(manifests)).toEqual(
-      expect.arrayContaining(['--leader-elect', `--leader-election-namespace=${RELEASE_NAMESPACE}`, '--leader-election-id=agent-operator']),
+      expect.arrayContaining([
+        '--leader-elect',
+        `--leader-election-namespace=${RELEASE_NAMESPACE}`,
+        '--leader-election-id=agent-operator',
+      ]),
     );
   });
 
   it('passes the flags the operator reads, with region by default and the URL when set', () => {
     expect(args(render('defaults'))).toEqual(
-      expect.arrayContaining(['run', '--region=us', '--concurrency=4', '--resync-period=10m', '--log-level=info', '--metrics-bind-address=0.0.0.0:8080']),
+      expect.arrayContaining([
+        'run',
+        '--region=us',
+        '--concurrency=4',
+        '--resync-period=10m',
+        '--log-level=info',
+        '--metrics-bind-address=0.0.0.0:8080',
+      ]),
     );
     const custom = render('self-hosted url, tenant from a secret, digest, overrides');
     const customArgs = args(custom);
@@ -216,7 +245,10 @@ describe('choices made by the values', () => {
     expect(container['image']).toBe(`ghcr.io/agentplatform/agent-operator@sha256:${'a'.repeat(64)}`);
     expect(container['env']).toEqual(
       expect.arrayContaining([
-        { name: 'AGENT_OPERATOR_TENANT_ID', valueFrom: { secretKeyRef: { name: 'cp-tenant', key: 'tenant' } } },
+        {
+          name: 'AGENT_OPERATOR_TENANT_ID',
+          valueFrom: { secretKeyRef: { name: 'cp-tenant', key: 'tenant' } },
+        },
       ]),
     );
     expect(args(render('eu region, tenant id, no CRDs'))).toContain('--region=eu');
@@ -225,11 +257,19 @@ describe('choices made by the values', () => {
 
   it('renders the monitoring objects, the PDB and the NetworkPolicy only when enabled', () => {
     const defaults = render('defaults').map((m) => m.kind);
-    for (const kind of ['ServiceMonitor', 'PrometheusRule', 'PodDisruptionBudget', 'NetworkPolicy', 'ConfigMap']) {
+    for (const kind of [
+      'ServiceMonitor',
+      'PrometheusRule',
+      'PodDisruptionBudget',
+      'NetworkPolicy',
+      'ConfigMap',
+    ]) {
       expect(defaults).not.toContain(kind);
     }
     const all = render('monitoring, disruption budget and network policy');
-    expect(only(all, 'ServiceMonitor')).toMatchObject({ spec: { endpoints: [{ port: 'metrics', path: '/metrics' }] } });
+    expect(only(all, 'ServiceMonitor')).toMatchObject({
+      spec: { endpoints: [{ port: 'metrics', path: '/metrics' }] },
+    });
     expect(only(all, 'PodDisruptionBudget')).toMatchObject({ spec: { minAvailable: 1 } });
     const dashboard = only(all, 'ConfigMap');
     expect(dashboard.metadata.labels?.['grafana_dashboard']).toBe('1');
@@ -242,7 +282,9 @@ describe('choices made by the values', () => {
     const ingress = field(policy, 'spec', 'ingress') as Json[];
     expect(ingress).toHaveLength(1);
     expect(ingress[0]?.['ports']).toEqual([{ port: 'metrics', protocol: 'TCP' }]);
-    expect(ingress[0]?.['from']).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    expect(ingress[0]?.['from']).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
     const egressPorts = (field(policy, 'spec', 'egress') as Json[]).map((rule) =>
       (rule['ports'] as Json[]).map((p) => `${String(p['protocol'])}/${String(p['port'])}`),
     );
@@ -250,7 +292,9 @@ describe('choices made by the values', () => {
   });
 
   it('installs no CRD when crds.install is false', () => {
-    expect(render('eu region, tenant id, no CRDs').map((m) => m.kind)).not.toContain('CustomResourceDefinition');
+    expect(render('eu region, tenant id, no CRDs').map((m) => m.kind)).not.toContain(
+      'CustomResourceDefinition',
+    );
   });
 });
 

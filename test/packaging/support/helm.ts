@@ -55,7 +55,11 @@ export const VALUE_SETS: ValueSet[] = [
       serviceAccount: { annotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/op' } },
     },
   },
-  { name: 'eu region, tenant id, no CRDs', set: ['controlPlane.region=eu', 'crds.install=false'], values: { controlPlane: { tenantId: '0f8fad5b-d9cb-469f-a165-70867728950e' } } },
+  {
+    name: 'eu region, tenant id, no CRDs',
+    set: ['controlPlane.region=eu', 'crds.install=false'],
+    values: { controlPlane: { tenantId: '0f8fad5b-d9cb-469f-a165-70867728950e' } },
+  },
 ];
 
 function valueArgs(valueSet: Pick<ValueSet, 'set' | 'values'>): string[] {
@@ -74,7 +78,10 @@ export function helm(args: string[], input?: string): Promise<RunResult> {
 }
 
 export function helmLint(valueSet: Pick<ValueSet, 'set' | 'values'>): Promise<RunResult> {
-  return helm(['lint', '--strict', CHART_DIR, '--namespace', RELEASE_NAMESPACE, ...valueArgs(valueSet)], valueInput(valueSet));
+  return helm(
+    ['lint', '--strict', CHART_DIR, '--namespace', RELEASE_NAMESPACE, ...valueArgs(valueSet)],
+    valueInput(valueSet),
+  );
 }
 
 export function helmTemplate(valueSet: Pick<ValueSet, 'set' | 'values'>): Promise<RunResult> {
@@ -87,7 +94,12 @@ export function helmTemplate(valueSet: Pick<ValueSet, 'set' | 'values'>): Promis
 export interface Manifest {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [field: string]: unknown;
 }
 
@@ -110,7 +122,9 @@ export function parseManifests(yaml: string, source: string): Manifest[] {
   loadAll(yaml, (document) => {
     if (document === null || document === undefined) return;
     if (!isManifest(document)) {
-      throw new Error(`${source}: a document is not a Kubernetes object: ${JSON.stringify(document).slice(0, 200)}`);
+      throw new Error(
+        `${source}: a document is not a Kubernetes object: ${JSON.stringify(document).slice(0, 200)}`,
+      );
     }
     manifests.push(document);
   });

@@ -24,30 +24,44 @@ interface ValidatingModel {
 type ModelConstructor = new (data: unknown) => ValidatingModel;
 
 function isGeneratedModel(value: unknown): value is GeneratedModel {
-  return typeof value === 'function' && typeof (value as { getAttributeTypeMap?: unknown }).getAttributeTypeMap === 'function';
+  return (
+    typeof value === 'function' &&
+    typeof (value as { getAttributeTypeMap?: unknown }).getAttributeTypeMap === 'function'
+  );
 }
 
 const clientModels = kubernetesClient as unknown as Record<string, unknown>;
 
 /** client-node names its generated types after the OpenAPI definitions: V1Deployment, V1beta1... */
 function clientTypeName(apiVersion: string, kind: string): string {
-  const version = apiVersion.includes('/') ? apiVersion.split('/')[1] ?? '' : apiVersion;
+  const version = apiVersion.includes('/') ? (apiVersion.split('/')[1] ?? '') : apiVersion;
   return `${version.charAt(0).toUpperCase()}${version.slice(1)}${kind}`;
 }
 
-const OPAQUE_TYPES = new Set(['any', 'object', 'string', 'number', 'boolean', 'Date', 'IntOrString', 'RuntimeRawExtension']);
+const OPAQUE_TYPES = new Set([
+  'any',
+  'object',
+  'string',
+  'number',
+  'boolean',
+  'Date',
+  'IntOrString',
+  'RuntimeRawExtension',
+]);
 
 function unknownFields(value: unknown, typeName: string, path: string, problems: string[]): void {
   if (value === null || value === undefined || OPAQUE_TYPES.has(typeName)) return;
   const arrayMatch = /^Array<(.+)>$/.exec(typeName);
   if (arrayMatch?.[1]) {
-    if (Array.isArray(value)) value.forEach((item, i) => unknownFields(item, arrayMatch[1] ?? '', `${path}[${i}]`, problems));
+    if (Array.isArray(value))
+      value.forEach((item, i) => unknownFields(item, arrayMatch[1] ?? '', `${path}[${i}]`, problems));
     return;
   }
   const mapMatch = /^\{ \[key: string\]: (.+); \}$/.exec(typeName);
   if (mapMatch?.[1]) {
     if (typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) unknownFields(item, mapMatch[1], `${path}.${key}`, problems);
+      for (const [key, item] of Object.entries(value))
+        unknownFields(item, mapMatch[1], `${path}.${key}`, problems);
     }
     return;
   }

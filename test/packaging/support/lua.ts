@@ -13,7 +13,10 @@ function luaString(text: string): string {
   let quoted = '';
   for (const character of text) {
     const code = character.charCodeAt(0);
-    quoted += code < 32 || character === '\\' || character === '"' ? `\\${code.toString().padStart(3, '0')}` : character;
+    quoted +=
+      code < 32 || character === '\\' || character === '"'
+        ? `\\${code.toString().padStart(3, '0')}`
+        : character;
   }
   return `"${quoted}"`;
 }
@@ -27,7 +30,9 @@ export function toLuaLiteral(value: unknown): string {
   if (value instanceof Date) return luaString(value.toISOString().replace('.000Z', 'Z'));
   if (Array.isArray(value)) return `{${value.map(toLuaLiteral).join(', ')}}`;
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).map(([k, v]) => `[${luaString(k)}] = ${toLuaLiteral(v)}`);
+    const entries = Object.entries(value as Record<string, unknown>).map(
+      ([k, v]) => `[${luaString(k)}] = ${toLuaLiteral(v)}`,
+    );
     return `{${entries.join(', ')}}`;
   }
   throw new Error(`cannot express ${typeof value} in Lua`);
