@@ -18,10 +18,15 @@ export function prepareNamespace(object: KubeObject, old: KubeObject | undefined
     ]);
   }
   const status = old ? old['status'] : { phase: 'Active' };
+  // The "kubernetes" finalizer is the server's: always set on create, kept on update, and
+  // only removed by the namespace controller once the namespace is empty.
+  const spec = (object['spec'] ?? {}) as { finalizers?: string[] };
+  const oldSpec = (old?.['spec'] ?? {}) as { finalizers?: string[] };
+  const finalizers = old ? (oldSpec.finalizers ?? []) : [...new Set([...(spec.finalizers ?? []), 'kubernetes'])];
   return {
     ...object,
     metadata: { ...object.metadata, labels: { ...object.metadata.labels, 'kubernetes.io/metadata.name': name } },
-    spec: object['spec'] ?? { finalizers: ['kubernetes'] },
+    spec: { ...spec, finalizers },
     status,
   };
 }
