@@ -119,3 +119,10 @@ describe('revisions, listeners and integrations', () => {
     expect((await client.call('POST', '/v2/listeners', { body: {} })).status).toBe(405);
   });
 });
+
+describe('request size', () => {
+  it('answers 413 for a body over 1 MiB', async () => {
+    const response = await client.call('POST', '/v2/deployments', { rawBody: `{"name": "${'x'.repeat(1024 * 1024 + 10)}"}` });
+    expect(response).toMatchObject({ status: 413, body: { detail: expect.stringMatching(/exceeds/) } });
+  });
+});
