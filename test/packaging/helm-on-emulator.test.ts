@@ -1,0 +1,126 @@
+// The real helm installing, upgrading and uninstalling the chart on the project's Kubernetes
+// API emulator: NOTES.txt as the user sees it, an upgrade that changes the watch mode, and
+// the CRD keep policy honoured by helm itself.
+import { afterAll, describe, expect, it } from 'vitest';
+import { RELEASE_NAME, RELEASE_NAMESPACE } from './support/helm.js';
+import { type KubeUnderTest, startKube } from './support/kube-emulator.js';
+import { CHART_DIR, HELM, requireTool } from './support/paths.js';
+import { run } from './support/run.js';
+
+const started = await startKube();
+const unavailable = typeof started === 'string' ? started : undefined;
+if (unavailable) console.warn(`SKIPPED helm on the Kubernetes emulator: ${unavailable}`);
+
+/**
+ * helm deletes its release record with a protobuf-encoded body, which the emulator does not
+ * decode (it speaks JSON only). Everything before that step has happened when this error
+ * comes back, so the test checks the cluster's state itself instead of helm's exit code.
+ */
+const EMULATOR_PROTOBUF_GAP = /Failed to purge the release: error decoding request body/;
+
+describe.skipIf(unavailable !== undefined)(
+  'helm install / upgrade / uninstall on the Kubernetes emulator',
+  () => {
+    const kube = started as KubeUnderTest;
+
+    afterAll(async () => {
+      await kube.stop();
+    });
+
+    function helm(args: string[]) {
+      return run(requireTool(HELM), ['--kubeconfig', kube.kubeconfig, ...args], {
+        env: { ...process.env, KUBECONFIG: kube.kubeconfig, HOME: '/nonexistent' },
+      });
+    }
+
+    async function kubectlOut(args: string[]): Promise<string> {
+      const result = await kube.kubectl(args);
+      expect(result.code, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+      return result.stdout;
+    }
+
+    it('installs the chart and prints what to do next', async () => {
+      const result = await helm([
+        'install',
+        RELEASE_NAME,
+        CHART_DIR,
+        '--namespace',
+        RELEASE_NAMESPACE,
+        '--create-namespace',
+        '--set',
+        'podDisruptionBudget.enabled=true',
+      ]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('STATUS: deployed');
+      expect(result.stdout).toContain(
+        `kubectl -n ${RELEASE_NAMESPACE} create secret generic agent-operator-credentials \\\n       --from-file=api-key=./api-key.txt`,
+      );
+      expect(result.stdout).toContain('kubectl apply -f examples/');
+      expect(result.stdout).toContain('kubectl get agd -A -w');
+      expect(result.stdout).toMatch(
+        /WARNING: podDisruptionBudget.minAvailable \(1\) is not below replicaCount/,
+      );
+      expect(await kubectlOut(['get', 'crd', 'agentdeployments.agentplatform.io', '-o', 'name'])).toContain(
+        'agentdeployments',
+      );
+      expect(
+        await kubectlOut(['-n', RELEASE_NAMESPACE, 'get', 'deployment', RELEASE_NAME, '-o', 'name']),
+      ).toContain(RELEASE_NAME);
+    });
+
+    it('upgrades from cluster-wide to namespaced RBAC, removing the ClusterRole', async () => {
+      for (const namespace of ['team-a', 'team-b']) {
+        const created = await kube.kubectl(
+          ['apply', '-f', '-'],
+          `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${namespace}"}}`,
+        );
+        expect(created.code, created.stderr).toBe(0);
+      }
+      const result = await helm([
+        'upgrade',
+        RELEASE_NAME,
+        CHART_DIR,
+        '--namespace',
+        RELEASE_NAMESPACE,
+        '--set',
+        'watchNamespaces={team-a,team-b}',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('REVISION: 2');
+      expect(result.stdout).toContain('Watching: team-a, team-b');
+      const clusterRoles = await kube.kubectl(['get', 'clusterrole', RELEASE_NAME]);
+      expect(clusterRoles.code).not.toBe(0);
+      expect(await kubectlOut(['-n', 'team-a', 'get', 'role', RELEASE_NAME, '-o', 'name'])).toContain(
+        RELEASE_NAME,
+      );
+      const args = await kubectlOut([
+        '-n',
+        RELEASE_NAMESPACE,
+        'get',
+        'deployment',
+        RELEASE_NAME,
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].args}',
+      ]);
+      expect(args).toContain('--namespaces=team-a,team-b');
+    });
+
+    it('uninstalls everything but the CRD, which the keep policy leaves in place', async () => {
+      const result = await helm(['uninstall', RELEASE_NAME, '--namespace', RELEASE_NAMESPACE]);
+      if (result.code !== 0) expect(result.stderr).toMatch(EMULATOR_PROTOBUF_GAP);
+      if (result.code === 0) {
+        expect(result.stdout).toMatch(
+          /kept due to the resource policy:\s*\[CustomResourceDefinition\] agentdeployments.agentplatform.io/,
+        );
+      }
+      // helm deletes the release's objects before its record: the Deployment is gone, the CRD stays.
+      expect(await kubectlOut(['get', 'crd', 'agentdeployments.agentplatform.io', '-o', 'name'])).toContain(
+        'agentdeployments',
+      );
+      const deployment = await kube.kubectl(['-n', RELEASE_NAMESPACE, 'get', 'deployment', RELEASE_NAME]);
+      expect(deployment.code).not.toBe(0);
+      expect(deployment.stderr).toMatch(/NotFound|not found/);
+    });
+  },
+);
