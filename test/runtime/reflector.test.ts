@@ -174,6 +174,23 @@ describe('Reflector', () => {
     expect(api.listCalls).toBe(3);
   });
 
+  it('backs off when the list itself answers 410 instead of relisting in a tight loop', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    const expired = new KubeApiError(410, 'Expired', 'continue token expired');
+    api.listFailures.push(expired, expired, expired);
+    const reflector = new Reflector({ source: api, store: new IndexedStore(), clock, handler: {}, random: () => 0 });
+    const controller = new AbortController();
+    running.push(controller);
+    void reflector.run(controller.signal);
+    await flush();
+    expect(api.listCalls).toBe(1);
+    await clock.advance(800);
+    expect(api.listCalls).toBe(2);
+    await clock.advance(1600 + 3200);
+    expect(reflector.hasSynced).toBe(true);
+  });
+
   it('bookmarks advance the version a restarted watch resumes from', async () => {
     const { api, reflector } = setup();
     api.upsert('a');

@@ -155,11 +155,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
           }
         } catch (error) {
           if (signal.aborted) break;
-          if (isGone(error)) {
-            needList = true;
-            continue;
-          }
-          await this.pause(signal, describeError(error));
+          // A watch's 410 means "relist now"; a list's 410 (an expired continue token) would
+          // loop if retried at once, so it backs off like any other failure.
+          const watchExpired = isGone(error) && !needList;
+          needList ||= isGone(error);
+          if (!watchExpired) await this.pause(signal, describeError(error));
         }
       }
     } finally {

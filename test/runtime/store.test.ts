@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { IndexedStore } from '../../src/runtime/cache/store.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+
+function obj(namespace: string, name: string, rv: string, secret?: string): KubeObject {
+  return { metadata: { namespace, name, resourceVersion: rv }, spec: secret ? { secretRef: secret } : {} };
+}
+
+const bySecret = (o: KubeObject): string[] => {
+  const ref = (o.spec as { secretRef?: string } | undefined)?.secretRef;
+  return ref ? [`${o.metadata.namespace}/${ref}`] : [];
+};
+
+describe('IndexedStore', () => {
+  it('keys objects by namespace/name and keeps custom indexes current across updates and deletes', () => {
+    const store = new IndexedStore<KubeObject>({ bySecret });
+    store.upsert(obj('a', 'x', '1', 'key'));
+    store.upsert(obj('a', 'y', '1', 'key'));
+    store.upsert(obj('b', 'x', '1', 'key'));
+    expect(store.keys().sort()).toEqual(['a/x', 'a/y', 'b/x']);
+    expect(store.byIndex('bySecret', 'a/key').map((o) => o.metadata.name).sort()).toEqual(['x', 'y']);
+    store.upsert(obj('a', 'y', '2', 'other'));
+    expect(store.byIndex('bySecret', 'a/key').map((o) => o.metadata.name)).toEqual(['x']);
+    expect(store.byIndex('bySecret', 'a/other').map((o) => o.metadata.name)).toEqual(['y']);
+    store.delete('a/x');
+    expect(store.byIndex('bySecret', 'a/key')).toEqual([]);
+    expect(store.get('a/x')).toBeUndefined();
+  });
+
+  it('replace reports adds, changes (by resourceVersion) and deletes, only within the listed scope', () => {
+    const store = new IndexedStore<KubeObject>();
+    store.upsert(obj('a', 'keep', '1'));
+    store.upsert(obj('a', 'change', '1'));
+    store.upsert(obj('a', 'gone', '1'));
+    store.upsert(obj('b', 'other-namespace', '1'));
+    const change = store.replace([obj('a', 'keep', '1'), obj('a', 'change', '2'), obj('a', 'new', '1')], (o) => o.metadata.namespace === 'a');
+    expect(change.added.map((o) => o.metadata.name)).toEqual(['new']);
+    expect(change.updated.map((u) => [u.old.metadata.resourceVersion, u.current.metadata.resourceVersion])).toEqual([['1', '2']]);
+    expect(change.deleted.map((o) => o.metadata.name)).toEqual(['gone']);
+    expect(store.get('b/other-namespace')).toBeDefined();
+    expect(store.size).toBe(4);
+  });
+});
