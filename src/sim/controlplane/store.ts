@@ -67,6 +67,8 @@ export interface TenantRecord {
   integrations: IntegrationRecord[];
   /** Insertion order is creation order, which is the order lists answer in. */
   deployments: Map<string, DeploymentRecord>;
+  /** Names in use (until a deletion completes), so uniqueness is O(1) with many deployments. */
+  namesInUse: Set<string>;
 }
 
 interface FailureInjection {
@@ -114,6 +116,7 @@ export class EmulatorStore {
           },
         ],
         deployments: new Map(),
+        namesInUse: new Set(),
       });
     }
   }
@@ -141,7 +144,9 @@ export class EmulatorStore {
     let expired = 0;
     for (const record of this.pendingDeletions) {
       if (record.deletedAt === null || record.deletedAt + this.phaseMs > now) break;
-      this.tenants.get(record.tenantId)?.deployments.delete(record.id);
+      const tenant = this.tenants.get(record.tenantId);
+      tenant?.deployments.delete(record.id);
+      tenant?.namesInUse.delete(record.name);
       this.deploymentsById.delete(record.id);
       expired++;
     }
@@ -166,10 +171,7 @@ export class EmulatorStore {
 
   isNameTaken(tenantId: string, name: string, now: number): boolean {
     this.sweep(now);
-    for (const record of this.tenants.get(tenantId)?.deployments.values() ?? []) {
-      if (record.name === name) return true;
-    }
-    return false;
+    return this.tenants.get(tenantId)?.namesInUse.has(name) ?? false;
   }
 
   createDeployment(
@@ -180,6 +182,7 @@ export class EmulatorStore {
     if (!tenant) throw new Error(`unknown tenant ${fields.tenantId}`);
     const record: DeploymentRecord = { ...fields, id: newUuid(), createdAt: now, updatedAt: now, deletedAt: null, revisions: [] };
     tenant.deployments.set(record.id, record);
+    tenant.namesInUse.add(record.name);
     this.deploymentsById.set(record.id, record);
     this.ensureTracingProject(record, now);
     this.addRevision(record, now);
