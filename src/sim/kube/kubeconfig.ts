@@ -8,7 +8,8 @@ export function kubeconfigYaml(url: string): string {
   return yaml.dump({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'emulator', cluster: { server: url } }],
+    // client-node refuses plain-HTTP clusters unless TLS verification is marked skipped.
+    clusters: [{ name: 'emulator', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
     users: [{ name: 'emulator', user: {} }],
     contexts: [{ name: 'emulator', context: { cluster: 'emulator', user: 'emulator', namespace: 'default' } }],
     'current-context': 'emulator',

@@ -1,0 +1,32 @@
+// The `agent-operator emulate kube` command: prints its URL, writes a kubeconfig, exits 0 on SIGTERM.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+
+describe('emulate kube CLI', () => {
+  it('serves until SIGTERM and exits 0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kube-emulator-cli-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'emulate', 'kube', '--port', '0', '--write-kubeconfig', kubeconfig, '--log-level', 'silent'], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const firstLine = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+    expect(firstLine).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await readFile(kubeconfig, 'utf8')).toContain(firstLine);
+    const version = (await (await fetch(`${firstLine}/version`)).json()) as { major: string; minor: string };
+    expect(version).toMatchObject({ major: '1', minor: '32' });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('rejects a bad flag with a message naming it', async () => {
+    const { main } = await import('../../src/sim/kube/cli.js');
+    expect(await main(['--port', 'eighty'])).toBe(2);
+  });
+});
