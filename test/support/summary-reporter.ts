@@ -6,6 +6,8 @@ import type { RunnerTask, RunnerTestFile } from 'vitest';
 function countTests(tasks: readonly RunnerTask[], totals: { passed: number; failed: number; skipped: number }) {
   for (const task of tasks) {
     if (task.type === 'suite') {
+      // A failed hook (beforeAll) fails the suite while its tests read as skipped.
+      if (task.result?.state === 'fail') totals.failed += 1;
       countTests(task.tasks, totals);
       continue;
     }
