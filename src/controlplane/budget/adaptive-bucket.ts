@@ -42,6 +42,8 @@ export interface BucketSnapshot {
   blockedForMs: number;
 }
 
+const TOKEN_EPSILON = 1e-9;
+
 export class AdaptiveBucket {
   private limit: RateLimit;
   private shape: BucketShape;
@@ -71,15 +73,16 @@ export class AdaptiveBucket {
   waitMs(now: number): number {
     this.refill(now);
     const blocked = Math.max(0, this.blockedUntil - now);
+    // Below a nanotoken the shortfall is floating-point noise, not a reason to wait.
     const missing = 1 - this.tokens;
-    const forToken = missing <= 0 ? 0 : missing / (this.shape.refillPerMs * this.factorAt(now));
+    const forToken = missing <= TOKEN_EPSILON ? 0 : missing / (this.shape.refillPerMs * this.factorAt(now));
     return Math.max(blocked, forToken);
   }
 
   /** Consumes one token; callers check waitMs(now) === 0 first. */
   take(now: number): void {
     this.refill(now);
-    this.tokens -= 1;
+    this.tokens = Math.max(0, this.tokens - 1);
   }
 
   /**

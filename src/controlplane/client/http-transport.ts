@@ -56,7 +56,12 @@ export function classifyTransportError(code: string): TransportFailureCause {
   return 'other';
 }
 
-export class HttpTransport {
+/** What the executor needs from a transport (an interface, so tests can script one). */
+export interface Transport {
+  send(exchange: HttpExchange): Promise<TransportResult>;
+}
+
+export class HttpTransport implements Transport {
   private readonly pool: Pool;
 
   constructor(

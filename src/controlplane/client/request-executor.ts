@@ -13,7 +13,7 @@ import {
   type ResponseSchema,
 } from './classify.js';
 import type { ControlPlaneError, Result } from './errors.js';
-import type { HttpTransport } from './http-transport.js';
+import type { Transport } from './http-transport.js';
 import type { ClientMetrics } from './metrics.js';
 import { backoffDelayMs, mayRetry, type RetryPolicy } from './retry-policy.js';
 import type { RouteTemplate } from './routes.js';
@@ -40,7 +40,7 @@ export interface CallSpec<T> {
 }
 
 export interface ExecutorDependencies {
-  transport: HttpTransport;
+  transport: Transport;
   budget: RateBudget;
   pathPrefix: string;
   /** Credential and fixed headers (accept, user agent); never logged. */
