@@ -101,7 +101,12 @@ interface RunResult {
   errors: number;
 }
 
-async function run(pool: Pool, ids: string[], serverPid: number | undefined, seconds = SECONDS): Promise<RunResult> {
+async function run(
+  pool: Pool,
+  ids: string[],
+  serverPid: number | undefined,
+  seconds = SECONDS,
+): Promise<RunResult> {
   const cpuBefore = cpuSeconds(serverPid);
   const latencies: number[] = [];
   let errors = 0;
@@ -113,7 +118,9 @@ async function run(pool: Pool, ids: string[], serverPid: number | undefined, sec
     while (performance.now() < deadline) {
       counter++;
       const listing = LIST_EVERY > 0 && counter % LIST_EVERY === 0;
-      const path = listing ? '/v2/deployments?limit=20' : `/v2/deployments/${ids[counter % ids.length] ?? ''}`;
+      const path = listing
+        ? '/v2/deployments?limit=20'
+        : `/v2/deployments/${ids[counter % ids.length] ?? ''}`;
       const t0 = performance.now();
       const response = await pool.request({ method: 'GET', path, headers });
       await response.body.arrayBuffer();
@@ -126,7 +133,8 @@ async function run(pool: Pool, ids: string[], serverPid: number | undefined, sec
   const cpuAfter = cpuSeconds(serverPid);
   const cpuUsed = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
   latencies.sort((a, b) => a - b);
-  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const at = (q: number): number =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     requestsPerSecond: latencies.length / elapsed,
     requestsPerCpuSecond: cpuUsed ? latencies.length / cpuUsed : undefined,

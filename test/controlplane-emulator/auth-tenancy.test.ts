@@ -11,7 +11,11 @@ let client: EmulatorClient;
 
 beforeAll(async () => {
   client = await startEmulator({
-    apiKeys: [{ key: 'solo-key' }, { key: 'multi-key', tenantIds: [TENANT_A, TENANT_B] }, { key: 'b-key', tenantIds: [TENANT_B] }],
+    apiKeys: [
+      { key: 'solo-key' },
+      { key: 'multi-key', tenantIds: [TENANT_A, TENANT_B] },
+      { key: 'b-key', tenantIds: [TENANT_B] },
+    ],
   });
 });
 
@@ -46,14 +50,22 @@ describe('tenants', () => {
       body: containerBody((await client.defaults('solo-key')).listenerId),
     });
     expect(response.body.tenant_id).toBe(tenantIdForKey('solo-key'));
-    const named = await client.call('GET', '/v2/listeners', { key: 'solo-key', headers: { 'x-tenant-id': tenantIdForKey('solo-key') } });
+    const named = await client.call('GET', '/v2/listeners', {
+      key: 'solo-key',
+      headers: { 'x-tenant-id': tenantIdForKey('solo-key') },
+    });
     expect(named.status).toBe(200);
   });
 
   it.each([
     { name: 'multi-tenant key without X-Tenant-Id', key: 'multi-key', tenant: undefined, status: 400 },
     { name: 'multi-tenant key with one of its tenants', key: 'multi-key', tenant: TENANT_A, status: 200 },
-    { name: 'multi-tenant key with a foreign tenant', key: 'multi-key', tenant: tenantIdForKey('solo-key'), status: 403 },
+    {
+      name: 'multi-tenant key with a foreign tenant',
+      key: 'multi-key',
+      tenant: tenantIdForKey('solo-key'),
+      status: 403,
+    },
     { name: 'one-tenant key with a foreign tenant', key: 'b-key', tenant: TENANT_A, status: 403 },
     { name: 'tenant header that is no uuid', key: 'multi-key', tenant: 'acme', status: 403 },
   ])('$name -> $status', async ({ key, tenant, status }) => {
@@ -66,7 +78,10 @@ describe('tenants', () => {
     const asA = { key: 'multi-key', headers: { 'x-tenant-id': TENANT_A } };
     const listeners = await client.call<{ resources: { id: string }[] }>('GET', '/v2/listeners', asA);
     const listenerId = listeners.body.resources[0]?.id ?? '';
-    const created = await client.call<WireDeployment>('POST', '/v2/deployments', { ...asA, body: containerBody(listenerId) });
+    const created = await client.call<WireDeployment>('POST', '/v2/deployments', {
+      ...asA,
+      body: containerBody(listenerId),
+    });
     expect(created.status).toBe(201);
     const id = created.body.id;
     const asB = { key: 'b-key' };
@@ -88,22 +103,32 @@ describe('tenants', () => {
 
   it('a listener of another tenant is unknown', async () => {
     const other = await client.defaults('solo-key');
-    const listeners = await client.call<{ resources: { id: string }[] }>('GET', '/v2/listeners', { key: 'b-key' });
+    const listeners = await client.call<{ resources: { id: string }[] }>('GET', '/v2/listeners', {
+      key: 'b-key',
+    });
     expect(listeners.body.resources.map((l) => l.id)).not.toContain(other.listenerId);
-    const response = await client.call('POST', '/v2/deployments', { key: 'b-key', body: containerBody(other.listenerId) });
+    const response = await client.call('POST', '/v2/deployments', {
+      key: 'b-key',
+      body: containerBody(other.listenerId),
+    });
     expect(response.status).toBe(400);
   });
 
   it('each tenant starts with one cluster listener and one integration with ids derived from the tenant', async () => {
-    const tenants = await client.call<{ tenant_id: string; listener_ids: string[]; integration_ids: string[] }[]>('GET', '/_emulator/tenants');
-    expect(tenants.body.map((t) => t.tenant_id).sort()).toEqual([tenantIdForKey('solo-key'), TENANT_A, TENANT_B].sort());
+    const tenants = await client.call<
+      { tenant_id: string; listener_ids: string[]; integration_ids: string[] }[]
+    >('GET', '/_emulator/tenants');
+    expect(tenants.body.map((t) => t.tenant_id).sort()).toEqual(
+      [tenantIdForKey('solo-key'), TENANT_A, TENANT_B].sort(),
+    );
     const ids = new Set(tenants.body.flatMap((t) => [...t.listener_ids, ...t.integration_ids]));
     expect(ids.size).toBeGreaterThanOrEqual(6);
-    const listeners = await client.call<{ resources: { compute_type: string; compute_config: { cluster_namespaces: string[] } }[] }>(
-      'GET',
-      '/v2/listeners',
-      { key: 'b-key' },
-    );
-    expect(listeners.body.resources[0]).toMatchObject({ compute_type: 'cluster', compute_config: { cluster_namespaces: ['default', 'agents'] } });
+    const listeners = await client.call<{
+      resources: { compute_type: string; compute_config: { cluster_namespaces: string[] } }[];
+    }>('GET', '/v2/listeners', { key: 'b-key' });
+    expect(listeners.body.resources[0]).toMatchObject({
+      compute_type: 'cluster',
+      compute_config: { cluster_namespaces: ['default', 'agents'] },
+    });
   });
 });

@@ -19,7 +19,9 @@ describe('faults', () => {
     expect(added.status).toBe(201);
     expect(added.body.id).toMatch(/^[0-9a-f-]{36}$/);
     const { listenerId } = await client.defaults();
-    const created = await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) });
+    const created = await client.call<WireDeployment>('POST', '/v2/deployments', {
+      body: containerBody(listenerId),
+    });
     expect(created.status).toBe(201);
     const path = `/v2/deployments/${created.body.id}`;
     const first = await client.call('GET', path);
@@ -38,15 +40,22 @@ describe('faults', () => {
   });
 
   it('resets the connection without an answer', async () => {
-    await client.call('POST', '/_emulator/faults', { body: { route: '/v2/listeners', reset: true, count: 1 } });
+    await client.call('POST', '/_emulator/faults', {
+      body: { route: '/v2/listeners', reset: true, count: 1 },
+    });
     await expect(client.call('GET', '/v2/listeners')).rejects.toThrow();
     expect((await client.call('GET', '/v2/listeners')).status).toBe(200);
-    const stats = await client.call<{ byRoute: { route: string; status: number }[] }>('GET', '/_emulator/stats');
+    const stats = await client.call<{ byRoute: { route: string; status: number }[] }>(
+      'GET',
+      '/_emulator/stats',
+    );
     expect(stats.body.byRoute).toContainEqual(expect.objectContaining({ route: '/v2/listeners', status: 0 }));
   });
 
   it('delays by latencyMs and then answers normally', async () => {
-    await client.call('POST', '/_emulator/faults', { body: { route: '/v2/listeners', latencyMs: 150, count: 1 } });
+    await client.call('POST', '/_emulator/faults', {
+      body: { route: '/v2/listeners', latencyMs: 150, count: 1 },
+    });
     const started = performance.now();
     const response = await client.call('GET', '/v2/listeners');
     expect(response.status).toBe(200);
@@ -80,7 +89,10 @@ describe('faults', () => {
 
 describe('admin API', () => {
   it('seeds listeners and integrations that the tenant then sees and can use', async () => {
-    const tenants = await client.call<{ tenant_id: string; key_fingerprint: string }[]>('GET', '/_emulator/tenants');
+    const tenants = await client.call<{ tenant_id: string; key_fingerprint: string }[]>(
+      'GET',
+      '/_emulator/tenants',
+    );
     const tenantId = tenants.body[0]?.tenant_id ?? '';
     expect(tenants.body[0]?.key_fingerprint).toMatch(/^[0-9a-f]{8}$/);
     const listener = await client.call<{ id: string }>('POST', `/_emulator/tenants/${tenantId}/listeners`, {
@@ -88,9 +100,13 @@ describe('admin API', () => {
     });
     expect(listener.status).toBe(201);
     Listener.parse(listener.body);
-    const integration = await client.call<{ id: string }>('POST', `/_emulator/tenants/${tenantId}/integrations`, {
-      body: { name: 'second-org', installation_id: 42 },
-    });
+    const integration = await client.call<{ id: string }>(
+      'POST',
+      `/_emulator/tenants/${tenantId}/integrations`,
+      {
+        body: { name: 'second-org', installation_id: 42 },
+      },
+    );
     expect(integration.status).toBe(201);
     const listeners = await client.call<{ resources: { id: string }[] }>('GET', '/v2/listeners');
     expect(listeners.body.resources.map((l) => l.id)).toContain(listener.body.id);
@@ -100,19 +116,35 @@ describe('admin API', () => {
       }),
     });
     expect(created.status).toBe(201);
-    const unknownTenant = await client.call('POST', '/_emulator/tenants/00000000-0000-4000-8000-000000000009/listeners', {
-      body: { compute_type: 'cluster' },
-    });
+    const unknownTenant = await client.call(
+      'POST',
+      '/_emulator/tenants/00000000-0000-4000-8000-000000000009/listeners',
+      {
+        body: { compute_type: 'cluster' },
+      },
+    );
     expect(unknownTenant.status).toBe(404);
-    expect((await client.call('POST', `/_emulator/tenants/${tenantId}/listeners`, { body: { compute_type: 'gpu' } })).status).toBe(422);
+    expect(
+      (
+        await client.call('POST', `/_emulator/tenants/${tenantId}/listeners`, {
+          body: { compute_type: 'gpu' },
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('reset clears deployments and counters and re-seeds the same default ids', async () => {
-    const before = await client.call<{ listener_ids: string[]; integration_ids: string[] }[]>('GET', '/_emulator/tenants');
+    const before = await client.call<{ listener_ids: string[]; integration_ids: string[] }[]>(
+      'GET',
+      '/_emulator/tenants',
+    );
     const { listenerId } = await client.defaults();
     await client.call('POST', '/v2/deployments', { body: containerBody(listenerId) });
-    const tenantId = (await client.call<{ tenant_id: string }[]>('GET', '/_emulator/tenants')).body[0]?.tenant_id ?? '';
-    await client.call('POST', `/_emulator/tenants/${tenantId}/listeners`, { body: { compute_type: 'serverless' } });
+    const tenantId =
+      (await client.call<{ tenant_id: string }[]>('GET', '/_emulator/tenants')).body[0]?.tenant_id ?? '';
+    await client.call('POST', `/_emulator/tenants/${tenantId}/listeners`, {
+      body: { compute_type: 'serverless' },
+    });
     expect((await client.call<unknown[]>('GET', '/_emulator/deployments')).body).toHaveLength(1);
     expect((await client.call('POST', '/_emulator/reset')).status).toBe(204);
     expect((await client.call<unknown[]>('GET', '/_emulator/deployments')).body).toEqual([]);
@@ -130,7 +162,13 @@ describe('admin API', () => {
     expect(stats.body.total).toBe(4);
     expect(stats.body.byRoute).toEqual(
       expect.arrayContaining([
-        { method: 'GET', route: '/v2/deployments/{deployment_id}', status: 404, key_fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/), count: 2 },
+        {
+          method: 'GET',
+          route: '/v2/deployments/{deployment_id}',
+          status: 404,
+          key_fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+          count: 2,
+        },
         { method: 'GET', route: '/v2/listeners', status: 401, key_fingerprint: null, count: 1 },
         { method: 'GET', route: '(unmatched)', status: 404, key_fingerprint: expect.any(String), count: 1 },
       ]),

@@ -47,12 +47,18 @@ export class EmulatorClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${this.url}${path}`, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T, headers: response.headers };
+    return {
+      status: response.status,
+      body: (text === '' ? undefined : JSON.parse(text)) as T,
+      headers: response.headers,
+    };
   }
 
   async defaults(key: string | null = KEY): Promise<{ listenerId: string; integrationId: string }> {
     const listeners = await this.call<{ resources: { id: string }[] }>('GET', '/v2/listeners', { key });
-    const integrations = await this.call<{ id: string }[]>('GET', '/v1/integrations/repo_host/install', { key });
+    const integrations = await this.call<{ id: string }[]>('GET', '/v1/integrations/repo_host/install', {
+      key,
+    });
     const listenerId = listeners.body.resources[0]?.id;
     const integrationId = integrations.body[0]?.id;
     if (!listenerId || !integrationId) throw new Error('tenant has no default listener or integration');
@@ -85,7 +91,11 @@ export function repoHostBody(integrationId: string, overrides: Partial<Deploymen
   return {
     name: uniqueName('repo'),
     source: 'repo_host',
-    source_config: { integration_id: integrationId, repo_url: 'https://git.example/acme/agent', deployment_type: 'dev' },
+    source_config: {
+      integration_id: integrationId,
+      repo_url: 'https://git.example/acme/agent',
+      deployment_type: 'dev',
+    },
     source_revision_config: { repo_ref: 'main', graph_config_path: 'graph.json' },
     secrets: [],
     ...overrides,

@@ -15,7 +15,9 @@ beforeAll(async () => {
   ({ listenerId } = await client.defaults());
   for (let i = 0; i < 25; i++) {
     const name = i % 5 === 0 ? `Special-${i}` : `plain-${i}`;
-    const response = await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId, { name }) });
+    const response = await client.call<WireDeployment>('POST', '/v2/deployments', {
+      body: containerBody(listenerId, { name }),
+    });
     created.push(response.body);
   }
 });
@@ -37,7 +39,13 @@ describe('GET /v2/deployments', () => {
 
   it('filters by name_contains case-insensitively', async () => {
     const response = await client.call<Page>('GET', '/v2/deployments?name_contains=special&limit=100');
-    expect(response.body.resources.map((d) => d.name)).toEqual(['Special-0', 'Special-5', 'Special-10', 'Special-15', 'Special-20']);
+    expect(response.body.resources.map((d) => d.name)).toEqual([
+      'Special-0',
+      'Special-5',
+      'Special-10',
+      'Special-15',
+      'Special-20',
+    ]);
   });
 
   it('filters by deployment_ids (comma separated) and status', async () => {
@@ -72,15 +80,29 @@ describe('GET /v2/deployments', () => {
 describe('revisions, listeners and integrations', () => {
   it('lists revisions in creation order and filters by status list', async () => {
     const id = created[0]?.id ?? '';
-    await client.call('PATCH', `/v2/deployments/${id}`, { body: { source_revision_config: { image_uri: 'registry.example/agent:2' } } });
-    const all = await client.call<{ resources: { id: string; status: string }[]; offset: number }>('GET', `/v2/deployments/${id}/revisions`);
+    await client.call('PATCH', `/v2/deployments/${id}`, {
+      body: { source_revision_config: { image_uri: 'registry.example/agent:2' } },
+    });
+    const all = await client.call<{ resources: { id: string; status: string }[]; offset: number }>(
+      'GET',
+      `/v2/deployments/${id}/revisions`,
+    );
     expect(all.body.resources).toHaveLength(2);
     expect(all.body.resources[0]?.id).toBe(created[0]?.latest_revision_id);
-    const deployed = await client.call<{ resources: unknown[] }>('GET', `/v2/deployments/${id}/revisions?status=DEPLOYED,SKIPPED`);
+    const deployed = await client.call<{ resources: unknown[] }>(
+      'GET',
+      `/v2/deployments/${id}/revisions?status=DEPLOYED,SKIPPED`,
+    );
     expect(deployed.body.resources).toHaveLength(2);
-    const failed = await client.call<{ resources: unknown[] }>('GET', `/v2/deployments/${id}/revisions?status=BUILD_FAILED`);
+    const failed = await client.call<{ resources: unknown[] }>(
+      'GET',
+      `/v2/deployments/${id}/revisions?status=BUILD_FAILED`,
+    );
     expect(failed.body.resources).toHaveLength(0);
-    const paged = await client.call<{ resources: { id: string }[] }>('GET', `/v2/deployments/${id}/revisions?limit=1&offset=1`);
+    const paged = await client.call<{ resources: { id: string }[] }>(
+      'GET',
+      `/v2/deployments/${id}/revisions?limit=1&offset=1`,
+    );
     expect(paged.body.resources.map((r) => r.id)).toEqual([all.body.resources[1]?.id]);
     expect((await client.call('GET', `/v2/deployments/${id}/revisions?status=NOPE`)).status).toBe(422);
     expect((await client.call('GET', `/v2/deployments/${id}/revisions?limit=0`)).status).toBe(422);
@@ -122,7 +144,9 @@ describe('revisions, listeners and integrations', () => {
 
 describe('request size', () => {
   it('answers 413 for a body over 1 MiB', async () => {
-    const response = await client.call('POST', '/v2/deployments', { rawBody: `{"name": "${'x'.repeat(1024 * 1024 + 10)}"}` });
+    const response = await client.call('POST', '/v2/deployments', {
+      rawBody: `{"name": "${'x'.repeat(1024 * 1024 + 10)}"}`,
+    });
     expect(response).toMatchObject({ status: 413, body: { detail: expect.stringMatching(/exceeds/) } });
   });
 });

@@ -6,13 +6,22 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { parseEmulatorArgs } from '../../src/sim/controlplane/cli.js';
-import { EmulatorClient, KEY, containerBody, startEmulator, type WireDeployment, type WireRevision } from './helpers.js';
+import {
+  EmulatorClient,
+  KEY,
+  containerBody,
+  startEmulator,
+  type WireDeployment,
+  type WireRevision,
+} from './helpers.js';
 
 describe('restart()', () => {
   it('keeps every deployment and answers on the same URL', async () => {
     const client = await startEmulator();
     const { listenerId } = await client.defaults();
-    const created = await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) });
+    const created = await client.call<WireDeployment>('POST', '/v2/deployments', {
+      body: containerBody(listenerId),
+    });
     await client.emulator.restart();
     // restart() drops every connection, so a pooled keep-alive socket may fail once, as it
     // would for any client of a restarted server; the retry must then find the state intact.
@@ -27,11 +36,16 @@ describe('a small real phase', () => {
   it('moves a revision through its states in order on the wall clock', async () => {
     const client = await startEmulator({ revisionPhaseMs: 25 });
     const { listenerId } = await client.defaults();
-    const created = await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) });
+    const created = await client.call<WireDeployment>('POST', '/v2/deployments', {
+      body: containerBody(listenerId),
+    });
     const order = ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED'];
     const seen: string[] = [];
     for (let i = 0; i < 200 && seen[seen.length - 1] !== 'DEPLOYED'; i++) {
-      const r = await client.call<WireRevision>('GET', `/v2/deployments/${created.body.id}/revisions/${created.body.latest_revision_id ?? ''}`);
+      const r = await client.call<WireRevision>(
+        'GET',
+        `/v2/deployments/${created.body.id}/revisions/${created.body.latest_revision_id ?? ''}`,
+      );
       if (seen[seen.length - 1] !== r.body.status) seen.push(r.body.status);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -45,13 +59,28 @@ describe('CLI', () => {
   it('parses its flags', () => {
     expect(
       parseEmulatorArgs([
-        '--port', '0', '--api-key', 'a', '--api-key', 'b=11111111-1111-4111-8111-111111111111,22222222-2222-4222-8222-222222222222',
-        '--rate-limit', '5/2', '--no-retry-after', '--revision-phase-ms', '0',
+        '--port',
+        '0',
+        '--api-key',
+        'a',
+        '--api-key',
+        'b=11111111-1111-4111-8111-111111111111,22222222-2222-4222-8222-222222222222',
+        '--rate-limit',
+        '5/2',
+        '--no-retry-after',
+        '--revision-phase-ms',
+        '0',
       ]),
     ).toEqual({
       port: 0,
       host: '127.0.0.1',
-      apiKeys: [{ key: 'a' }, { key: 'b', tenantIds: ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'] }],
+      apiKeys: [
+        { key: 'a' },
+        {
+          key: 'b',
+          tenantIds: ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'],
+        },
+      ],
       rateLimit: { count: 5, windowSeconds: 2 },
       retryAfter: false,
       revisionPhaseMs: 0,
@@ -70,16 +99,34 @@ describe('CLI', () => {
   });
 
   it('prints one line with its URL, serves the API, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'emulate', 'control-plane', '--port', '0', '--revision-phase-ms', '0'], {
-      cwd: new URL('../..', import.meta.url).pathname,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli.ts',
+        'emulate',
+        'control-plane',
+        '--port',
+        '0',
+        '--revision-phase-ms',
+        '0',
+      ],
+      {
+        cwd: new URL('../..', import.meta.url).pathname,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const lines = createInterface({ input: child.stdout });
       const [line] = (await once(lines, 'line')) as [string];
       const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
       expect(url).toBeDefined();
-      const client = new EmulatorClient({ url: url ?? '', close: () => Promise.resolve(), restart: () => Promise.resolve() });
+      const client = new EmulatorClient({
+        url: url ?? '',
+        close: () => Promise.resolve(),
+        restart: () => Promise.resolve(),
+      });
       const listeners = await client.call('GET', '/v2/listeners', { key: KEY });
       expect(listeners.status).toBe(200);
       const exited = once(child, 'exit');

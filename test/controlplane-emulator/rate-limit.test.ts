@@ -22,7 +22,9 @@ describe('fixed-window rate limit', () => {
       rateLimit: { count: 3, windowSeconds: 10 },
       apiKeys: [{ key: 'k1' }, { key: 'k2', tenantIds: [TENANT] }],
     });
-    await client.call('PUT', '/_emulator/rate-limit', { body: { count: 3, windowSeconds: 10, retryAfter: true } });
+    await client.call('PUT', '/_emulator/rate-limit', {
+      body: { count: 3, windowSeconds: 10, retryAfter: true },
+    });
     await client.call('POST', '/_emulator/reset');
   });
 
@@ -44,18 +46,27 @@ describe('fixed-window rate limit', () => {
 
   it('charges bearer and X-Api-Key requests of one key to the same window', async () => {
     await statuses(2, 'k1');
-    expect((await client.call('GET', '/v2/listeners', { key: null, headers: { authorization: 'Bearer k1' } })).status).toBe(200);
-    expect((await client.call('GET', '/v2/listeners', { key: null, headers: { authorization: 'Bearer k1' } })).status).toBe(429);
+    expect(
+      (await client.call('GET', '/v2/listeners', { key: null, headers: { authorization: 'Bearer k1' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await client.call('GET', '/v2/listeners', { key: null, headers: { authorization: 'Bearer k1' } }))
+        .status,
+    ).toBe(429);
   });
 
   it('never charges unknown keys, and never limits the admin API', async () => {
-    for (let i = 0; i < 5; i++) expect((await client.call('GET', '/v2/listeners', { key: 'unknown' })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await client.call('GET', '/v2/listeners', { key: 'unknown' })).status).toBe(401);
     expect(await statuses(3)).toEqual([200, 200, 200]);
     for (let i = 0; i < 5; i++) expect((await client.call('GET', '/_emulator/stats')).status).toBe(200);
   });
 
   it('omits Retry-After when switched off', async () => {
-    await client.call('PUT', '/_emulator/rate-limit', { body: { count: 1, windowSeconds: 10, retryAfter: false } });
+    await client.call('PUT', '/_emulator/rate-limit', {
+      body: { count: 1, windowSeconds: 10, retryAfter: false },
+    });
     await statuses(1);
     const throttled = await client.call('GET', '/v2/listeners', { key: 'k1' });
     expect(throttled.status).toBe(429);
@@ -65,18 +76,23 @@ describe('fixed-window rate limit', () => {
   it('can be turned off and reconfigured at run time', async () => {
     await client.call('PUT', '/_emulator/rate-limit', { body: { off: true } });
     expect(new Set(await statuses(10))).toEqual(new Set([200]));
-    expect((await client.call('PUT', '/_emulator/rate-limit', { body: { count: 0, windowSeconds: 1 } })).status).toBe(422);
+    expect(
+      (await client.call('PUT', '/_emulator/rate-limit', { body: { count: 0, windowSeconds: 1 } })).status,
+    ).toBe(422);
   });
 
   it('counts 429s as throttled in the stats, per route and key fingerprint', async () => {
     await statuses(5);
-    const stats = await client.call<{ total: number; throttled: number; byRoute: { route: string; status: number; count: number }[] }>(
-      'GET',
-      '/_emulator/stats',
-    );
+    const stats = await client.call<{
+      total: number;
+      throttled: number;
+      byRoute: { route: string; status: number; count: number }[];
+    }>('GET', '/_emulator/stats');
     expect(stats.body.total).toBe(5);
     expect(stats.body.throttled).toBe(2);
-    expect(stats.body.byRoute).toContainEqual(expect.objectContaining({ route: '/v2/listeners', status: 429, count: 2 }));
+    expect(stats.body.byRoute).toContainEqual(
+      expect.objectContaining({ route: '/v2/listeners', status: 429, count: 2 }),
+    );
   });
 });
 

@@ -14,7 +14,9 @@ beforeAll(async () => {
 
 async function stored(resourceSpec: Record<string, unknown>): Promise<Record<string, unknown>> {
   const response = await client.call<WireDeployment>('POST', '/v2/deployments', {
-    body: containerBody(listenerId, { source_config: { listener_id: listenerId, resource_spec: resourceSpec } }),
+    body: containerBody(listenerId, {
+      source_config: { listener_id: listenerId, resource_spec: resourceSpec },
+    }),
   });
   expect(response.status).toBe(201);
   const spec = response.body.source_config.resource_spec;
@@ -46,7 +48,9 @@ describe('cpu bounds and rounding', () => {
     { cache_cpu_limit: 16.04 },
   ])('raw value %o outside the bounds is 422 even though it would round inside', async (resourceSpec) => {
     const response = await client.call('POST', '/v2/deployments', {
-      body: containerBody(listenerId, { source_config: { listener_id: listenerId, resource_spec: resourceSpec } }),
+      body: containerBody(listenerId, {
+        source_config: { listener_id: listenerId, resource_spec: resourceSpec },
+      }),
     });
     expect(response.status).toBe(422);
   });
@@ -54,7 +58,15 @@ describe('cpu bounds and rounding', () => {
 
 describe('defaults', () => {
   it('fills limits with 2x the request and queue_* from their base fields', async () => {
-    const spec = await stored({ min_scale: 1, max_scale: 3, cpu: 1.5, memory_mb: 1024, cache_cpu: 0.5, db_cpu: 2, db_memory_mb: 256 });
+    const spec = await stored({
+      min_scale: 1,
+      max_scale: 3,
+      cpu: 1.5,
+      memory_mb: 1024,
+      cache_cpu: 0.5,
+      db_cpu: 2,
+      db_memory_mb: 256,
+    });
     expect(spec).toMatchObject({
       cpu_limit: 3,
       memory_limit_mb: 2048,
@@ -71,8 +83,20 @@ describe('defaults', () => {
   });
 
   it('keeps limits and queue values that were set', async () => {
-    const spec = await stored({ cpu: 1, cpu_limit: 1.5, queue_cpu: 0.5, memory_mb: 100, memory_limit_mb: 150 });
-    expect(spec).toMatchObject({ cpu_limit: 1.5, queue_cpu: 0.5, queue_cpu_limit: 1, memory_limit_mb: 150, queue_memory_limit_mb: 200 });
+    const spec = await stored({
+      cpu: 1,
+      cpu_limit: 1.5,
+      queue_cpu: 0.5,
+      memory_mb: 100,
+      memory_limit_mb: 150,
+    });
+    expect(spec).toMatchObject({
+      cpu_limit: 1.5,
+      queue_cpu: 0.5,
+      queue_cpu_limit: 1,
+      memory_limit_mb: 150,
+      queue_memory_limit_mb: 200,
+    });
   });
 
   it('derives defaults from the rounded request', async () => {
@@ -112,6 +136,10 @@ describe('pure helpers', () => {
   });
 
   it('doubles a defaulted queue_cpu_limit from the copied queue_cpu', () => {
-    expect(applyResourceSpecDefaults({ cpu: 4 })).toMatchObject({ cpu_limit: 8, queue_cpu: 4, queue_cpu_limit: 8 });
+    expect(applyResourceSpecDefaults({ cpu: 4 })).toMatchObject({
+      cpu_limit: 8,
+      queue_cpu: 4,
+      queue_cpu_limit: 8,
+    });
   });
 });

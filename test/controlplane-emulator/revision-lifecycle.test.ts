@@ -35,7 +35,8 @@ async function deployment(id: string): Promise<WireDeployment> {
   return (await client.call<WireDeployment>('GET', `/v2/deployments/${id}`)).body;
 }
 async function revision(d: { id: string }, revisionId: string | null): Promise<WireRevision> {
-  return (await client.call<WireRevision>('GET', `/v2/deployments/${d.id}/revisions/${revisionId ?? ''}`)).body;
+  return (await client.call<WireRevision>('GET', `/v2/deployments/${d.id}/revisions/${revisionId ?? ''}`))
+    .body;
 }
 
 async function statusesOverTime(d: WireDeployment, phases: number): Promise<string[]> {
@@ -49,11 +50,20 @@ async function statusesOverTime(d: WireDeployment, phases: number): Promise<stri
 
 describe('revision states', () => {
   it('repo_host walks every build state to DEPLOYED, one per phase', async () => {
-    const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: repoHostBody(integrationId) })).body;
+    const created = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: repoHostBody(integrationId) })
+    ).body;
     expect(created.status).toBe('AWAITING_DATABASE');
     expect(created.active_revision_id).toBeNull();
     expect(await statusesOverTime(created, 7)).toEqual([
-      'CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED', 'DEPLOYED',
+      'CREATING',
+      'QUEUED',
+      'AWAITING_BUILD',
+      'BUILDING',
+      'AWAITING_DEPLOY',
+      'DEPLOYING',
+      'DEPLOYED',
+      'DEPLOYED',
     ]);
     const after = await deployment(created.id);
     expect(after.status).toBe('READY');
@@ -61,27 +71,43 @@ describe('revision states', () => {
   });
 
   it('container images skip the build states', async () => {
-    const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body;
-    expect(await statusesOverTime(created, 4)).toEqual(['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
+    const created = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })
+    ).body;
+    expect(await statusesOverTime(created, 4)).toEqual([
+      'CREATING',
+      'QUEUED',
+      'AWAITING_DEPLOY',
+      'DEPLOYING',
+      'DEPLOYED',
+    ]);
   });
 
   it('updated_at follows the state transitions', async () => {
-    const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body;
+    const created = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })
+    ).body;
     clock.advance(PHASE * 2 + 10);
     const r = await revision(created, created.latest_revision_id);
     expect(Date.parse(r.updated_at) - Date.parse(r.created_at)).toBe(PHASE * 2);
   });
 
   it('a newer revision makes an unfinished older one SKIPPED; the active one stays until the newer deploys', async () => {
-    const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body;
+    const created = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })
+    ).body;
     clock.advance(PHASE * 4);
     const first = created.latest_revision_id;
     const second = (
-      await client.call<WireDeployment>('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'i:2' } } })
+      await client.call<WireDeployment>('PATCH', `/v2/deployments/${created.id}`, {
+        body: { source_revision_config: { image_uri: 'i:2' } },
+      })
     ).body;
     clock.advance(PHASE);
     const third = (
-      await client.call<WireDeployment>('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'i:3' } } })
+      await client.call<WireDeployment>('PATCH', `/v2/deployments/${created.id}`, {
+        body: { source_revision_config: { image_uri: 'i:3' } },
+      })
     ).body;
     expect((await revision(created, first)).status).toBe('DEPLOYED');
     expect((await revision(created, second.latest_revision_id)).status).toBe('SKIPPED');
@@ -96,32 +122,52 @@ describe('revision states', () => {
 describe('injected revision failures', () => {
   it.each([
     { status: 'CREATE_FAILED', source: 'repo_host', before: ['CREATING'] },
-    { status: 'BUILD_FAILED', source: 'repo_host', before: ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'] },
-    { status: 'DEPLOY_FAILED', source: 'external_container', before: ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING'] },
+    {
+      status: 'BUILD_FAILED',
+      source: 'repo_host',
+      before: ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'],
+    },
+    {
+      status: 'DEPLOY_FAILED',
+      source: 'external_container',
+      before: ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING'],
+    },
     { status: 'BUILD_FAILED', source: 'external_container', before: ['CREATING', 'QUEUED'] },
   ] as const)('$status on $source fails after $before', async ({ status, source, before }) => {
     const name = uniqueName('failing');
-    const injected = await client.call('POST', '/_emulator/revision-failures', { body: { deployment_name: name, status } });
+    const injected = await client.call('POST', '/_emulator/revision-failures', {
+      body: { deployment_name: name, status },
+    });
     expect(injected.status).toBe(201);
-    const body = source === 'repo_host' ? repoHostBody(integrationId, { name }) : containerBody(listenerId, { name });
+    const body =
+      source === 'repo_host' ? repoHostBody(integrationId, { name }) : containerBody(listenerId, { name });
     const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body })).body;
     expect(await statusesOverTime(created, before.length)).toEqual([...before, status]);
     expect((await deployment(created.id)).active_revision_id).toBeNull();
   });
 
   it('applies to the next `count` revisions only, and to any deployment when unnamed', async () => {
-    await client.call('POST', '/_emulator/revision-failures', { body: { status: 'DEPLOY_FAILED', count: 2 } });
+    await client.call('POST', '/_emulator/revision-failures', {
+      body: { status: 'DEPLOY_FAILED', count: 2 },
+    });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push((await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body.id);
+      ids.push(
+        (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) }))
+          .body.id,
+      );
     }
     clock.advance(PHASE * 10);
-    const statuses = await Promise.all(ids.map(async (id) => (await revision({ id }, (await deployment(id)).latest_revision_id)).status));
+    const statuses = await Promise.all(
+      ids.map(async (id) => (await revision({ id }, (await deployment(id)).latest_revision_id)).status),
+    );
     expect(statuses).toEqual(['DEPLOY_FAILED', 'DEPLOY_FAILED', 'DEPLOYED']);
   });
 
   it('rejects an unknown failure state with 422', async () => {
-    expect((await client.call('POST', '/_emulator/revision-failures', { body: { status: 'SKIPPED' } })).status).toBe(422);
+    expect(
+      (await client.call('POST', '/_emulator/revision-failures', { body: { status: 'SKIPPED' } })).status,
+    ).toBe(422);
   });
 });
 
@@ -130,27 +176,40 @@ describe('push builds', () => {
     const onPush = (
       await client.call<WireDeployment>('POST', '/v2/deployments', {
         body: repoHostBody(integrationId, {
-          source_config: { integration_id: integrationId, repo_url: 'https://git.example/a', build_on_push: true },
+          source_config: {
+            integration_id: integrationId,
+            repo_url: 'https://git.example/a',
+            build_on_push: true,
+          },
         }),
       })
     ).body;
     const sha = 'a'.repeat(40);
-    const pushed = await client.call<WireRevision>('POST', `/_emulator/deployments/${onPush.id}/push`, { body: { repo_commit_sha: sha } });
+    const pushed = await client.call<WireRevision>('POST', `/_emulator/deployments/${onPush.id}/push`, {
+      body: { repo_commit_sha: sha },
+    });
     expect(pushed.status).toBe(201);
     expect(pushed.body.source_revision_config.repo_commit_sha).toBe(sha);
     const after = await deployment(onPush.id);
     expect(after.latest_revision_id).toBe(pushed.body.id);
     expect(after.source_revision_config.repo_commit_sha).toBe(sha);
 
-    const off = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: repoHostBody(integrationId) })).body;
+    const off = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: repoHostBody(integrationId) })
+    ).body;
     expect((await client.call('POST', `/_emulator/deployments/${off.id}/push`)).status).toBe(409);
-    expect((await client.call('POST', `/_emulator/deployments/${'0'.repeat(8)}-0000-4000-8000-000000000000/push`)).status).toBe(404);
+    expect(
+      (await client.call('POST', `/_emulator/deployments/${'0'.repeat(8)}-0000-4000-8000-000000000000/push`))
+        .status,
+    ).toBe(404);
   });
 });
 
 describe('deployment status and delete', () => {
   it('AWAITING_DATABASE for one phase, then READY', async () => {
-    const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body;
+    const created = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })
+    ).body;
     expect(created.status).toBe('AWAITING_DATABASE');
     clock.advance(PHASE - 1);
     expect((await deployment(created.id)).status).toBe('AWAITING_DATABASE');
@@ -160,28 +219,44 @@ describe('deployment status and delete', () => {
 
   it('DELETE is 204, AWAITING_DELETE for one phase, then 404 and the name is free', async () => {
     const name = uniqueName('doomed');
-    const created = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId, { name }) })).body;
+    const created = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', {
+        body: containerBody(listenerId, { name }),
+      })
+    ).body;
     expect((await client.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     expect((await deployment(created.id)).status).toBe('AWAITING_DELETE');
     expect((await client.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     expect((await client.call('PATCH', `/v2/deployments/${created.id}`, { body: {} })).status).toBe(400);
-    expect((await client.call('POST', '/v2/deployments', { body: containerBody(listenerId, { name }) })).status).toBe(400);
+    expect(
+      (await client.call('POST', '/v2/deployments', { body: containerBody(listenerId, { name }) })).status,
+    ).toBe(400);
     clock.advance(PHASE);
     const gone = await client.call('GET', `/v2/deployments/${created.id}`);
     expect(gone).toMatchObject({ status: 404, body: { detail: `Deployment ID ${created.id} not found.` } });
     expect((await client.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(404);
-    expect((await client.call('POST', '/v2/deployments', { body: containerBody(listenerId, { name }) })).status).toBe(201);
+    expect(
+      (await client.call('POST', '/v2/deployments', { body: containerBody(listenerId, { name }) })).status,
+    ).toBe(201);
   });
 
   it('keeps the tracing project unless delete_tracing_project=true', async () => {
-    const kept = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body;
-    const dropped = (await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })).body;
+    const kept = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })
+    ).body;
+    const dropped = (
+      await client.call<WireDeployment>('POST', '/v2/deployments', { body: containerBody(listenerId) })
+    ).body;
     await client.call('DELETE', `/v2/deployments/${kept.id}?delete_tracing_project=false`);
     await client.call('DELETE', `/v2/deployments/${dropped.id}?delete_tracing_project=true`);
-    const projects = (await client.call<{ name: string }[]>('GET', '/_emulator/tracing-projects')).body.map((p) => p.name);
+    const projects = (await client.call<{ name: string }[]>('GET', '/_emulator/tracing-projects')).body.map(
+      (p) => p.name,
+    );
     expect(projects).toContain(kept.name);
     expect(projects).not.toContain(dropped.name);
-    expect((await client.call('DELETE', `/v2/deployments/${kept.id}?delete_tracing_project=maybe`)).status).toBe(422);
+    expect(
+      (await client.call('DELETE', `/v2/deployments/${kept.id}?delete_tracing_project=maybe`)).status,
+    ).toBe(422);
   });
 });
 
@@ -192,6 +267,9 @@ describe('revisionStateAt (pure)', () => {
   });
   it('a revision superseded after it finished keeps its final state', () => {
     expect(revisionStateAt({ ...base, supersededAt: 7000 }, 1000, 9000).status).toBe('DEPLOYED');
-    expect(revisionStateAt({ ...base, supersededAt: 5999 }, 1000, 9000)).toEqual({ status: 'SKIPPED', since: 5999 });
+    expect(revisionStateAt({ ...base, supersededAt: 5999 }, 1000, 9000)).toEqual({
+      status: 'SKIPPED',
+      since: 5999,
+    });
   });
 });

@@ -20,7 +20,12 @@ const IntegrationSeed = z.object({
   name: z.string().min(1),
   installation_id: z.union([z.string(), z.number().int()]).optional(),
 });
-const PushRequest = z.object({ repo_commit_sha: z.string().regex(/^[0-9a-f]{40}$/, 'must be 40 hex characters').optional() });
+const PushRequest = z.object({
+  repo_commit_sha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/, 'must be 40 hex characters')
+    .optional(),
+});
 const RevisionFailureRequest = z.object({
   deployment_name: z.string().min(1).optional(),
   status: z.enum(FAILED_REVISION_STATUSES),
@@ -105,7 +110,9 @@ export class AdminHandlers {
 
   setRateLimit = (ctx: RequestContext): Reply => {
     const request = parseAdminBody(RateLimitRequest, ctx);
-    this.runtime.limiter.configure('off' in request ? 'off' : { count: request.count, windowSeconds: request.windowSeconds });
+    this.runtime.limiter.configure(
+      'off' in request ? 'off' : { count: request.count, windowSeconds: request.windowSeconds },
+    );
     if (request.retryAfter !== undefined) this.runtime.settings.retryAfter = request.retryAfter;
     return { status: 204 };
   };
@@ -140,7 +147,10 @@ export class AdminHandlers {
     if (!record) throw deploymentNotFound(id);
     const request = parseAdminBody(PushRequest, ctx);
     if (record.sourceConfig.build_on_push !== true) {
-      throw detailError(409, `Deployment ID ${id} does not build on push (source_config.build_on_push is not true)`);
+      throw detailError(
+        409,
+        `Deployment ID ${id} does not build on push (source_config.build_on_push is not true)`,
+      );
     }
     if (record.deletedAt !== null) throw detailError(409, `Deployment ID ${id} is being deleted`);
     const revision = this.store.addRevision(record, ctx.now, request.repo_commit_sha);
@@ -150,6 +160,13 @@ export class AdminHandlers {
   injectRevisionFailure = (ctx: RequestContext): Reply => {
     const request = parseAdminBody(RevisionFailureRequest, ctx);
     this.store.injectRevisionFailure(request.deployment_name ?? null, request.status, request.count ?? 1);
-    return { status: 201, body: { deployment_name: request.deployment_name ?? null, status: request.status, count: request.count ?? 1 } };
+    return {
+      status: 201,
+      body: {
+        deployment_name: request.deployment_name ?? null,
+        status: request.status,
+        count: request.count ?? 1,
+      },
+    };
   };
 }

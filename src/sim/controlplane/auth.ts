@@ -78,7 +78,11 @@ export class KeyRegistry {
   resolveTenant(entry: KeyEntry & { key: string }, headers: IncomingHttpHeaders): Caller {
     const header = headers['x-tenant-id'];
     const requested = typeof header === 'string' && header !== '' ? header.toLowerCase() : undefined;
-    const caller = (tenantId: string): Caller => ({ key: entry.key, keyFingerprint: entry.fingerprint, tenantId });
+    const caller = (tenantId: string): Caller => ({
+      key: entry.key,
+      keyFingerprint: entry.fingerprint,
+      tenantId,
+    });
     if (requested === undefined) {
       const only = entry.tenantIds.length === 1 ? entry.tenantIds[0] : undefined;
       if (only === undefined) {
@@ -87,7 +91,8 @@ export class KeyRegistry {
       return caller(only);
     }
     const match = entry.tenantIds.find((id) => id.toLowerCase() === requested);
-    if (match === undefined) throw detailError(403, 'This API key has no access to the tenant in X-Tenant-Id');
+    if (match === undefined)
+      throw detailError(403, 'This API key has no access to the tenant in X-Tenant-Id');
     return caller(match);
   }
 }

@@ -103,7 +103,11 @@ export async function main(argv: string[]): Promise<number> {
   const emulator = await startControlPlaneEmulator(options);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   logger.info(
-    { url: emulator.url, keys: options.apiKeys?.length ?? 1, revisionPhaseMs: options.revisionPhaseMs ?? 1000 },
+    {
+      url: emulator.url,
+      keys: options.apiKeys?.length ?? 1,
+      revisionPhaseMs: options.revisionPhaseMs ?? 1000,
+    },
     'control-plane emulator started',
   );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

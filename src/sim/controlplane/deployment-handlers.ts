@@ -67,7 +67,8 @@ export class DeploymentHandlers {
     for (const record of this.tenant(ctx).deployments.values()) {
       if (wanted && !wanted.has(record.id)) continue;
       if (nameContains !== undefined && !record.name.toLowerCase().includes(nameContains)) continue;
-      if (statuses && !statuses.includes(deploymentStatusAt(record, this.store.phaseMs, ctx.now).status)) continue;
+      if (statuses && !statuses.includes(deploymentStatusAt(record, this.store.phaseMs, ctx.now).status))
+        continue;
       matches.push(record);
     }
     const result = page(matches, offset, limit);

@@ -32,14 +32,20 @@ function storedSourceConfig(input: SourceConfig, resourceSpec: ResourceSpec | nu
     custom_url: input.custom_url ?? null,
     resource_spec: resourceSpec,
     listener_id: input.listener_id?.toLowerCase() ?? null,
-    listener_config: input.listener_config ? { cluster_namespace: input.listener_config.cluster_namespace ?? null } : null,
+    listener_config: input.listener_config
+      ? { cluster_namespace: input.listener_config.cluster_namespace ?? null }
+      : null,
     install_command: input.install_command ?? null,
     build_command: input.build_command ?? null,
   };
 }
 
 function automaticCustomUrl(record: DeploymentRecord): string {
-  const slug = record.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'agent';
+  const slug =
+    record.name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'agent';
   return `https://${slug}-${record.id.slice(0, 8)}.${CUSTOM_URL_DOMAIN}`;
 }
 

@@ -17,7 +17,11 @@ export const FaultRuleInput = z
   })
   .superRefine((rule, ctx) => {
     if (rule.status === undefined && rule.reset !== true && rule.latencyMs === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'a fault needs at least one of status, reset or latencyMs' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'a fault needs at least one of status, reset or latencyMs',
+      });
     }
     if (rule.status !== undefined && rule.reset === true) {
       ctx.addIssue({ code: 'custom', path: ['reset'], message: 'reset and status exclude each other' });
@@ -27,7 +31,8 @@ export type FaultRuleInput = z.infer<typeof FaultRuleInput>;
 
 export interface FaultAction {
   latencyMs: number;
-  outcome: { kind: 'status'; status: number; retryAfterSeconds?: number } | { kind: 'reset' } | { kind: 'pass' };
+  outcome:
+    { kind: 'status'; status: number; retryAfterSeconds?: number } | { kind: 'reset' } | { kind: 'pass' };
 }
 
 interface FaultRule extends FaultRuleInput {

@@ -7,7 +7,9 @@ export class HttpError extends Error {
     readonly body: unknown,
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : `HTTP ${status}`);
+    super(
+      typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : `HTTP ${status}`,
+    );
   }
 }
 

@@ -43,10 +43,14 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
   const fail = (message: string): never => {
     throw new Error(`control-plane emulator: ${message}`);
   };
-  if (options.port !== undefined && (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)) {
+  if (
+    options.port !== undefined &&
+    (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)
+  ) {
     fail('port must be an integer from 0 to 65535');
   }
-  if (options.apiKeys !== undefined && options.apiKeys.length === 0) fail('apiKeys must name at least one key');
+  if (options.apiKeys !== undefined && options.apiKeys.length === 0)
+    fail('apiKeys must name at least one key');
   for (const [index, grant] of (options.apiKeys ?? []).entries()) {
     if (grant.key === '') fail(`apiKeys[${index}].key must not be empty`);
     for (const tenantId of grant.tenantIds ?? []) {
@@ -55,11 +59,13 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
   }
   const rateLimit = options.rateLimit;
   if (rateLimit !== undefined && rateLimit !== 'off') {
-    if (!Number.isInteger(rateLimit.count) || rateLimit.count < 1) fail('rateLimit.count must be an integer >= 1');
+    if (!Number.isInteger(rateLimit.count) || rateLimit.count < 1)
+      fail('rateLimit.count must be an integer >= 1');
     if (!(rateLimit.windowSeconds > 0)) fail('rateLimit.windowSeconds must be > 0');
   }
   const phase = options.revisionPhaseMs;
-  if (phase !== undefined && (!Number.isFinite(phase) || phase < 0)) fail('revisionPhaseMs must be a number >= 0');
+  if (phase !== undefined && (!Number.isFinite(phase) || phase < 0))
+    fail('revisionPhaseMs must be a number >= 0');
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -79,13 +85,19 @@ function shutdown(server: Server): Promise<void> {
   });
 }
 
-export async function startControlPlaneEmulator(options: ControlPlaneEmulatorOptions = {}): Promise<ControlPlaneEmulator> {
+export async function startControlPlaneEmulator(
+  options: ControlPlaneEmulatorOptions = {},
+): Promise<ControlPlaneEmulator> {
   validateOptions(options);
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? Date.now;
   const keys = new KeyRegistry(options.apiKeys ?? [{ key: DEFAULT_API_KEY }]);
   const runtime: EmulatorRuntime = {
-    store: new EmulatorStore([...keys.tenants().keys()], options.revisionPhaseMs ?? DEFAULT_REVISION_PHASE_MS, clock()),
+    store: new EmulatorStore(
+      [...keys.tenants().keys()],
+      options.revisionPhaseMs ?? DEFAULT_REVISION_PHASE_MS,
+      clock(),
+    ),
     keys,
     limiter: new FixedWindowRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
     faults: new FaultRegistry(),

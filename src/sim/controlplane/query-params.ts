@@ -64,7 +64,12 @@ export class ParameterReader {
     const items = this.list(name);
     if (!items) return undefined;
     items.forEach((item, index) => {
-      if (!isUuid(item)) this.errors.push({ loc: ['query', name, index], msg: 'Input should be a valid UUID', type: 'uuid_parsing' });
+      if (!isUuid(item))
+        this.errors.push({
+          loc: ['query', name, index],
+          msg: 'Input should be a valid UUID',
+          type: 'uuid_parsing',
+        });
     });
     return items.map((item) => item.toLowerCase());
   }
@@ -75,14 +80,21 @@ export class ParameterReader {
     const normalized = raw.toLowerCase();
     if (['true', '1', 'yes', 'on'].includes(normalized)) return true;
     if (['false', '0', 'no', 'off'].includes(normalized)) return false;
-    this.errors.push({ loc: ['query', name], msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' });
+    this.errors.push({
+      loc: ['query', name],
+      msg: 'Input should be a valid boolean, unable to interpret input',
+      type: 'bool_parsing',
+    });
     return fallback;
   }
 
   private list(name: string): string[] | undefined {
     const raw = this.query.getAll(name);
     if (raw.length === 0) return undefined;
-    return raw.flatMap((value) => value.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+    return raw
+      .flatMap((value) => value.split(','))
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
   }
 
   /** Throws the collected 422, if any. */
@@ -95,7 +107,9 @@ export class ParameterReader {
 export function uuidPathParam(params: Record<string, string>, name: string): string {
   const value = params[name] ?? '';
   if (!isUuid(value)) {
-    throw validationError([{ loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }]);
+    throw validationError([
+      { loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing' },
+    ]);
   }
   return value.toLowerCase();
 }

@@ -67,7 +67,11 @@ export class RequestPipeline {
     const base = { query, rawBody: rawBody as string };
 
     if (pathname.startsWith(ADMIN_PREFIX)) {
-      const reply = this.dispatch(this.admin, method, pathname, (params) => ({ ...base, params, now: this.runtime.clock() }));
+      const reply = this.dispatch(this.admin, method, pathname, (params) => ({
+        ...base,
+        params,
+        now: this.runtime.clock(),
+      }));
       writeJson(res, reply.status, reply.body, reply.headers);
       return;
     }
@@ -87,10 +91,17 @@ export class RequestPipeline {
       }
       if (fault.outcome.kind === 'status') {
         const headers: Record<string, string> =
-          fault.outcome.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.outcome.retryAfterSeconds) } : {};
+          fault.outcome.retryAfterSeconds !== undefined
+            ? { 'retry-after': String(fault.outcome.retryAfterSeconds) }
+            : {};
         const status = fault.outcome.status;
         this.runtime.stats.record(method, route, status, fingerprint);
-        writeJson(res, status, { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` }, headers);
+        writeJson(
+          res,
+          status,
+          { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` },
+          headers,
+        );
         return;
       }
     }

@@ -61,14 +61,20 @@ function checkApplicability(
   sourceConfig: SourceConfig | null | undefined,
   revisionConfig: SourceRevisionConfigRequest | null | undefined,
 ): void {
-  for (const [field, sources] of Object.entries(SOURCE_CONFIG_APPLIES_TO) as [SourceConfigField, readonly Source[]][]) {
+  for (const [field, sources] of Object.entries(SOURCE_CONFIG_APPLIES_TO) as [
+    SourceConfigField,
+    readonly Source[],
+  ][]) {
     if (sourceConfig?.[field] != null && !sources.includes(source)) {
       const why =
         field === 'custom_url' && source === 'repo_host' ? ' (it is set automatically and read-only)' : '';
       throw detailError(400, `source_config.${field} does not apply to source ${source}${why}`);
     }
   }
-  for (const [field, sources] of Object.entries(REVISION_APPLIES_TO) as [RevisionField, readonly Source[]][]) {
+  for (const [field, sources] of Object.entries(REVISION_APPLIES_TO) as [
+    RevisionField,
+    readonly Source[],
+  ][]) {
     if (revisionConfig?.[field] != null && !sources.includes(source)) {
       throw detailError(400, `source_revision_config.${field} does not apply to source ${source}`);
     }
@@ -87,7 +93,8 @@ function checkTagRef(buildOnPush: boolean | null | undefined, repoRef: string | 
 function checkSecrets(secrets: readonly Secret[]): void {
   const seen = new Set<string>();
   secrets.forEach((secret, index) => {
-    if (seen.has(secret.name)) throw detailError(400, `secrets[${index}].name "${secret.name}" is not unique`);
+    if (seen.has(secret.name))
+      throw detailError(400, `secrets[${index}].name "${secret.name}" is not unique`);
     seen.add(secret.name);
   });
 }
@@ -95,7 +102,10 @@ function checkSecrets(secrets: readonly Secret[]): void {
 function checkIntegration(tenant: TenantRecord, integrationId: string | null | undefined): void {
   if (integrationId == null) return;
   if (!tenant.integrations.some((i) => i.id === integrationId.toLowerCase())) {
-    throw detailError(400, `source_config.integration_id ${integrationId} is not an integration of this tenant`);
+    throw detailError(
+      400,
+      `source_config.integration_id ${integrationId} is not an integration of this tenant`,
+    );
   }
 }
 
@@ -104,13 +114,17 @@ function checkListener(
   listenerId: string | null | undefined,
   clusterNamespace: string | null | undefined,
 ): void {
-  const listener = listenerId == null ? undefined : tenant.listeners.find((l) => l.id === listenerId.toLowerCase());
+  const listener =
+    listenerId == null ? undefined : tenant.listeners.find((l) => l.id === listenerId.toLowerCase());
   if (listenerId != null && !listener) {
     throw detailError(400, `source_config.listener_id ${listenerId} is not a listener of this tenant`);
   }
   if (clusterNamespace == null) return;
   if (!listener) {
-    throw detailError(400, 'source_config.listener_config.cluster_namespace needs a source_config.listener_id');
+    throw detailError(
+      400,
+      'source_config.listener_config.cluster_namespace needs a source_config.listener_id',
+    );
   }
   if (listener.compute_type !== 'cluster') {
     throw detailError(
@@ -126,13 +140,18 @@ function checkListener(
   }
 }
 
-export function checkCreateRules(request: DeploymentCreateRequest, tenant: TenantRecord, nameTaken: boolean): void {
+export function checkCreateRules(
+  request: DeploymentCreateRequest,
+  tenant: TenantRecord,
+  nameTaken: boolean,
+): void {
   if (request.name.trim() === '') throw detailError(400, 'name must not be empty');
   const { source, source_config: sourceConfig, source_revision_config: revisionConfig } = request;
   checkApplicability(source, sourceConfig, revisionConfig);
   const required = REQUIRED_ON_CREATE[source];
   for (const field of required.sourceConfig) {
-    if (sourceConfig[field] == null) throw detailError(400, `source_config.${field} is required for source ${source}`);
+    if (sourceConfig[field] == null)
+      throw detailError(400, `source_config.${field} is required for source ${source}`);
   }
   for (const field of required.revision) {
     if (revisionConfig[field] == null) {
@@ -150,7 +169,11 @@ export function checkCreateRules(request: DeploymentCreateRequest, tenant: Tenan
  * PATCH: a field PATCH cannot change is refused only when it would change; resending the
  * stored value (as a client that sends its whole desired config does) is accepted.
  */
-export function checkPatchRules(patch: DeploymentPatchRequest, record: DeploymentRecord, tenant: TenantRecord): void {
+export function checkPatchRules(
+  patch: DeploymentPatchRequest,
+  record: DeploymentRecord,
+  tenant: TenantRecord,
+): void {
   const sourceConfig = patch.source_config;
   const stored = record.sourceConfig;
   for (const field of IMMUTABLE_BY_PATCH) {
@@ -164,7 +187,9 @@ export function checkPatchRules(patch: DeploymentPatchRequest, record: Deploymen
     throw detailError(400, 'source_config.listener_config.cluster_namespace cannot be changed by PATCH');
   }
   const unchangedCustomUrl =
-    sourceConfig?.custom_url != null && record.source === 'repo_host' && sourceConfig.custom_url === stored.custom_url;
+    sourceConfig?.custom_url != null &&
+    record.source === 'repo_host' &&
+    sourceConfig.custom_url === stored.custom_url;
   checkApplicability(
     record.source,
     unchangedCustomUrl ? { ...sourceConfig, custom_url: null } : sourceConfig,

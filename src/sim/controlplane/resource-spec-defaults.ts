@@ -48,7 +48,9 @@ export function applyResourceSpecDefaults(input: Spec): Spec {
   for (const [limit, request] of DOUBLE_DEFAULTS) {
     const requestValue = spec[request];
     if (spec[limit] == null && requestValue != null) {
-      spec[limit] = (CPU_FIELDS as readonly string[]).includes(limit) ? roundCpu(requestValue * 2) : requestValue * 2;
+      spec[limit] = (CPU_FIELDS as readonly string[]).includes(limit)
+        ? roundCpu(requestValue * 2)
+        : requestValue * 2;
     }
   }
   return spec;

@@ -22,7 +22,11 @@ const SCALE_PAIRS: [keyof ResourceSpec, keyof ResourceSpec][] = [
   ['queue_min_scale', 'queue_max_scale'],
 ];
 
-function checkMounts(mounts: readonly VolumeMount[] | null | undefined, volumeNames: Set<string>, where: string): void {
+function checkMounts(
+  mounts: readonly VolumeMount[] | null | undefined,
+  volumeNames: Set<string>,
+  where: string,
+): void {
   (mounts ?? []).forEach((mount, index) => {
     if (!volumeNames.has(mount.name)) {
       throw detailError(
@@ -41,7 +45,10 @@ function checkContainers(
 ): void {
   (containers ?? []).forEach((container, index) => {
     if (seenNames.has(container.name)) {
-      throw detailError(400, `${PREFIX}.${field}[${index}].name "${container.name}" is not unique among the pod's containers`);
+      throw detailError(
+        400,
+        `${PREFIX}.${field}[${index}].name "${container.name}" is not unique among the pod's containers`,
+      );
     }
     seenNames.add(container.name);
     checkMounts(container.volumeMounts, volumeNames, `${PREFIX}.${field}[${index}].volumeMounts`);
@@ -52,7 +59,10 @@ export function checkResourceSpecRules(spec: ResourceSpec): void {
   const volumeNames = new Set<string>();
   (spec.volumes ?? []).forEach((volume, index) => {
     if (volumeNames.has(volume.name)) {
-      throw detailError(400, `${PREFIX}.volumes[${index}].name "${volume.name}" is not unique within the pod`);
+      throw detailError(
+        400,
+        `${PREFIX}.volumes[${index}].name "${volume.name}" is not unique within the pod`,
+      );
     }
     volumeNames.add(volume.name);
   });
@@ -65,7 +75,10 @@ export function checkResourceSpecRules(spec: ResourceSpec): void {
     const limitValue = spec[limit];
     const requestValue = spec[request];
     if (typeof limitValue === 'number' && typeof requestValue === 'number' && limitValue < requestValue) {
-      throw detailError(400, `${PREFIX}.${limit} (${limitValue}) must not be below ${PREFIX}.${request} (${requestValue})`);
+      throw detailError(
+        400,
+        `${PREFIX}.${limit} (${limitValue}) must not be below ${PREFIX}.${request} (${requestValue})`,
+      );
     }
   }
   for (const [min, max] of SCALE_PAIRS) {

@@ -6,7 +6,14 @@ import type { RevisionStatus, Source } from '../../controlplane/models/index.js'
 
 export type FailureStatus = 'CREATE_FAILED' | 'BUILD_FAILED' | 'DEPLOY_FAILED';
 
-const BUILD_PATH: RevisionStatus[] = ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING'];
+const BUILD_PATH: RevisionStatus[] = [
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+];
 /** Container-image sources have nothing to build (REFERENCE-NOTES.md). */
 const IMAGE_PATH: RevisionStatus[] = ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING'];
 
@@ -33,7 +40,8 @@ export function statesOf(source: Source): readonly RevisionStatus[] {
  * into a source without a build fails where the image would be fetched: after QUEUED.
  */
 function statesBeforeFailure(path: readonly RevisionStatus[], failure: FailureStatus): number {
-  const failingState = failure === 'CREATE_FAILED' ? 'CREATING' : failure === 'DEPLOY_FAILED' ? 'DEPLOYING' : 'BUILDING';
+  const failingState =
+    failure === 'CREATE_FAILED' ? 'CREATING' : failure === 'DEPLOY_FAILED' ? 'DEPLOYING' : 'BUILDING';
   const index = path.indexOf(failingState);
   return (index >= 0 ? index : path.indexOf('QUEUED')) + 1;
 }

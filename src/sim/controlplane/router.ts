@@ -22,7 +22,9 @@ export class Router<H> {
       const segments = template
         .split('/')
         .slice(1)
-        .map((part) => (part.startsWith('{') && part.endsWith('}') ? { param: part.slice(1, -1) } : { literal: part }));
+        .map((part) =>
+          part.startsWith('{') && part.endsWith('}') ? { param: part.slice(1, -1) } : { literal: part },
+        );
       route = { template, segments, handlers: new Map() };
       this.routes.push(route);
     }

@@ -39,6 +39,10 @@ export class StatsCounter {
   }
 
   snapshot(): StatsSnapshot {
-    return { total: this.total, throttled: this.throttled, byRoute: [...this.counts.values()].map((c) => ({ ...c })) };
+    return {
+      total: this.total,
+      throttled: this.throttled,
+      byRoute: [...this.counts.values()].map((c) => ({ ...c })),
+    };
   }
 }

@@ -38,7 +38,9 @@ export interface TracingProjectRecord {
 export type StoredSourceConfig = { [K in keyof SourceConfig]-?: Exclude<SourceConfig[K], undefined> } & {
   resource_spec: ResourceSpec | null;
 };
-export type StoredRevisionConfig = { [K in keyof SourceRevisionConfig]-?: Exclude<SourceRevisionConfig[K], undefined> };
+export type StoredRevisionConfig = {
+  [K in keyof SourceRevisionConfig]-?: Exclude<SourceRevisionConfig[K], undefined>;
+};
 
 export interface RevisionRecord {
   id: string;
@@ -175,12 +177,22 @@ export class EmulatorStore {
   }
 
   createDeployment(
-    fields: Pick<DeploymentRecord, 'tenantId' | 'name' | 'source' | 'sourceConfig' | 'revisionConfig' | 'secrets'>,
+    fields: Pick<
+      DeploymentRecord,
+      'tenantId' | 'name' | 'source' | 'sourceConfig' | 'revisionConfig' | 'secrets'
+    >,
     now: number,
   ): DeploymentRecord {
     const tenant = this.tenants.get(fields.tenantId);
     if (!tenant) throw new Error(`unknown tenant ${fields.tenantId}`);
-    const record: DeploymentRecord = { ...fields, id: newUuid(), createdAt: now, updatedAt: now, deletedAt: null, revisions: [] };
+    const record: DeploymentRecord = {
+      ...fields,
+      id: newUuid(),
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+      revisions: [],
+    };
     tenant.deployments.set(record.id, record);
     tenant.namesInUse.add(record.name);
     this.deploymentsById.set(record.id, record);
@@ -215,7 +227,12 @@ export class EmulatorStore {
     }
     const revision: RevisionRecord = {
       id: newUuid(),
-      timeline: { source: record.source, createdAt: now, supersededAt: null, failure: this.takeFailure(record.name) },
+      timeline: {
+        source: record.source,
+        createdAt: now,
+        supersededAt: null,
+        failure: this.takeFailure(record.name),
+      },
       config: {
         ...record.revisionConfig,
         repo_commit_sha: record.source === 'repo_host' ? (commitSha ?? fakeCommitSha()) : null,
@@ -236,7 +253,8 @@ export class EmulatorStore {
     );
     if (!injection) return null;
     injection.remaining--;
-    if (injection.remaining === 0) this.failureInjections = this.failureInjections.filter((f) => f !== injection);
+    if (injection.remaining === 0)
+      this.failureInjections = this.failureInjections.filter((f) => f !== injection);
     return injection.status;
   }
 

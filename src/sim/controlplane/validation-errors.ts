@@ -12,7 +12,10 @@ const TYPE_BY_EXPECTED: Record<string, { type: string; msg: string }> = {
   number: { type: 'float_type', msg: 'Input should be a valid number' },
   int: { type: 'int_type', msg: 'Input should be a valid integer' },
   boolean: { type: 'bool_type', msg: 'Input should be a valid boolean' },
-  object: { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract fields from' },
+  object: {
+    type: 'model_attributes_type',
+    msg: 'Input should be a valid dictionary or object to extract fields from',
+  },
   record: { type: 'dict_type', msg: 'Input should be a valid dictionary' },
   array: { type: 'list_type', msg: 'Input should be a valid list' },
 };
@@ -38,7 +41,10 @@ function describe(issue: Issue, input: unknown): { type: string; msg: string } {
   switch (issue.code) {
     case 'invalid_type': {
       if (issue.expected === 'int' && typeof input === 'number') {
-        return { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' };
+        return {
+          type: 'int_from_float',
+          msg: 'Input should be a valid integer, got a number with a fractional part',
+        };
       }
       return TYPE_BY_EXPECTED[issue.expected] ?? { type: `${issue.expected}_type`, msg: issue.message };
     }
@@ -46,17 +52,26 @@ function describe(issue: Issue, input: unknown): { type: string; msg: string } {
       return { type: 'enum', msg: `Input should be ${quoteOptions(issue.values)}` };
     case 'too_small':
       if (issue.origin === 'string') {
-        return { type: 'string_too_short', msg: `String should have at least ${String(issue.minimum)} characters` };
+        return {
+          type: 'string_too_short',
+          msg: `String should have at least ${String(issue.minimum)} characters`,
+        };
       }
       if (issue.origin === 'array') {
         return { type: 'too_short', msg: `List should have at least ${String(issue.minimum)} items` };
       }
       return issue.inclusive === false
         ? { type: 'greater_than', msg: `Input should be greater than ${String(issue.minimum)}` }
-        : { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${String(issue.minimum)}` };
+        : {
+            type: 'greater_than_equal',
+            msg: `Input should be greater than or equal to ${String(issue.minimum)}`,
+          };
     case 'too_big':
       if (issue.origin === 'string') {
-        return { type: 'string_too_long', msg: `String should have at most ${String(issue.maximum)} characters` };
+        return {
+          type: 'string_too_long',
+          msg: `String should have at most ${String(issue.maximum)} characters`,
+        };
       }
       if (issue.origin === 'array') {
         return { type: 'too_long', msg: `List should have at most ${String(issue.maximum)} items` };
@@ -79,7 +94,11 @@ function toLocKey(key: PropertyKey): string | number {
   return typeof key === 'number' ? key : String(key);
 }
 
-export function issuesToValidationErrors(issues: readonly Issue[], input: unknown, prefix: Loc): ValidationError[] {
+export function issuesToValidationErrors(
+  issues: readonly Issue[],
+  input: unknown,
+  prefix: Loc,
+): ValidationError[] {
   return issues.map((issue) => {
     const { type, msg } = describe(issue, valueAt(input, issue.path));
     return { loc: [...prefix, ...issue.path.map(toLocKey)], msg, type };

@@ -14,19 +14,26 @@ export function deploymentStatusAt(
 ): { status: DeploymentStatus; since: number } {
   if (record.deletedAt !== null) return { status: 'AWAITING_DELETE', since: record.deletedAt };
   const readyAt = record.createdAt + phaseMs;
-  return now >= readyAt ? { status: 'READY', since: readyAt } : { status: 'AWAITING_DATABASE', since: record.createdAt };
+  return now >= readyAt
+    ? { status: 'READY', since: readyAt }
+    : { status: 'AWAITING_DATABASE', since: record.createdAt };
 }
 
 /** The newest revision that is DEPLOYED now; an older DEPLOYED one stays active until then. */
 function activeRevisionId(record: DeploymentRecord, phaseMs: number, now: number): string | null {
   for (let i = record.revisions.length - 1; i >= 0; i--) {
     const revision = record.revisions[i];
-    if (revision && revisionStateAt(revision.timeline, phaseMs, now).status === 'DEPLOYED') return revision.id;
+    if (revision && revisionStateAt(revision.timeline, phaseMs, now).status === 'DEPLOYED')
+      return revision.id;
   }
   return null;
 }
 
-export function deploymentToWire(record: DeploymentRecord, phaseMs: number, now: number): Record<string, unknown> {
+export function deploymentToWire(
+  record: DeploymentRecord,
+  phaseMs: number,
+  now: number,
+): Record<string, unknown> {
   const latest = record.revisions[record.revisions.length - 1];
   const { status, since } = deploymentStatusAt(record, phaseMs, now);
   const sourceConfig = record.sourceConfig;
@@ -38,7 +45,10 @@ export function deploymentToWire(record: DeploymentRecord, phaseMs: number, now:
       resource_spec: sourceConfig.resource_spec ? resourceSpecToWire(sourceConfig.resource_spec) : null,
       listener_config: sourceConfig.listener_config ? { ...sourceConfig.listener_config } : null,
     },
-    source_revision_config: { ...record.revisionConfig, repo_commit_sha: latest?.config.repo_commit_sha ?? null },
+    source_revision_config: {
+      ...record.revisionConfig,
+      repo_commit_sha: latest?.config.repo_commit_sha ?? null,
+    },
     secrets: record.secrets.map((secret) => ({ ...secret })),
     id: record.id,
     tenant_id: record.tenantId,
