@@ -85,6 +85,31 @@ describe('write semantics', () => {
   });
 });
 
+describe('events', () => {
+  it('serves one event storage as events.k8s.io/v1 and core/v1 (what kubectl describe reads)', async () => {
+    const event = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'a1.1' },
+      eventTime: '2024-01-01T00:00:00.000000Z',
+      reportingController: 'example.com/operator',
+      reportingInstance: 'operator-0',
+      action: 'Reconcile',
+      reason: 'Synced',
+      type: 'Normal',
+      note: 'all good',
+      regarding: { apiVersion: 'example.com/v1', kind: 'Widget', name: 'a1', namespace: 'default' },
+    };
+    expect((await http(env, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', event)).status).toBe(201);
+    const invalid = await http(env, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', { ...event, metadata: { name: 'x' }, type: 'Odd' });
+    expect(invalid.status).toBe(422);
+    const core = await http(env, 'GET', '/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Da1,involvedObject.kind%3DWidget');
+    const items = core.body['items'] as Array<Record<string, unknown>>;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ apiVersion: 'v1', message: 'all good', involvedObject: { name: 'a1' }, reportingComponent: 'example.com/operator' });
+  });
+});
+
 describe('reads', () => {
   it('filters by label and field selectors', async () => {
     for (const [name, tier] of [['s1', 'web'], ['s2', 'db'], ['s3', 'web']] as const) {
