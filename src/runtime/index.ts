@@ -5,7 +5,15 @@ export { Backoff, backoffDelay, type BackoffOptions, type RandomSource } from '.
 export * from './kube/objects.js';
 export * from './kube/resource.js';
 export * from './kube/errors.js';
-export { KubeClient, MERGE_PATCH, JSON_PATCH, type ListOptions, type WatchOptions, type WriteOptions, type DeleteOptions } from './kube/client.js';
+export {
+  KubeClient,
+  MERGE_PATCH,
+  JSON_PATCH,
+  type ListOptions,
+  type WatchOptions,
+  type WriteOptions,
+  type DeleteOptions,
+} from './kube/client.js';
 export { KubeConfigTransport, type KubeTransport, type KubeRequest } from './kube/transport.js';
 export { loadKubeConfig, kubeClientFrom, type KubeConfigSource } from './kube/kubeconfig.js';
 export { IndexedStore, type IndexFunction, type StoreChange } from './cache/store.js';
@@ -14,11 +22,39 @@ export { clientListWatch, type ListWatchSource, type ListWatchScope } from './re
 export { Reflector, type ReflectorOptions, type ReflectorHealth } from './reflector/reflector.js';
 export { WorkQueue, type WorkQueueOptions } from './workqueue/queue.js';
 export * from './workqueue/rate-limiter.js';
-export { Controller, type ControllerOptions, type Reconcile, type ReconcileResult, type StopOptions } from './controller/controller.js';
-export { LeaderElector, type LeaderElectorOptions, type LeaderElectionTimings } from './leaderelection/leader-elector.js';
-export { KubeLeaseStore, LEASE_TYPE, type LeaseStore, type LeaderRecord, type StoredLease } from './leaderelection/lease-store.js';
+export {
+  Controller,
+  type ControllerOptions,
+  type Reconcile,
+  type ReconcileResult,
+  type StopOptions,
+} from './controller/controller.js';
+export {
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaderElectionTimings,
+} from './leaderelection/leader-elector.js';
+export {
+  KubeLeaseStore,
+  LEASE_TYPE,
+  type LeaseStore,
+  type LeaderRecord,
+  type StoredLease,
+} from './leaderelection/lease-store.js';
 export { formatMicroTime, parseMicroTime } from './leaderelection/micro-time.js';
-export { EventRecorder, referenceTo, type ObjectReference, type EventType, type EventsApi } from './events/recorder.js';
+export {
+  EventRecorder,
+  referenceTo,
+  type ObjectReference,
+  type EventType,
+  type EventsApi,
+} from './events/recorder.js';
 export { Informer, type InformerOptions, type ResourceInformerOptions } from './manager/informer.js';
-export { Manager, watchOf, type ManagerOptions, type LeaderElectionConfig, type Watch } from './manager/manager.js';
+export {
+  Manager,
+  watchOf,
+  type ManagerOptions,
+  type LeaderElectionConfig,
+  type Watch,
+} from './manager/manager.js';
 export type { HealthSnapshot, ManagerRole, ControllerHealth } from './manager/health.js';

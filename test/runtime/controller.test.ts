@@ -12,9 +12,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 describe('Controller', () => {
   it('rejects a worker count that is not a positive integer', () => {
-    expect(() => new Controller({ name: 'x', reconcile: () => Promise.resolve(), maxConcurrentReconciles: 0 })).toThrow(
-      /maxConcurrentReconciles must be an integer >= 1, got 0/,
-    );
+    expect(
+      () => new Controller({ name: 'x', reconcile: () => Promise.resolve(), maxConcurrentReconciles: 0 }),
+    ).toThrow(/maxConcurrentReconciles must be an integer >= 1, got 0/);
   });
 
   it('runs at most N reconciles at once and never one key on two workers', async () => {
@@ -110,7 +110,9 @@ describe('Controller', () => {
     const text = await registry.metrics();
     expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="error"} 1');
     expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="requeue"} 1');
-    expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="requeue_after"} 1');
+    expect(text).toContain(
+      'controller_runtime_reconcile_total{controller="metered",result="requeue_after"} 1',
+    );
     expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="success"} 1');
     expect(text).toContain('controller_runtime_reconcile_errors_total{controller="metered"} 1');
     expect(text).toContain('controller_runtime_reconcile_time_seconds_count{controller="metered"} 4');

@@ -32,15 +32,38 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'], authorization: req.headers.authorization, body });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        contentType: req.headers['content-type'],
+        authorization: req.headers.authorization,
+        body,
+      });
       const url = new URL(req.url ?? '/', 'http://x');
-      if (url.pathname.endsWith('/missing')) return send(res, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'widgets "missing" not found' });
-      if (req.method === 'PUT') return send(res, 409, { kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' });
+      if (url.pathname.endsWith('/missing'))
+        return send(res, 404, {
+          kind: 'Status',
+          code: 404,
+          reason: 'NotFound',
+          message: 'widgets "missing" not found',
+        });
+      if (req.method === 'PUT')
+        return send(res, 409, {
+          kind: 'Status',
+          code: 409,
+          reason: 'Conflict',
+          message: 'the object has been modified',
+        });
       if (url.searchParams.get('watch') === '1') {
-        if (url.searchParams.get('resourceVersion') === '1') return send(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' });
+        if (url.searchParams.get('resourceVersion') === '1')
+          return send(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' });
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } })}\n`);
-        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } })}\n`);
+        res.write(
+          `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } })}\n`,
+        );
+        res.write(
+          `${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } })}\n`,
+        );
         if (url.searchParams.get('resourceVersion') === 'hang') return;
         if (url.searchParams.get('resourceVersion') === 'break') {
           setTimeout(() => res.socket?.destroy(), 20);
@@ -57,7 +80,10 @@ beforeAll(async () => {
           items: [{ metadata: { name: page ? 'b' : 'a' } }],
         });
       }
-      return send(res, 200, { ...(body ? (JSON.parse(body) as object) : {}), metadata: { name: 'x', resourceVersion: '10' } });
+      return send(res, 200, {
+        ...(body ? (JSON.parse(body) as object) : {}),
+        metadata: { name: 'x', resourceVersion: '10' },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,14 +105,25 @@ afterAll(async () => {
 describe('KubeClient', () => {
   it('sends the kubeconfig credentials on plain HTTP, where client-node itself would refuse', async () => {
     await client.get(WIDGETS, 'ns', 'x');
-    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/apis/example.com/v1/namespaces/ns/widgets/x', authorization: 'Bearer sekret-token' });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'GET',
+      url: '/apis/example.com/v1/namespaces/ns/widgets/x',
+      authorization: 'Bearer sekret-token',
+    });
   });
 
   it('merge-patches objects and status with the merge-patch content type', async () => {
     await client.mergePatch(WIDGETS, 'ns', 'x', { spec: { size: 2 } });
-    expect(seen.at(-1)).toMatchObject({ method: 'PATCH', contentType: 'application/merge-patch+json', body: '{"spec":{"size":2}}' });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: '{"spec":{"size":2}}',
+    });
     await client.mergePatchStatus(WIDGETS, 'ns', 'x', { status: { ready: true } });
-    expect(seen.at(-1)).toMatchObject({ url: '/apis/example.com/v1/namespaces/ns/widgets/x/status', contentType: 'application/merge-patch+json' });
+    expect(seen.at(-1)).toMatchObject({
+      url: '/apis/example.com/v1/namespaces/ns/widgets/x/status',
+      contentType: 'application/merge-patch+json',
+    });
     await client.jsonPatch(WIDGETS, 'ns', 'x', [{ op: 'remove', path: '/metadata/finalizers/0' }]);
     expect(seen.at(-1)?.contentType).toBe('application/json-patch+json');
   });
@@ -101,9 +138,14 @@ describe('KubeClient', () => {
   it('maps Status answers to typed errors without echoing the request body', async () => {
     const notFound = await client.get(WIDGETS, 'ns', 'missing').catch((e: unknown) => e);
     expect(isNotFound(notFound)).toBe(true);
-    expect((notFound as KubeApiError).message).toBe('GET /apis/example.com/v1/namespaces/ns/widgets/missing: widgets "missing" not found');
+    expect((notFound as KubeApiError).message).toBe(
+      'GET /apis/example.com/v1/namespaces/ns/widgets/missing: widgets "missing" not found',
+    );
     const conflict = await client
-      .replace(WIDGETS, { metadata: { name: 'x', namespace: 'ns', resourceVersion: '1' }, data: { password: 'hunter2' } })
+      .replace(WIDGETS, {
+        metadata: { name: 'x', namespace: 'ns', resourceVersion: '1' },
+        data: { password: 'hunter2' },
+      })
       .catch((e: unknown) => e);
     expect(isConflict(conflict)).toBe(true);
     expect(String((conflict as Error).message)).not.toContain('hunter2');
@@ -116,12 +158,22 @@ describe('KubeClient', () => {
 
   it('streams watch events with bookmarks and the query the reflector needs', async () => {
     const events = [];
-    for await (const e of await client.watch(WIDGETS, { namespace: 'ns', resourceVersion: '4', allowWatchBookmarks: true, timeoutSeconds: 300 })) {
+    for await (const e of await client.watch(WIDGETS, {
+      namespace: 'ns',
+      resourceVersion: '4',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+    })) {
       events.push(e.type);
     }
     expect(events).toEqual(['ADDED', 'BOOKMARK']);
     const url = new URL(seen.at(-1)?.url ?? '', 'http://x');
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({ watch: '1', resourceVersion: '4', allowWatchBookmarks: 'true', timeoutSeconds: '300' });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      watch: '1',
+      resourceVersion: '4',
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: '300',
+    });
   });
 
   it('answers 410 on a watch as Gone, and a broken stream as an error, not a clean end', async () => {
@@ -147,8 +199,16 @@ describe('KubeClient', () => {
   it('writes Lease times with 6 fractional digits', async () => {
     const store = new KubeLeaseStore(client, 'ns', 'lock');
     const at = Date.parse('2025-01-02T03:04:05.678Z');
-    await store.create({ holderIdentity: 'me', leaseDurationSeconds: 15, acquireTime: at, renewTime: at, leaseTransitions: 0 });
-    const body = JSON.parse(seen.at(-1)?.body ?? '{}') as { spec: { renewTime: string; acquireTime: string } };
+    await store.create({
+      holderIdentity: 'me',
+      leaseDurationSeconds: 15,
+      acquireTime: at,
+      renewTime: at,
+      leaseTransitions: 0,
+    });
+    const body = JSON.parse(seen.at(-1)?.body ?? '{}') as {
+      spec: { renewTime: string; acquireTime: string };
+    };
     expect(body.spec.renewTime).toBe('2025-01-02T03:04:05.678000Z');
     expect(body.spec.acquireTime).toBe('2025-01-02T03:04:05.678000Z');
   });

@@ -46,9 +46,19 @@ describe('MicroTime', () => {
 describe('LeaderElector', () => {
   it('rejects timings that cannot work', () => {
     const lease = new FakeLease();
-    const base = { store: lease.storeFor(), identity: 'a', name: 'l', onStartedLeading: () => undefined, onStoppedLeading: () => undefined };
-    expect(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow(/leaseDurationMs/);
-    expect(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).toThrow(/renewDeadlineMs/);
+    const base = {
+      store: lease.storeFor(),
+      identity: 'a',
+      name: 'l',
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    };
+    expect(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow(
+      /leaseDurationMs/,
+    );
+    expect(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).toThrow(
+      /renewDeadlineMs/,
+    );
     expect(() => new LeaderElector({ ...base, identity: ' ' })).toThrow(/identity/);
   });
 
@@ -60,7 +70,11 @@ describe('LeaderElector', () => {
     await flush();
     expect(a.elector.isLeader).toBe(true);
     expect(a.log).toEqual(['started']);
-    expect(lease.current?.record).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    expect(lease.current?.record).toMatchObject({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 0,
+    });
     const acquiredAt = lease.current?.record.acquireTime;
     await clock.advance(2_000);
     expect(lease.current?.record.renewTime).toBe(clock.now());
@@ -84,7 +98,13 @@ describe('LeaderElector', () => {
     const clock = new FakeClock();
     const lease = new FakeLease();
     // A holder that died without releasing: its record says it renewed long ago.
-    await lease.storeFor().create({ holderIdentity: 'dead', leaseDurationSeconds: 15, acquireTime: 0, renewTime: 0, leaseTransitions: 3 });
+    await lease.storeFor().create({
+      holderIdentity: 'dead',
+      leaseDurationSeconds: 15,
+      acquireTime: 0,
+      renewTime: 0,
+      leaseTransitions: 3,
+    });
     const b = candidate(lease, clock, 'b');
     await flush();
     // Not at once: b has only just observed the record, and trusts its own clock, not the holder's.

@@ -29,7 +29,14 @@ function replica(api: FakeApi, lease: FakeLease | undefined, clock: FakeClock, i
     registry,
     drainTimeoutMs: 1_000,
     ...(lease
-      ? { leaderElection: { namespace: 'default', leaseName: 'widgets-lock', identity, store: lease.storeFor() } }
+      ? {
+          leaderElection: {
+            namespace: 'default',
+            leaseName: 'widgets-lock',
+            identity,
+            store: lease.storeFor(),
+          },
+        }
       : {}),
   });
   manager.addController(controller, [watchOf(informer)]);

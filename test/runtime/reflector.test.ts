@@ -15,7 +15,9 @@ interface Seen {
 const running: AbortController[] = [];
 afterEach(() => running.splice(0).forEach((c) => c.abort()));
 
-function setup(options: { watchdogMs?: number; resyncPeriodMs?: number; onResync?: (o: KubeObject[]) => void } = {}) {
+function setup(
+  options: { watchdogMs?: number; resyncPeriodMs?: number; onResync?: (o: KubeObject[]) => void } = {},
+) {
   const clock = new FakeClock();
   const api = new FakeApi();
   const store = new IndexedStore<KubeObject>({
@@ -54,7 +56,14 @@ describe('Reflector', () => {
     for (const name of ['a', 'b', 'c', 'd', 'e']) api.upsert(name);
     const clock = new FakeClock();
     const store = new IndexedStore<KubeObject>();
-    const reflector = new Reflector({ source: api, store, clock, handler: {}, pageSize: 2, random: () => 0.5 });
+    const reflector = new Reflector({
+      source: api,
+      store,
+      clock,
+      handler: {},
+      pageSize: 2,
+      random: () => 0.5,
+    });
     const controller = new AbortController();
     running.push(controller);
     void reflector.run(controller.signal);
@@ -159,8 +168,17 @@ describe('Reflector', () => {
   it('retries a failing list with backoff and reports not synced meanwhile', async () => {
     const clock = new FakeClock();
     const api = new FakeApi();
-    api.listFailures.push(new KubeApiError(500, 'InternalError', 'boom'), new KubeApiError(429, 'TooManyRequests', 'slow down'));
-    const reflector = new Reflector({ source: api, store: new IndexedStore(), clock, handler: {}, random: () => 0 });
+    api.listFailures.push(
+      new KubeApiError(500, 'InternalError', 'boom'),
+      new KubeApiError(429, 'TooManyRequests', 'slow down'),
+    );
+    const reflector = new Reflector({
+      source: api,
+      store: new IndexedStore(),
+      clock,
+      handler: {},
+      random: () => 0,
+    });
     const controller = new AbortController();
     running.push(controller);
     void reflector.run(controller.signal);
@@ -179,7 +197,13 @@ describe('Reflector', () => {
     const api = new FakeApi();
     const expired = new KubeApiError(410, 'Expired', 'continue token expired');
     api.listFailures.push(expired, expired, expired);
-    const reflector = new Reflector({ source: api, store: new IndexedStore(), clock, handler: {}, random: () => 0 });
+    const reflector = new Reflector({
+      source: api,
+      store: new IndexedStore(),
+      clock,
+      handler: {},
+      random: () => 0,
+    });
     const controller = new AbortController();
     running.push(controller);
     void reflector.run(controller.signal);
@@ -235,7 +259,14 @@ describe('Reflector', () => {
     const api = new FakeApi();
     const forever = new KubeApiError(0, 'NetworkError', 'connection refused');
     api.listFailures.push(...Array.from({ length: 100 }, () => forever));
-    const reflector = new Reflector({ source: api, store: new IndexedStore(), clock, handler: {}, watchdogMs: 10_000, random: () => 0 });
+    const reflector = new Reflector({
+      source: api,
+      store: new IndexedStore(),
+      clock,
+      handler: {},
+      watchdogMs: 10_000,
+      random: () => 0,
+    });
     const controller = new AbortController();
     running.push(controller);
     void reflector.run(controller.signal);
@@ -248,7 +279,10 @@ describe('Reflector', () => {
 
   it('calls the resync hook with every cached object each period', async () => {
     const batches: number[] = [];
-    const { api, clock, reflector } = setup({ resyncPeriodMs: 5_000, onResync: (objects) => batches.push(objects.length) });
+    const { api, clock, reflector } = setup({
+      resyncPeriodMs: 5_000,
+      onResync: (objects) => batches.push(objects.length),
+    });
     api.upsert('a');
     api.upsert('b');
     await reflector.waitForSync();

@@ -18,7 +18,12 @@ describe('IndexedStore', () => {
     store.upsert(obj('a', 'y', '1', 'key'));
     store.upsert(obj('b', 'x', '1', 'key'));
     expect(store.keys().sort()).toEqual(['a/x', 'a/y', 'b/x']);
-    expect(store.byIndex('bySecret', 'a/key').map((o) => o.metadata.name).sort()).toEqual(['x', 'y']);
+    expect(
+      store
+        .byIndex('bySecret', 'a/key')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['x', 'y']);
     store.upsert(obj('a', 'y', '2', 'other'));
     expect(store.byIndex('bySecret', 'a/key').map((o) => o.metadata.name)).toEqual(['x']);
     expect(store.byIndex('bySecret', 'a/other').map((o) => o.metadata.name)).toEqual(['y']);
@@ -33,9 +38,14 @@ describe('IndexedStore', () => {
     store.upsert(obj('a', 'change', '1'));
     store.upsert(obj('a', 'gone', '1'));
     store.upsert(obj('b', 'other-namespace', '1'));
-    const change = store.replace([obj('a', 'keep', '1'), obj('a', 'change', '2'), obj('a', 'new', '1')], (o) => o.metadata.namespace === 'a');
+    const change = store.replace(
+      [obj('a', 'keep', '1'), obj('a', 'change', '2'), obj('a', 'new', '1')],
+      (o) => o.metadata.namespace === 'a',
+    );
     expect(change.added.map((o) => o.metadata.name)).toEqual(['new']);
-    expect(change.updated.map((u) => [u.old.metadata.resourceVersion, u.current.metadata.resourceVersion])).toEqual([['1', '2']]);
+    expect(
+      change.updated.map((u) => [u.old.metadata.resourceVersion, u.current.metadata.resourceVersion]),
+    ).toEqual([['1', '2']]);
     expect(change.deleted.map((o) => o.metadata.name)).toEqual(['gone']);
     expect(store.get('b/other-namespace')).toBeDefined();
     expect(store.size).toBe(4);

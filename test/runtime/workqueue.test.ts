@@ -69,7 +69,12 @@ describe('WorkQueue', () => {
   });
 
   it('adds jitter within its share of the delay', () => {
-    const limiter = new ItemExponentialRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000, jitter: 0.1, random: () => 0.5 });
+    const limiter = new ItemExponentialRateLimiter({
+      baseDelayMs: 100,
+      maxDelayMs: 10_000,
+      jitter: 0.1,
+      random: () => 0.5,
+    });
     expect(limiter.when('k')).toBe(105);
     expect(limiter.when('k')).toBe(210);
   });

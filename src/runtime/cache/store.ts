@@ -49,7 +49,10 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   /** Objects whose index function returned `value` for index `indexName`. */
   byIndex(indexName: string, value: string): T[] {
     const index = this.indexes.get(indexName);
-    if (!index) throw new Error(`index "${indexName}" is not defined; defined: ${[...this.indexes.keys()].join(', ') || 'none'}`);
+    if (!index)
+      throw new Error(
+        `index "${indexName}" is not defined; defined: ${[...this.indexes.keys()].join(', ') || 'none'}`,
+      );
     return [...(index.get(value) ?? [])].flatMap((key) => {
       const object = this.objects.get(key);
       return object ? [object] : [];

@@ -155,7 +155,12 @@ export class Controller {
       this.metrics?.reconcileErrors.inc({ controller: this.name });
       queue.addRateLimited(key);
       this.logger?.error(
-        { controller: this.name, key, requeues: queue.numRequeues(key), error: error instanceof Error ? error.message : String(error) },
+        {
+          controller: this.name,
+          key,
+          requeues: queue.numRequeues(key),
+          error: error instanceof Error ? error.message : String(error),
+        },
         'reconcile failed',
       );
     }

@@ -14,10 +14,12 @@ export interface ControllerMetrics {
 
 export function controllerMetrics(registry: Registry): ControllerMetrics {
   return {
-    reconcileTotal: counterIn(registry, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', [
-      'controller',
-      'result',
-    ]),
+    reconcileTotal: counterIn(
+      registry,
+      'controller_runtime_reconcile_total',
+      'Total number of reconciliations per controller',
+      ['controller', 'result'],
+    ),
     reconcileErrors: counterIn(
       registry,
       'controller_runtime_reconcile_errors_total',
@@ -31,9 +33,12 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       ['controller'],
       RECONCILE_BUCKETS,
     ),
-    activeWorkers: gaugeIn(registry, 'controller_runtime_active_workers', 'Number of currently used workers per controller', [
-      'controller',
-    ]),
+    activeWorkers: gaugeIn(
+      registry,
+      'controller_runtime_active_workers',
+      'Number of currently used workers per controller',
+      ['controller'],
+    ),
     maxConcurrentReconciles: gaugeIn(
       registry,
       'controller_runtime_max_concurrent_reconciles',

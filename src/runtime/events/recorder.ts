@@ -92,11 +92,25 @@ export class EventRecorder {
   }
 
   /** Records an event; never rejects (a lost event must not fail a reconcile). */
-  async record(regarding: ObjectReference, type: EventType, reason: string, message: string, action = reason): Promise<void> {
+  async record(
+    regarding: ObjectReference,
+    type: EventType,
+    reason: string,
+    message: string,
+    action = reason,
+  ): Promise<void> {
     const note = truncate(message, MAX_NOTE_BYTES);
     const shortReason = reason.slice(0, MAX_REASON_CHARS);
     const namespace = regarding.namespace ?? 'default';
-    const key = JSON.stringify([regarding.uid ?? '', regarding.kind, namespace, regarding.name, type, shortReason, note]);
+    const key = JSON.stringify([
+      regarding.uid ?? '',
+      regarding.kind,
+      namespace,
+      regarding.name,
+      type,
+      shortReason,
+      note,
+    ]);
     const now = this.clock.now();
     const known = this.series.get(key);
     try {
@@ -106,7 +120,12 @@ export class EventRecorder {
         this.series.delete(key);
         this.series.set(key, known);
         try {
-          await this.client.mergePatch(this.type(), known.namespace, known.name, this.repeatPatch(known.count, now));
+          await this.client.mergePatch(
+            this.type(),
+            known.namespace,
+            known.name,
+            this.repeatPatch(known.count, now),
+          );
           return;
         } catch (error) {
           // The Event was garbage-collected (TTL) meanwhile: start a new one.
@@ -114,11 +133,18 @@ export class EventRecorder {
         }
       }
       const name = `${regarding.name}.${randomBytes(8).toString('hex')}`;
-      await this.client.create(this.type(), this.newEvent(name, namespace, regarding, type, shortReason, note, action, now));
+      await this.client.create(
+        this.type(),
+        this.newEvent(name, namespace, regarding, type, shortReason, note, action, now),
+      );
       this.remember(key, { name, namespace, count: 1, lastSeen: now });
     } catch (error) {
       this.logger?.warn(
-        { regarding: `${regarding.kind} ${namespace}/${regarding.name}`, reason: shortReason, error: error instanceof Error ? error.message : String(error) },
+        {
+          regarding: `${regarding.kind} ${namespace}/${regarding.name}`,
+          reason: shortReason,
+          error: error instanceof Error ? error.message : String(error),
+        },
         'could not record event',
       );
     }
@@ -137,7 +163,8 @@ export class EventRecorder {
   }
 
   private repeatPatch(count: number, now: number): Record<string, unknown> {
-    if (this.api === 'v1') return { count, lastTimestamp: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    if (this.api === 'v1')
+      return { count, lastTimestamp: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') };
     return { series: { count, lastObservedTime: formatMicroTime(now) } };
   }
 

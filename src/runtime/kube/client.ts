@@ -2,7 +2,13 @@
 // belong to the caller (the reflector restarts, the controller requeues), which knows whether
 // a retry is safe and how urgent it is.
 import { KubeApiError } from './errors.js';
-import { isKubeObject, type KubeObject, type KubeStatus, type ObjectList, type WatchEvent } from './objects.js';
+import {
+  isKubeObject,
+  type KubeObject,
+  type KubeStatus,
+  type ObjectList,
+  type WatchEvent,
+} from './objects.js';
 import { collectionPath, objectPath, type ResourceType } from './resource.js';
 import type { KubeTransport, QueryValue } from './transport.js';
 
@@ -52,38 +58,59 @@ function writeQuery(options: WriteOptions): Record<string, QueryValue> {
 }
 
 function asObject<T extends KubeObject>(value: unknown, what: string): T {
-  if (!isKubeObject(value)) throw new KubeApiError(0, 'InvalidResponse', `${what}: the server answered without an object`);
+  if (!isKubeObject(value))
+    throw new KubeApiError(0, 'InvalidResponse', `${what}: the server answered without an object`);
   return value as T;
 }
 
 export class KubeClient {
   constructor(private readonly transport: KubeTransport) {}
 
-  async get<T extends KubeObject = KubeObject>(type: ResourceType, namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const path = objectPath(type, namespace, name);
     return asObject<T>(await this.transport.json({ method: 'GET', path, signal }), `GET ${path}`);
   }
 
   /** One page of a list; follow `continue` for the next (or use `listAll`). */
-  async list<T extends KubeObject = KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
     const path = collectionPath(type, options.namespace);
     const body = await this.transport.json({
       method: 'GET',
       path,
-      query: { ...selectors(options), limit: options.limit, continue: options.continue, resourceVersion: options.resourceVersion },
+      query: {
+        ...selectors(options),
+        limit: options.limit,
+        continue: options.continue,
+        resourceVersion: options.resourceVersion,
+      },
       signal: options.signal,
     });
-    const list = body as { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } } | undefined;
+    const list = body as
+      { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } } | undefined;
     if (!list || !Array.isArray(list.items) || typeof list.metadata?.resourceVersion !== 'string') {
       throw new KubeApiError(0, 'InvalidResponse', `GET ${path}: the server answered without a list`);
     }
     const items = list.items.map((item) => asObject<T>(item, `GET ${path}`));
-    const next = typeof list.metadata.continue === 'string' && list.metadata.continue !== '' ? list.metadata.continue : undefined;
+    const next =
+      typeof list.metadata.continue === 'string' && list.metadata.continue !== ''
+        ? list.metadata.continue
+        : undefined;
     return { items, resourceVersion: list.metadata.resourceVersion, ...(next ? { continue: next } : {}) };
   }
 
   /** Every page of a list; the resourceVersion is the one of the first page (a consistent snapshot). */
-  async listAll<T extends KubeObject = KubeObject>(type: ResourceType, options: Omit<ListOptions, 'continue'> = {}): Promise<ObjectList<T>> {
+  async listAll<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: Omit<ListOptions, 'continue'> = {},
+  ): Promise<ObjectList<T>> {
     const items: T[] = [];
     let page = await this.list<T>(type, options);
     const resourceVersion = page.resourceVersion;
@@ -96,7 +123,10 @@ export class KubeClient {
   }
 
   /** Opens a watch; the iterable ends when the server closes the stream or `signal` aborts. */
-  async watch<T extends KubeObject = KubeObject>(type: ResourceType, options: WatchOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
+  async watch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: WatchOptions = {},
+  ): Promise<AsyncIterable<WatchEvent<T>>> {
     const path = collectionPath(type, options.namespace);
     const lines = await this.transport.lines({
       method: 'GET',
@@ -116,7 +146,13 @@ export class KubeClient {
   async create<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
     const path = collectionPath(type, object.metadata.namespace);
     return asObject<T>(
-      await this.transport.json({ method: 'POST', path, query: writeQuery(options), body: object, signal: options.signal }),
+      await this.transport.json({
+        method: 'POST',
+        path,
+        query: writeQuery(options),
+        body: object,
+        signal: options.signal,
+      }),
       `POST ${path}`,
     );
   }
@@ -125,7 +161,13 @@ export class KubeClient {
   async replace<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
     const path = objectPath(type, object.metadata.namespace, object.metadata.name ?? '');
     return asObject<T>(
-      await this.transport.json({ method: 'PUT', path, query: writeQuery(options), body: object, signal: options.signal }),
+      await this.transport.json({
+        method: 'PUT',
+        path,
+        query: writeQuery(options),
+        body: object,
+        signal: options.signal,
+      }),
       `PUT ${path}`,
     );
   }
@@ -164,36 +206,73 @@ export class KubeClient {
   }
 
   /** Deletes; resolves to the object (still present with deletionTimestamp when finalizers hold it) or a Status. */
-  async delete(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}): Promise<KubeObject | KubeStatus> {
+  async delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions = {},
+  ): Promise<KubeObject | KubeStatus> {
     const path = objectPath(type, namespace, name);
     const preconditions = options.resourceVersion ? { resourceVersion: options.resourceVersion } : undefined;
     const body =
       options.propagationPolicy || preconditions
-        ? { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: options.propagationPolicy, preconditions }
+        ? {
+            kind: 'DeleteOptions',
+            apiVersion: 'v1',
+            propagationPolicy: options.propagationPolicy,
+            preconditions,
+          }
         : undefined;
-    const answer = await this.transport.json({ method: 'DELETE', path, query: writeQuery(options), body, signal: options.signal });
+    const answer = await this.transport.json({
+      method: 'DELETE',
+      path,
+      query: writeQuery(options),
+      body,
+      signal: options.signal,
+    });
     return (answer ?? {}) as KubeObject | KubeStatus;
   }
 
-  private async patch<T extends KubeObject>(path: string, patch: unknown, contentType: string, options: WriteOptions): Promise<T> {
+  private async patch<T extends KubeObject>(
+    path: string,
+    patch: unknown,
+    contentType: string,
+    options: WriteOptions,
+  ): Promise<T> {
     return asObject<T>(
-      await this.transport.json({ method: 'PATCH', path, query: writeQuery(options), body: patch, contentType, signal: options.signal }),
+      await this.transport.json({
+        method: 'PATCH',
+        path,
+        query: writeQuery(options),
+        body: patch,
+        contentType,
+        signal: options.signal,
+      }),
       `PATCH ${path}`,
     );
   }
 }
 
-async function* toWatchEvents<T extends KubeObject>(lines: AsyncIterable<unknown>, path: string): AsyncIterable<WatchEvent<T>> {
+async function* toWatchEvents<T extends KubeObject>(
+  lines: AsyncIterable<unknown>,
+  path: string,
+): AsyncIterable<WatchEvent<T>> {
   for await (const line of lines) {
     const event = line as { type?: unknown; object?: unknown } | undefined;
     const type = event?.type;
     if (type === 'ERROR') {
-      const status = (typeof event?.object === 'object' && event.object !== null ? event.object : {}) as KubeStatus;
+      const status = (
+        typeof event?.object === 'object' && event.object !== null ? event.object : {}
+      ) as KubeStatus;
       yield { type: 'ERROR', status };
     } else if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED' || type === 'BOOKMARK') {
       yield { type, object: asObject<T>(event?.object, `watch ${path}`) };
     } else {
-      throw new KubeApiError(0, 'InvalidResponse', `watch ${path}: unknown event type ${JSON.stringify(type)}`);
+      throw new KubeApiError(
+        0,
+        'InvalidResponse',
+        `watch ${path}: unknown event type ${JSON.stringify(type)}`,
+      );
     }
   }
 }

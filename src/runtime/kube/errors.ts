@@ -17,7 +17,13 @@ export class KubeApiError extends Error {
     super(message);
   }
 
-  static fromStatus(method: string, path: string, statusCode: number, body: unknown, retryAfter?: string): KubeApiError {
+  static fromStatus(
+    method: string,
+    path: string,
+    statusCode: number,
+    body: unknown,
+    retryAfter?: string,
+  ): KubeApiError {
     const status = isStatus(body) ? body : undefined;
     const reason = status?.reason ?? (statusCode === 0 ? 'NetworkError' : `HTTP${statusCode}`);
     const detail = status?.message ?? `HTTP ${statusCode}`;
@@ -44,5 +50,8 @@ export function isAlreadyExists(error: unknown): boolean {
 
 /** 410 Gone / Expired: the requested resourceVersion is too old; the caller must relist. */
 export function isGone(error: unknown): boolean {
-  return error instanceof KubeApiError && (error.statusCode === 410 || error.reason === 'Expired' || error.reason === 'Gone');
+  return (
+    error instanceof KubeApiError &&
+    (error.statusCode === 410 || error.reason === 'Expired' || error.reason === 'Gone')
+  );
 }

@@ -4,7 +4,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from './client.js';
 import { KubeConfigTransport } from './transport.js';
 
-export type KubeConfigSource = { kind: 'file'; path: string; context?: string } | { kind: 'in-cluster' } | { kind: 'default' };
+export type KubeConfigSource =
+  { kind: 'file'; path: string; context?: string } | { kind: 'in-cluster' } | { kind: 'default' };
 
 export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
   const config = new KubeConfig();

@@ -34,8 +34,7 @@ export interface ObjectList<T extends KubeObject = KubeObject> {
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export type WatchEvent<T extends KubeObject = KubeObject> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
-  | { type: 'ERROR'; status: KubeStatus };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T } | { type: 'ERROR'; status: KubeStatus };
 
 /** The `Status` kind the API server answers errors with. */
 export interface KubeStatus {

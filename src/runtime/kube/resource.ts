@@ -33,7 +33,12 @@ export function collectionPath(type: ResourceType, namespace?: string): string {
 }
 
 /** One object's path, optionally a subresource such as "status". */
-export function objectPath(type: ResourceType, namespace: string | undefined, name: string, subresource?: string): string {
+export function objectPath(
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  subresource?: string,
+): string {
   const objectName = checkSegment('name', name, PATH_SEGMENT, 'non-empty without "/", "?", "#" or "%"');
   const path = `${collectionPath(type, namespace)}/${objectName}`;
   return subresource ? `${path}/${checkSegment('subresource', subresource, DNS_LABEL, 'a DNS label')}` : path;

@@ -43,7 +43,8 @@ export class KubeConfigTransport implements KubeTransport {
 
   constructor(private readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster: set current-context to a context with a cluster');
+    if (!cluster)
+      throw new Error('kubeconfig has no current cluster: set current-context to a context with a cluster');
     this.server = new URL(cluster.server);
   }
 
@@ -55,7 +56,13 @@ export class KubeConfigTransport implements KubeTransport {
     const parsed = parseJson(text);
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
-      throw KubeApiError.fromStatus(request.method, request.path, status, parsed, header(response, 'retry-after'));
+      throw KubeApiError.fromStatus(
+        request.method,
+        request.path,
+        status,
+        parsed,
+        header(response, 'retry-after'),
+      );
     }
     return parsed;
   }
@@ -65,7 +72,13 @@ export class KubeConfigTransport implements KubeTransport {
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       const text = await readBody(response, request.signal);
-      throw KubeApiError.fromStatus(request.method, request.path, status, parseJson(text), header(response, 'retry-after'));
+      throw KubeApiError.fromStatus(
+        request.method,
+        request.path,
+        status,
+        parseJson(text),
+        header(response, 'retry-after'),
+      );
     }
     return jsonLines(response, request.signal);
   }
@@ -101,7 +114,9 @@ export class KubeConfigTransport implements KubeTransport {
               pfx: options.pfx,
               passphrase: options.passphrase,
               servername: options.servername,
-              ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+              ...(options.rejectUnauthorized !== undefined
+                ? { rejectUnauthorized: options.rejectUnauthorized }
+                : {}),
             })
           : new http.Agent({ keepAlive: true });
     }
@@ -127,7 +142,11 @@ export class KubeConfigTransport implements KubeTransport {
         reject(abortError(request));
         return;
       }
-      const req = requester(url, { method: request.method, headers, agent: this.agentFor(url, options) }, resolve);
+      const req = requester(
+        url,
+        { method: request.method, headers, agent: this.agentFor(url, options) },
+        resolve,
+      );
       const onAbort = (): void => {
         req.destroy(abortError(request));
       };

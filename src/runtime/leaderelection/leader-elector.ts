@@ -79,7 +79,9 @@ export class LeaderElector {
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
     if (!(this.leaseDurationMs > this.renewDeadlineMs)) {
-      throw new Error(`leaseDurationMs (${this.leaseDurationMs}) must be greater than renewDeadlineMs (${this.renewDeadlineMs})`);
+      throw new Error(
+        `leaseDurationMs (${this.leaseDurationMs}) must be greater than renewDeadlineMs (${this.renewDeadlineMs})`,
+      );
     }
     if (!(this.renewDeadlineMs > JITTER_FACTOR * this.retryPeriodMs)) {
       throw new Error(
@@ -97,7 +99,12 @@ export class LeaderElector {
     this.random = options.random ?? Math.random;
     this.logger = options.logger;
     this.status = options.registry
-      ? gaugeIn(options.registry, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.', ['name'])
+      ? gaugeIn(
+          options.registry,
+          'leader_election_master_status',
+          "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+          ['name'],
+        )
       : undefined;
     this.status?.set({ name: this.name }, 0);
   }
@@ -121,7 +128,10 @@ export class LeaderElector {
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    this.logger?.info({ lease: this.store.description, identity: this.identity }, 'campaigning for leadership');
+    this.logger?.info(
+      { lease: this.store.description, identity: this.identity },
+      'campaigning for leadership',
+    );
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew(signal)) return true;
       await sleep(this.clock, this.retryPeriodMs * (1 + (JITTER_FACTOR - 1) * this.random()), signal);
@@ -159,7 +169,10 @@ export class LeaderElector {
     }
     if (signal.aborted) {
       if (this.releaseOnCancel) await this.release();
-      this.logger?.info({ lease: this.store.description, identity: this.identity }, 'stopped leading (shutdown)');
+      this.logger?.info(
+        { lease: this.store.description, identity: this.identity },
+        'stopped leading (shutdown)',
+      );
     } else {
       this.logger?.warn({ lease: this.store.description, identity: this.identity }, 'leadership lost');
     }
@@ -203,7 +216,8 @@ export class LeaderElector {
       this.observe(await this.store.update(wanted, current.resourceVersion, callSignal));
       return true;
     } catch (error) {
-      if (!signal.aborted) this.logger?.warn({ lease: this.store.description, error: describe(error) }, 'lease update failed');
+      if (!signal.aborted)
+        this.logger?.warn({ lease: this.store.description, error: describe(error) }, 'lease update failed');
       return false;
     }
   }
@@ -221,14 +235,23 @@ export class LeaderElector {
     try {
       this.observe(
         await this.store.update(
-          { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: observed.record.leaseTransitions },
+          {
+            holderIdentity: '',
+            leaseDurationSeconds: 1,
+            acquireTime: now,
+            renewTime: now,
+            leaseTransitions: observed.record.leaseTransitions,
+          },
           observed.resourceVersion,
           AbortSignal.timeout(this.renewDeadlineMs),
         ),
       );
       this.logger?.info({ lease: this.store.description }, 'lease released');
     } catch (error) {
-      this.logger?.warn({ lease: this.store.description, error: describe(error) }, 'lease release failed; it will expire');
+      this.logger?.warn(
+        { lease: this.store.description, error: describe(error) },
+        'lease release failed; it will expire',
+      );
     }
   }
 }

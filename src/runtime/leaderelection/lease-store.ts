@@ -109,7 +109,12 @@ export class KubeLeaseStore implements LeaseStore {
   async update(record: LeaderRecord, resourceVersion: string, signal?: AbortSignal): Promise<StoredLease> {
     const lease: LeaseObject = {
       ...(this.last ?? { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }),
-      metadata: { ...(this.last?.metadata ?? {}), name: this.name, namespace: this.namespace, resourceVersion },
+      metadata: {
+        ...(this.last?.metadata ?? {}),
+        name: this.name,
+        namespace: this.namespace,
+        resourceVersion,
+      },
       spec: { ...(this.last?.spec ?? {}), ...toSpec(record) },
     };
     return this.remember(await this.client.replace(LEASE_TYPE, lease, { signal }));

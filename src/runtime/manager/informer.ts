@@ -79,7 +79,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     client: KubeClient,
     options: ResourceInformerOptions<T> & Omit<InformerOptions<T>, 'sources'>,
   ): Informer<T> {
-    const scopes = options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined];
+    const scopes =
+      options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined];
     const sources = scopes.map((namespace) => ({
       source: clientListWatch<T>(client, options.type, {
         namespace,

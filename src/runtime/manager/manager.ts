@@ -44,7 +44,10 @@ export interface Watch<T extends KubeObject = KubeObject> {
 }
 
 /** A `Watch` for an informer of any object type (the manager stores them side by side). */
-export function watchOf<T extends KubeObject>(informer: Informer<T>, keysFor?: (object: T) => string[]): Watch<KubeObject> {
+export function watchOf<T extends KubeObject>(
+  informer: Informer<T>,
+  keysFor?: (object: T) => string[],
+): Watch<KubeObject> {
   return { informer, keysFor } as unknown as Watch<KubeObject>;
 }
 
@@ -130,7 +133,10 @@ export class Manager {
     const problems: string[] = [];
     for (const reflector of informers) {
       if (!reflector.synced) problems.push(`cache not synced: ${reflector.description}`);
-      if (reflector.stuck) problems.push(`reflector stuck: ${reflector.description}${reflector.lastError ? ` (${reflector.lastError})` : ''}`);
+      if (reflector.stuck)
+        problems.push(
+          `reflector stuck: ${reflector.description}${reflector.lastError ? ` (${reflector.lastError})` : ''}`,
+        );
     }
     if (this.lagMs > this.maxLagMs) problems.push(`event loop lagging ${Math.round(this.lagMs)} ms`);
     const started = this.running !== undefined && !this.stopping;
@@ -141,7 +147,13 @@ export class Manager {
       queueDepth: controller.workQueue?.length ?? 0,
       processing: controller.workQueue?.processingCount ?? 0,
     }));
-    const role: ManagerRole = !started ? 'stopped' : !this.elector ? 'single' : this.elector.isLeader ? 'leader' : 'standby';
+    const role: ManagerRole = !started
+      ? 'stopped'
+      : !this.elector
+        ? 'single'
+        : this.elector.isLeader
+          ? 'leader'
+          : 'standby';
     return {
       ready: started && informers.every((r) => r.synced),
       live: informers.every((r) => !r.stuck) && this.lagMs <= this.maxLagMs,
@@ -175,8 +187,10 @@ export class Manager {
   }
 
   private createElector(config: LeaderElectionConfig, informerSignal: AbortSignal): LeaderElector {
-    if (!config.store && !this.client) throw new Error('leader election needs a KubeClient (options.client) or a lease store');
-    const store = config.store ?? new KubeLeaseStore(this.client as KubeClient, config.namespace, config.leaseName);
+    if (!config.store && !this.client)
+      throw new Error('leader election needs a KubeClient (options.client) or a lease store');
+    const store =
+      config.store ?? new KubeLeaseStore(this.client as KubeClient, config.namespace, config.leaseName);
     return new LeaderElector({
       store,
       identity: config.identity,
@@ -192,7 +206,8 @@ export class Manager {
         void this.startControllers(stopWhenLost);
       },
       // Lost lease (not shutdown, which has drained them already): stop writing at once.
-      onStoppedLeading: () => this.stopControllers({ drainTimeoutMs: this.drainTimeoutMs, abortInFlight: true }),
+      onStoppedLeading: () =>
+        this.stopControllers({ drainTimeoutMs: this.drainTimeoutMs, abortInFlight: true }),
     });
   }
 
@@ -205,7 +220,8 @@ export class Manager {
       controller.start();
       for (const watch of watches) {
         const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
-        const enqueue = (object: KubeObject): void => keysFor(object).forEach((key) => controller.enqueue(key));
+        const enqueue = (object: KubeObject): void =>
+          keysFor(object).forEach((key) => controller.enqueue(key));
         registration.detach.push(
           watch.informer.addHandler({
             onAdd: enqueue,
@@ -216,13 +232,17 @@ export class Manager {
         watch.informer.store.list().forEach(enqueue);
       }
     }
-    this.logger?.info({ controllers: this.registrations.map((r) => r.controller.name) }, 'controllers started');
+    this.logger?.info(
+      { controllers: this.registrations.map((r) => r.controller.name) },
+      'controllers started',
+    );
   }
 
   private async stopControllers(options: { drainTimeoutMs: number; abortInFlight?: boolean }): Promise<void> {
     if (!this.controllersRunning) return;
     this.controllersRunning = false;
-    for (const registration of this.registrations) registration.detach.splice(0).forEach((detach) => detach());
+    for (const registration of this.registrations)
+      registration.detach.splice(0).forEach((detach) => detach());
     await Promise.all(this.registrations.map((r) => r.controller.stop(options)));
   }
 

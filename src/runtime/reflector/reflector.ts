@@ -170,7 +170,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private async pause(signal: AbortSignal, reason: string): Promise<void> {
     this.lastError = reason;
     const delay = this.backoff.next();
-    this.logger?.warn({ source: this.source.description, delayMs: Math.round(delay), error: reason }, 'reflector backing off');
+    this.logger?.warn(
+      { source: this.source.description, delayMs: Math.round(delay), error: reason },
+      'reflector backing off',
+    );
     await sleep(this.clock, delay, signal);
   }
 
@@ -213,8 +216,17 @@ export class Reflector<T extends KubeObject = KubeObject> {
       for await (const event of events) {
         this.progress();
         if (event.type === 'ERROR') {
-          if (event.status.code === 410 || event.status.reason === 'Expired' || event.status.reason === 'Gone') return 'expired';
-          throw new KubeApiError(event.status.code ?? 500, event.status.reason ?? 'WatchError', `watch error: ${event.status.message ?? 'unknown'}`);
+          if (
+            event.status.code === 410 ||
+            event.status.reason === 'Expired' ||
+            event.status.reason === 'Gone'
+          )
+            return 'expired';
+          throw new KubeApiError(
+            event.status.code ?? 500,
+            event.status.reason ?? 'WatchError',
+            `watch error: ${event.status.message ?? 'unknown'}`,
+          );
         }
         onEvent();
         this.apply(event);

@@ -53,7 +53,9 @@ export function workQueueMetrics(registry: Registry, provider: InFlightProvider)
   return {
     depth: gaugeIn(registry, 'workqueue_depth', 'Current depth of workqueue', ['name']),
     adds: counterIn(registry, 'workqueue_adds_total', 'Total number of adds handled by workqueue', ['name']),
-    retries: counterIn(registry, 'workqueue_retries_total', 'Total number of retries handled by workqueue', ['name']),
+    retries: counterIn(registry, 'workqueue_retries_total', 'Total number of retries handled by workqueue', [
+      'name',
+    ]),
     queueDuration: histogramIn(
       registry,
       'workqueue_queue_duration_seconds',

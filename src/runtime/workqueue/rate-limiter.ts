@@ -71,7 +71,10 @@ export class BucketRateLimiter implements RateLimiter {
 
   when(): number {
     const now = this.clock.now();
-    this.tokens = Math.min(this.options.burst, this.tokens + ((now - this.lastRefill) / 1000) * this.options.qps);
+    this.tokens = Math.min(
+      this.options.burst,
+      this.tokens + ((now - this.lastRefill) / 1000) * this.options.qps,
+    );
     this.lastRefill = now;
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.options.qps) * 1000;
@@ -116,7 +119,10 @@ export interface DefaultRateLimiterOptions {
 }
 
 /** 5 ms doubling to 1000 s per key (10 % jitter), overall 10 qps with a burst of 100. */
-export function defaultControllerRateLimiter(clock: Clock, options: DefaultRateLimiterOptions = {}): RateLimiter {
+export function defaultControllerRateLimiter(
+  clock: Clock,
+  options: DefaultRateLimiterOptions = {},
+): RateLimiter {
   return new MaxOfRateLimiter(
     new ItemExponentialRateLimiter({
       baseDelayMs: options.baseDelayMs ?? 5,

@@ -62,7 +62,9 @@ describe('Controller over the emulator', () => {
           const value = (cached.data as Record<string, string> | undefined)?.value ?? '';
           // Idempotent: write only when the mirror annotation differs from the data.
           if (cached.metadata.annotations?.mirrored !== value) {
-            await api.client.mergePatch(CONFIGMAPS, NAMESPACE, name, { metadata: { annotations: { mirrored: value } } });
+            await api.client.mergePatch(CONFIGMAPS, NAMESPACE, name, {
+              metadata: { annotations: { mirrored: value } },
+            });
           }
         } finally {
           inFlight.delete(key);
@@ -90,7 +92,11 @@ describe('Controller over the emulator', () => {
       await delay(60);
     }
     emulator.faults.clear();
-    await Promise.all(Array.from({ length: 8 }, (_, i) => api.client.mergePatch(CONFIGMAPS, NAMESPACE, `m${i}`, { data: { value: 'final' } })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api.client.mergePatch(CONFIGMAPS, NAMESPACE, `m${i}`, { data: { value: 'final' } }),
+      ),
+    );
 
     const settled = await eventually(async () => {
       const list = await api.client.list(CONFIGMAPS, { namespace: NAMESPACE });
@@ -103,13 +109,16 @@ describe('Controller over the emulator', () => {
     const before = new Map(counts);
     await delay(1_500);
     // Quiet: the mirror writes caused one more look each, then nothing (bookmarks do not enqueue).
-    for (let i = 0; i < 8; i += 1) expect(counts.get(`${NAMESPACE}/m${i}`)).toBe(before.get(`${NAMESPACE}/m${i}`));
+    for (let i = 0; i < 8; i += 1)
+      expect(counts.get(`${NAMESPACE}/m${i}`)).toBe(before.get(`${NAMESPACE}/m${i}`));
     // The failing key backs off exponentially (5 ms doubling): a handful of tries, not thousands.
     const poisonTries = counts.get(`${NAMESPACE}/poison`) ?? 0;
     expect(poisonTries).toBeGreaterThan(3);
     expect(poisonTries).toBeLessThan(16);
     expect(overlaps).toBe(0);
-    expect(await registry.metrics()).toMatch(/controller_runtime_reconcile_errors_total\{controller="mirror"\} \d+/);
+    expect(await registry.metrics()).toMatch(
+      /controller_runtime_reconcile_errors_total\{controller="mirror"\} \d+/,
+    );
     expect(manager.health()).toMatchObject({ ready: true, live: true, role: 'single' });
     await manager.stop();
   });
@@ -117,13 +126,20 @@ describe('Controller over the emulator', () => {
   it('records events and counts repeats on one Event instead of creating more', async () => {
     const recorder = new EventRecorder({ client: api.client, component: 'runtime-test', instance: 'pod-1' });
     const object = await api.client.create(CONFIGMAPS, configMap('evented', 'v'));
-    for (let i = 0; i < 3; i += 1) await recorder.record(referenceTo(object), 'Warning', 'SyncFailed', 'could not sync: quota exceeded');
+    for (let i = 0; i < 3; i += 1)
+      await recorder.record(referenceTo(object), 'Warning', 'SyncFailed', 'could not sync: quota exceeded');
     await recorder.record(referenceTo(object), 'Normal', 'Synced', 'synced');
     const events = await api.client.list(EVENTS, { namespace: NAMESPACE });
-    const mine = events.items.filter((e) => (e.regarding as { name?: string } | undefined)?.name === 'evented');
+    const mine = events.items.filter(
+      (e) => (e.regarding as { name?: string } | undefined)?.name === 'evented',
+    );
     expect(mine).toHaveLength(2);
     const failed = mine.find((e) => e.reason === 'SyncFailed');
-    expect(failed).toMatchObject({ type: 'Warning', note: 'could not sync: quota exceeded', reportingController: 'runtime-test' });
+    expect(failed).toMatchObject({
+      type: 'Warning',
+      note: 'could not sync: quota exceeded',
+      reportingController: 'runtime-test',
+    });
     expect((failed?.series as { count?: number } | undefined)?.count).toBe(3);
     expect(String(failed?.eventTime)).toMatch(/\.\d{6}Z$/);
   });

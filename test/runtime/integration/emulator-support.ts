@@ -23,7 +23,10 @@ export function clientFor(emulator: KubeEmulator): { client: KubeClient; close: 
 }
 
 /** Polls `condition` every 50 ms until it holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return true;

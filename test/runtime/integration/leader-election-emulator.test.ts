@@ -38,7 +38,9 @@ interface LeaseSpec {
 
 async function leaseSpec(name: string): Promise<LeaseSpec> {
   // Read the raw JSON from the server, not through the runtime's parser.
-  const response = await fetch(`${emulator.url}/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`);
+  const response = await fetch(
+    `${emulator.url}/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`,
+  );
   const body = (await response.json()) as { spec?: LeaseSpec };
   return body.spec ?? {};
 }
@@ -46,7 +48,10 @@ async function leaseSpec(name: string): Promise<LeaseSpec> {
 function replica(identity: string, leaseName: string, timings = TIMINGS) {
   const reconciled: string[] = [];
   const registry = new Registry();
-  const informer = Informer.forResource<KubeObject>(api.client, { type: CONFIGMAPS, namespaces: ['kube-system'] });
+  const informer = Informer.forResource<KubeObject>(api.client, {
+    type: CONFIGMAPS,
+    namespaces: ['kube-system'],
+  });
   const controller = new Controller({
     name: 'handover',
     registry,
@@ -67,7 +72,11 @@ function replica(identity: string, leaseName: string, timings = TIMINGS) {
 
 describe('Leader election over the emulator', () => {
   it('hands over between two managers at once when the leader shuts down', async () => {
-    await api.client.create(CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'work', namespace: 'kube-system' } });
+    await api.client.create(CONFIGMAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'work', namespace: 'kube-system' },
+    });
     // A 60 s lease: the standby can take over within the test only if the leader releases it.
     const long = { ...TIMINGS, leaseDurationMs: 60_000 };
     const first = replica('first', 'handover-lock', long);
@@ -92,7 +101,9 @@ describe('Leader election over the emulator', () => {
     expect(await eventually(() => second.manager.health().role === 'leader', 5_000)).toBe(true);
     expect(second.reconciled).toContain('kube-system/work');
     expect(await first.registry.metrics()).toContain('leader_election_master_status{name="handover-lock"} 0');
-    expect(await second.registry.metrics()).toContain('leader_election_master_status{name="handover-lock"} 1');
+    expect(await second.registry.metrics()).toContain(
+      'leader_election_master_status{name="handover-lock"} 1',
+    );
     expect((await leaseSpec('handover-lock')).leaseTransitions).toBe(1);
     await second.manager.stop();
   });

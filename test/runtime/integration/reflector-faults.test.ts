@@ -39,7 +39,12 @@ function startWriter(client: KubeClient, namespace: string): { stop: () => Promi
       const roll = Math.random();
       try {
         if (roll < 0.45) {
-          await client.create(CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { n: String(n) } });
+          await client.create(CONFIGMAPS, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name, namespace },
+            data: { n: String(n) },
+          });
         } else if (roll < 0.85) {
           await client.mergePatch(CONFIGMAPS, namespace, name, { data: { n: String(n) } });
         } else {
@@ -119,8 +124,12 @@ describe('Reflector against the emulator under faults', () => {
 
     expect(writeCount).toBeGreaterThan(50);
     const expected = await serverState(reader.client, namespace);
-    const cacheState = (): Map<string, string> => new Map(store.list().map((o) => [objectKey(o), o.metadata.resourceVersion ?? '']));
-    const converged = await eventually(() => JSON.stringify(sorted(cacheState())) === JSON.stringify(sorted(expected)), 10_000);
+    const cacheState = (): Map<string, string> =>
+      new Map(store.list().map((o) => [objectKey(o), o.metadata.resourceVersion ?? '']));
+    const converged = await eventually(
+      () => JSON.stringify(sorted(cacheState())) === JSON.stringify(sorted(expected)),
+      10_000,
+    );
     expect(sorted(cacheState())).toEqual(sorted(expected));
     expect(converged).toBe(true);
     expect(sorted(fromHandlers)).toEqual(sorted(expected));
@@ -137,11 +146,22 @@ describe('Reflector against the emulator under faults', () => {
     // The emulator sends a bookmark every second; a watchdog of 400 ms sees each quiet stretch
     // as a silent watch, restarts it from the last version, and the cache must stay right.
     const source = clientListWatch(reader.client, CONFIGMAPS, { namespace });
-    const reflector = new Reflector({ source, store, handler: {}, watchdogMs: 400, backoff: { initialMs: 20, maxMs: 200 } });
+    const reflector = new Reflector({
+      source,
+      store,
+      handler: {},
+      watchdogMs: 400,
+      backoff: { initialMs: 20, maxMs: 200 },
+    });
     const stop = new AbortController();
     const running = reflector.run(stop.signal);
     await reflector.waitForSync();
-    await writer.client.create(CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'quiet', namespace }, data: {} });
+    await writer.client.create(CONFIGMAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'quiet', namespace },
+      data: {},
+    });
     expect(await eventually(() => store.get(`${namespace}/quiet`) !== undefined, 5_000)).toBe(true);
     await delay(1_500);
     expect(reflector.health().watchRestarts).toBeGreaterThan(0);

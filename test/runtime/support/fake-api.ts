@@ -1,8 +1,17 @@
 // A scripted API server for one resource type, in memory: enough of list/watch semantics
 // (resourceVersions, paging, history and 410) to drive a reflector through every failure.
 import { KubeApiError } from '../../../src/runtime/kube/errors.js';
-import { objectKey, type KubeObject, type ObjectList, type WatchEvent } from '../../../src/runtime/kube/objects.js';
-import type { ListPageRequest, ListWatchSource, WatchRequest } from '../../../src/runtime/reflector/list-watch.js';
+import {
+  objectKey,
+  type KubeObject,
+  type ObjectList,
+  type WatchEvent,
+} from '../../../src/runtime/kube/objects.js';
+import type {
+  ListPageRequest,
+  ListWatchSource,
+  WatchRequest,
+} from '../../../src/runtime/reflector/list-watch.js';
 import { Channel } from './channel.js';
 
 interface Recorded {
@@ -39,7 +48,12 @@ export class FakeApi implements ListWatchSource {
     const object: KubeObject = {
       apiVersion: 'example.com/v1',
       kind: 'Widget',
-      metadata: { name, namespace: 'default', resourceVersion: String(this.rv), uid: existing?.metadata.uid ?? `uid-${name}` },
+      metadata: {
+        name,
+        namespace: 'default',
+        resourceVersion: String(this.rv),
+        uid: existing?.metadata.uid ?? `uid-${name}`,
+      },
       spec,
     };
     this.objects.set(name, object);
@@ -52,7 +66,10 @@ export class FakeApi implements ListWatchSource {
     if (!existing) return;
     this.rv += 1;
     this.objects.delete(name);
-    this.record({ type: 'DELETED', object: { ...existing, metadata: { ...existing.metadata, resourceVersion: String(this.rv) } } });
+    this.record({
+      type: 'DELETED',
+      object: { ...existing, metadata: { ...existing.metadata, resourceVersion: String(this.rv) } },
+    });
   }
 
   /** Forgets the history, so watches from any earlier version answer 410. */
@@ -63,7 +80,10 @@ export class FakeApi implements ListWatchSource {
 
   /** Sends a bookmark with the current version to every open watch. */
   bookmark(): void {
-    const event: WatchEvent = { type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv) } } };
+    const event: WatchEvent = {
+      type: 'BOOKMARK',
+      object: { metadata: { resourceVersion: String(this.rv) } },
+    };
     for (const w of this.watchers) if (!w.stalled) w.channel.push(event);
   }
 
@@ -91,7 +111,9 @@ export class FakeApi implements ListWatchSource {
     this.listCalls += 1;
     const failure = this.listFailures.shift();
     if (failure !== undefined) return Promise.reject(failure);
-    const all = [...this.objects.values()].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const all = [...this.objects.values()].sort((a, b) =>
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+    );
     const [offsetText, rvText] = (request.continue ?? `0:${this.rv}`).split(':');
     const offset = Number(offsetText);
     const items = all.slice(offset, offset + request.limit);
@@ -111,7 +133,10 @@ export class FakeApi implements ListWatchSource {
     const channel = new Channel<WatchEvent>(request.signal);
     if (this.expireAsEvent > 0) {
       this.expireAsEvent -= 1;
-      channel.push({ type: 'ERROR', status: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } });
+      channel.push({
+        type: 'ERROR',
+        status: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' },
+      });
       channel.end();
       return Promise.resolve(channel);
     }

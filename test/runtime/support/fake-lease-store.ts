@@ -1,6 +1,10 @@
 // An in-memory Lease with resourceVersion checks, shared by several electors in one test.
 import { KubeApiError } from '../../../src/runtime/kube/errors.js';
-import type { LeaderRecord, LeaseStore, StoredLease } from '../../../src/runtime/leaderelection/lease-store.js';
+import type {
+  LeaderRecord,
+  LeaseStore,
+  StoredLease,
+} from '../../../src/runtime/leaderelection/lease-store.js';
 
 export class FakeLease {
   current: StoredLease | undefined;
@@ -21,7 +25,8 @@ export class FakeLease {
       update: (record, resourceVersion) =>
         this.call(() => {
           if (!this.current) throw new KubeApiError(404, 'NotFound', 'missing');
-          if (this.current.resourceVersion !== resourceVersion) throw new KubeApiError(409, 'Conflict', 'stale');
+          if (this.current.resourceVersion !== resourceVersion)
+            throw new KubeApiError(409, 'Conflict', 'stale');
           return this.write(record);
         }),
     };
