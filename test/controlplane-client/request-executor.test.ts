@@ -3,7 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RateBudget } from '../../src/controlplane/budget/rate-budget.js';
-import type { HttpExchange, Transport, TransportResult } from '../../src/controlplane/client/http-transport.js';
+import type {
+  HttpExchange,
+  Transport,
+  TransportResult,
+} from '../../src/controlplane/client/http-transport.js';
 import type { ClientMetrics } from '../../src/controlplane/client/metrics.js';
 import { RequestExecutor, type CallSpec } from '../../src/controlplane/client/request-executor.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/controlplane/client/retry-policy.js';
@@ -21,14 +25,23 @@ class ScriptedTransport implements Transport {
   }
 }
 
-const ok = (body: unknown = { id: 'd1' }): TransportResult => ({ type: 'response', status: 200, headers: {}, text: JSON.stringify(body) });
+const ok = (body: unknown = { id: 'd1' }): TransportResult => ({
+  type: 'response',
+  status: 200,
+  headers: {},
+  text: JSON.stringify(body),
+});
 const status = (code: number, headers: Record<string, string> = {}): TransportResult => ({
   type: 'response',
   status: code,
   headers,
   text: JSON.stringify({ detail: `status ${code}` }),
 });
-const transportFailure = (cause: 'connect' | 'reset' | 'timeout'): TransportResult => ({ type: 'failure', cause, code: cause.toUpperCase() });
+const transportFailure = (cause: 'connect' | 'reset' | 'timeout'): TransportResult => ({
+  type: 'failure',
+  cause,
+  code: cause.toUpperCase(),
+});
 
 function recordingMetrics() {
   const events = { requests: [] as string[], retries: [] as string[], throttled: 0, waits: [] as number[] };
@@ -44,7 +57,11 @@ function recordingMetrics() {
 function setup(script: TransportResult[], count = 100) {
   const clock = new FakeClock(1_000_000, true);
   const transport = new ScriptedTransport(script);
-  const budget = new RateBudget({ overrides: { default: { count, windowSeconds: 10 } }, clock, random: () => 0.5 });
+  const budget = new RateBudget({
+    overrides: { default: { count, windowSeconds: 10 } },
+    clock,
+    random: () => 0.5,
+  });
   const { events, metrics } = recordingMetrics();
   const executor = new RequestExecutor({
     transport,
@@ -54,6 +71,7 @@ function setup(script: TransportResult[], count = 100) {
     credentialSecret: 'sk-test',
     credentialFingerprint: 'fp',
     retry: DEFAULT_RETRY_POLICY,
+    maxBudgetWaitMs: 60_000,
     deadlineMs: 30_000,
     clock,
     random: () => 0.5,
@@ -63,13 +81,29 @@ function setup(script: TransportResult[], count = 100) {
 }
 
 const schema = z.object({ id: z.string() });
-const get: CallSpec<{ id: string }> = { method: 'GET', route: ROUTES.deployment, path: '/v2/deployments/d1', schema };
-const post: CallSpec<{ id: string }> = { method: 'POST', route: ROUTES.deployments, path: '/v2/deployments', body: { name: 'a' }, schema };
+const get: CallSpec<{ id: string }> = {
+  method: 'GET',
+  route: ROUTES.deployment,
+  path: '/v2/deployments/d1',
+  schema,
+};
+const post: CallSpec<{ id: string }> = {
+  method: 'POST',
+  route: ROUTES.deployments,
+  path: '/v2/deployments',
+  body: { name: 'a' },
+  schema,
+};
 const patch: CallSpec<{ id: string }> = { ...get, method: 'PATCH', body: {} };
 
 describe('request executor', () => {
   it('retries a GET through 503, reset and timeout, backing off, and succeeds', async () => {
-    const { executor, transport, events, clock } = setup([status(503), transportFailure('reset'), transportFailure('timeout'), ok()]);
+    const { executor, transport, events, clock } = setup([
+      status(503),
+      transportFailure('reset'),
+      transportFailure('timeout'),
+      ok(),
+    ]);
     const start = clock.now();
     const result = await executor.execute(get);
     expect(result).toEqual({ ok: true, value: { id: 'd1' } });
@@ -84,7 +118,11 @@ describe('request executor', () => {
     const { executor, transport } = setup([status(502), status(502), status(502), status(502), status(502)]);
     const result = await executor.execute(get);
     expect(transport.sent).toHaveLength(5);
-    expect(result.ok === false && result.error).toMatchObject({ kind: 'Transient', status: 502, attempts: 5 });
+    expect(result.ok === false && result.error).toMatchObject({
+      kind: 'Transient',
+      status: 502,
+      attempts: 5,
+    });
     expect(result.ok === false && result.error.message).toMatch(/after 5 attempts/);
   });
 
@@ -105,7 +143,11 @@ describe('request executor', () => {
   });
 
   it('retries a POST that never reached the server: connection refused, then a 429', async () => {
-    const { executor, transport, events } = setup([transportFailure('connect'), status(429, { 'retry-after': '1' }), ok()]);
+    const { executor, transport, events } = setup([
+      transportFailure('connect'),
+      status(429, { 'retry-after': '1' }),
+      ok(),
+    ]);
     const result = await executor.execute(post);
     expect(result.ok).toBe(true);
     expect(transport.sent).toHaveLength(3);
@@ -137,7 +179,9 @@ describe('request executor', () => {
     const result = await executor.execute(get, { waitForBudget: false });
     expect(transport.sent).toHaveLength(1);
     expect(result.ok === false && result.error).toMatchObject({ kind: 'Throttled', attempts: 0 });
-    expect(result.ok === false && result.error.kind === 'Throttled' && result.error.retryAfterMs).toBeGreaterThan(9000);
+    expect(
+      result.ok === false && result.error.kind === 'Throttled' && result.error.retryAfterMs,
+    ).toBeGreaterThan(9000);
   });
 
   it('with waitForBudget false: a 429 is handed back at once with its retry time', async () => {
@@ -147,10 +191,20 @@ describe('request executor', () => {
     expect(result.ok === false && result.error).toMatchObject({ kind: 'Throttled', retryAfterMs: 7000 });
   });
 
+  it('returns Throttled instead of waiting longer than maxBudgetWaitMs (a Retry-After of an hour)', async () => {
+    const { executor, transport } = setup([status(429, { 'retry-after': '3600' }), ok()]);
+    const result = await executor.execute(get);
+    expect(transport.sent).toHaveLength(1);
+    expect(result.ok === false && result.error).toMatchObject({ kind: 'Throttled', retryAfterMs: 3_600_000 });
+  });
+
   it('records every attempt in metrics by route template, never by id', async () => {
     const { executor, events } = setup([status(500), ok()]);
     await executor.execute(get);
-    expect(events.requests).toEqual(['GET /v2/deployments/{deployment_id} 500', 'GET /v2/deployments/{deployment_id} 200']);
+    expect(events.requests).toEqual([
+      'GET /v2/deployments/{deployment_id} 500',
+      'GET /v2/deployments/{deployment_id} 200',
+    ]);
   });
 
   it('stops waiting when the caller aborts, returning the earlier failure', async () => {

@@ -1,12 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { classifyResponse, classifyTransportFailure, type AttemptContext } from '../../src/controlplane/client/classify.js';
+import {
+  classifyResponse,
+  classifyTransportFailure,
+  type AttemptContext,
+} from '../../src/controlplane/client/classify.js';
 import { classifyTransportError } from '../../src/controlplane/client/http-transport.js';
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry } from '../../src/controlplane/client/retry-policy.js';
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY_POLICY,
+  mayRetry,
+} from '../../src/controlplane/client/retry-policy.js';
 
-const context: AttemptContext = { method: 'POST', route: '/v2/deployments', attempts: 1, secrets: ['sk-secret-key', 'hunter2-value'], wallClockMs: 0 };
+const context: AttemptContext = {
+  method: 'POST',
+  route: '/v2/deployments',
+  attempts: 1,
+  secrets: ['sk-secret-key', 'hunter2-value'],
+  wallClockMs: 0,
+};
 const respond = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  ({ type: 'response', status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) }) as const;
+  ({
+    type: 'response',
+    status,
+    headers,
+    text: typeof body === 'string' ? body : JSON.stringify(body),
+  }) as const;
 const schema = z.object({ id: z.string() });
 
 describe('backoff', () => {
@@ -21,7 +40,8 @@ describe('backoff', () => {
 
 describe('which failures are retried', () => {
   it('retries idempotent methods on any retryable failure', () => {
-    for (const method of ['GET', 'PUT', 'DELETE']) expect(mayRetry({ method, retryable: true, neverReached: false })).toBe(true);
+    for (const method of ['GET', 'PUT', 'DELETE'])
+      expect(mayRetry({ method, retryable: true, neverReached: false })).toBe(true);
   });
   it('retries POST and PATCH only when the server never saw the request', () => {
     for (const method of ['POST', 'PATCH']) {
@@ -30,7 +50,8 @@ describe('which failures are retried', () => {
     }
   });
   it('never retries what is not retryable, whatever the method', () => {
-    for (const method of ['GET', 'POST']) expect(mayRetry({ method, retryable: false, neverReached: true })).toBe(false);
+    for (const method of ['GET', 'POST'])
+      expect(mayRetry({ method, retryable: false, neverReached: true })).toBe(false);
   });
 });
 
@@ -54,17 +75,31 @@ describe('classification', () => {
     ];
     for (const [status, kind, retryable] of cases) {
       const outcome = classifyResponse(context, respond(status, { detail: 'x' }), schema);
-      expect(outcome.type === 'failure' && [outcome.error.kind, outcome.retryable], String(status)).toEqual([kind, retryable]);
+      expect(outcome.type === 'failure' && [outcome.error.kind, outcome.retryable], String(status)).toEqual([
+        kind,
+        retryable,
+      ]);
     }
   });
 
   it('says a 429 never reached the server (so even a POST may repeat it) and reads its Retry-After', () => {
-    const outcome = classifyResponse(context, respond(429, { detail: 'slow down' }, { 'retry-after': '2' }), schema);
-    expect(outcome).toMatchObject({ type: 'failure', neverReached: true, retryAfterMs: 2000, error: { kind: 'Throttled' } });
+    const outcome = classifyResponse(
+      context,
+      respond(429, { detail: 'slow down' }, { 'retry-after': '2' }),
+      schema,
+    );
+    expect(outcome).toMatchObject({
+      type: 'failure',
+      neverReached: true,
+      retryAfterMs: 2000,
+      error: { kind: 'Throttled' },
+    });
   });
 
   it('carries the 422 validation entries (loc, msg, type) and the 400 detail', () => {
-    const body = { detail: [{ loc: ['body', 'name'], msg: 'field required', type: 'missing', input: 'hunter2-value' }] };
+    const body = {
+      detail: [{ loc: ['body', 'name'], msg: 'field required', type: 'missing', input: 'hunter2-value' }],
+    };
     const outcome = classifyResponse(context, respond(422, body), schema);
     expect(outcome.type === 'failure' && outcome.error).toMatchObject({
       kind: 'Terminal',
@@ -72,18 +107,36 @@ describe('classification', () => {
       validation: [{ loc: ['body', 'name'], msg: 'field required', type: 'missing' }],
       detail: 'body.name: field required',
     });
-    const bad = classifyResponse(context, respond(400, { detail: 'build_on_push cannot be enabled with a tag' }), schema);
-    expect(bad.type === 'failure' && bad.error).toMatchObject({ kind: 'Terminal', status: 400, detail: 'build_on_push cannot be enabled with a tag' });
+    const bad = classifyResponse(
+      context,
+      respond(400, { detail: 'build_on_push cannot be enabled with a tag' }),
+      schema,
+    );
+    expect(bad.type === 'failure' && bad.error).toMatchObject({
+      kind: 'Terminal',
+      status: 400,
+      detail: 'build_on_push cannot be enabled with a tag',
+    });
   });
 
   it('scrubs the credential and the body secrets from server texts', () => {
-    const outcome = classifyResponse(context, respond(400, { detail: 'bad key sk-secret-key for value hunter2-value' }), schema);
-    expect(outcome.type === 'failure' && outcome.error.message).toBe('POST /v2/deployments: HTTP 400: bad key [REDACTED] for value [REDACTED]');
+    const outcome = classifyResponse(
+      context,
+      respond(400, { detail: 'bad key sk-secret-key for value hunter2-value' }),
+      schema,
+    );
+    expect(outcome.type === 'failure' && outcome.error.message).toBe(
+      'POST /v2/deployments: HTTP 400: bad key [REDACTED] for value [REDACTED]',
+    );
   });
 
   it('reports a 2xx of the wrong shape as Transient, unclear (the server did act), not retried', () => {
     const outcome = classifyResponse(context, respond(201, { id: 5 }), schema);
-    expect(outcome).toMatchObject({ type: 'failure', retryable: false, error: { kind: 'Transient', unclear: true } });
+    expect(outcome).toMatchObject({
+      type: 'failure',
+      retryable: false,
+      error: { kind: 'Transient', unclear: true },
+    });
     expect(outcome.type === 'failure' && outcome.error.message).toMatch(/unexpected response shape \(id: /);
     expect(classifyResponse(context, respond(200, 'not json'), schema).type).toBe('failure');
   });
@@ -93,7 +146,9 @@ describe('classification', () => {
     expect(classifyTransportError('ENOTFOUND')).toBe('connect');
     expect(classifyTransportError('UND_ERR_SOCKET')).toBe('reset');
     expect(classifyTransportError('ECONNRESET')).toBe('reset');
-    expect(classifyTransportFailure(context, { type: 'failure', cause: 'connect', code: 'ECONNREFUSED' })).toMatchObject({
+    expect(
+      classifyTransportFailure(context, { type: 'failure', cause: 'connect', code: 'ECONNREFUSED' }),
+    ).toMatchObject({
       retryable: true,
       neverReached: true,
       error: { kind: 'Transient', unclear: false },

@@ -25,6 +25,8 @@ export interface ControlPlaneClientOptions {
   /** Per-attempt deadline in ms, covering connect, send and the whole response. Default 30 000. */
   deadlineMs?: number;
   retry?: Partial<RetryPolicy>;
+  /** Longest a call waits for rate budget (when waiting at all) before returning Throttled. Default 60 000. */
+  maxBudgetWaitMs?: number;
   /** Replaces published limits (e.g. `{ default: { count: 100, windowSeconds: 10 } }`). Ignored when `budget` is given. */
   rateLimits?: RateLimitOverrides;
   safetyMargin?: SafetyMargin;

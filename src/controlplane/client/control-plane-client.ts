@@ -35,6 +35,7 @@ import { DEFAULT_RETRY_POLICY, validateRetryPolicy } from './retry-policy.js';
 import { fillRoute, queryString, ROUTES } from './routes.js';
 
 export const DEFAULT_DEADLINE_MS = 30_000;
+export const DEFAULT_MAX_BUDGET_WAIT_MS = 60_000;
 
 export interface PageQuery {
   /** 1..100; the server's default is 20. */
@@ -184,6 +185,7 @@ export class ControlPlaneClient implements ControlPlaneApi {
       credentialSecret: secret,
       credentialFingerprint: this.credentialFingerprint,
       retry,
+      maxBudgetWaitMs: options.maxBudgetWaitMs ?? DEFAULT_MAX_BUDGET_WAIT_MS,
       deadlineMs,
       clock,
       random,

@@ -48,6 +48,8 @@ export interface ExecutorDependencies {
   credentialSecret: string;
   credentialFingerprint: string;
   retry: RetryPolicy;
+  /** A wait for budget longer than this returns Throttled instead (e.g. a Retry-After of an hour). */
+  maxBudgetWaitMs: number;
   deadlineMs: number;
   clock: Clock;
   random: RandomSource;
@@ -197,7 +199,7 @@ export class RequestExecutor {
       return reservation.ok ? true : throttled(reservation.waitMs);
     }
     const bucketWait = deps.budget.peekWaitMs(request);
-    if (bucketWait > deps.retry.maxDelayMs) return throttled(bucketWait);
+    if (bucketWait > deps.maxBudgetWaitMs) return throttled(bucketWait);
     try {
       const waitedMs = await deps.budget.acquire(request, signal);
       deps.metrics.budgetWaited(waitedMs / 1000);
