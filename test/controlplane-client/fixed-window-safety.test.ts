@@ -86,10 +86,16 @@ describe('fixed-window-safe bucket', () => {
     expect(starts.length / allowed).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('uses a capacity of one and a refill of count / (window + margin)', () => {
+  it('uses a capacity of one and a refill of count / (window + margin) for slow rates', () => {
     const shape = fixedWindowSafeShape({ count: 100, windowSeconds: 10 });
     expect(shape.capacity).toBe(1);
     expect(shape.spanMs).toBe(10_200);
     expect(shape.refillPerMs).toBeCloseTo(100 / 10_200, 12);
+  });
+
+  it('absorbs timer lateness with a larger capacity at fast rates, paying for it in refill', () => {
+    const shape = fixedWindowSafeShape({ count: 1000, windowSeconds: 10 }); // a token every 10.2 ms
+    expect(shape.capacity).toBe(3);
+    expect(shape.refillPerMs).toBeCloseTo((1000 - 3 + 1) / 10_200, 12);
   });
 });
