@@ -5,6 +5,9 @@
 // run inherits a server window that an earlier run filled.
 //
 //   npm run bench:client -- [--callers 20] [--requests 30] [--count 200] [--window 2] [--runs 3]
+//                           [--server-count N] [--no-retry-after]
+// --server-count gives the emulator a lower limit than the client is configured with, to measure
+// recovery (429s received, achieved rate as a fraction of the SERVER's limit).
 import { parseArgs } from 'node:util';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
 import { startControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
@@ -39,6 +42,8 @@ async function main(): Promise<void> {
       count: { type: 'string' },
       window: { type: 'string' },
       runs: { type: 'string' },
+      'server-count': { type: 'string' },
+      'no-retry-after': { type: 'boolean' },
     },
   });
   const callers = positiveInteger(values.callers, 'callers', 20);
@@ -46,14 +51,16 @@ async function main(): Promise<void> {
   const count = positiveInteger(values.count, 'count', 200);
   const windowSeconds = positiveInteger(values.window, 'window', 2);
   const runs = positiveInteger(values.runs, 'runs', 3);
+  const serverCount = positiveInteger(values['server-count'], 'server-count', count);
   const limit = { count, windowSeconds };
   const keys = Array.from({ length: runs }, (_, i) => `bench-key-${i}`);
   const emulator = await startControlPlaneEmulator({
     apiKeys: keys.map((key) => ({ key })),
-    rateLimit: limit,
+    rateLimit: { count: serverCount, windowSeconds },
+    retryAfter: values['no-retry-after'] !== true,
     revisionPhaseMs: 0,
   });
-  const allowedPerSecond = count / windowSeconds;
+  const allowedPerSecond = serverCount / windowSeconds;
   const figures: RunFigures[] = [];
   try {
     for (const key of keys) {
@@ -87,7 +94,8 @@ async function main(): Promise<void> {
     await emulator.close();
   }
   process.stdout.write(
-    `budget bench (${callers} callers x ${perCaller} requests, limit ${count}/${windowSeconds}s, median of ${runs}): ` +
+    `budget bench (${callers} callers x ${perCaller} requests, client limit ${count}/${windowSeconds}s, ` +
+      `server limit ${serverCount}/${windowSeconds}s${values['no-retry-after'] === true ? ' without Retry-After' : ''}, median of ${runs}): ` +
       `achieved/allowed ${median(figures.map((f) => f.ratio)).toFixed(3)}, 429s ${median(figures.map((f) => f.throttled))}, ` +
       `failed ${median(figures.map((f) => f.failed))}\n`,
   );
