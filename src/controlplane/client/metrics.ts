@@ -5,7 +5,7 @@ export interface RequestDoneEvent {
   /** Route template, e.g. /v2/deployments/{deployment_id}: never an id. */
   route: string;
   method: string;
-  /** The HTTP status, or 'timeout' | 'reset' | 'connect' | 'aborted' | 'error' when none came. */
+  /** The HTTP status, or 'timeout' | 'reset' | 'connect' | 'aborted' | 'other' when none came. */
   code: string;
   seconds: number;
 }
