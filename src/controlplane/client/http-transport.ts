@@ -4,8 +4,10 @@ import { Pool } from 'undici';
 import type { Clock } from '../budget/clock.js';
 import type { HeaderBag } from '../budget/rate-limit-headers.js';
 
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export interface HttpExchange {
-  method: string;
+  method: HttpMethod;
   /** Path (prefix included) and query string. */
   path: string;
   headers: Record<string, string>;
@@ -92,7 +94,7 @@ export class HttpTransport implements Transport {
     try {
       if (exchange.signal?.aborted) return { type: 'failure', cause: 'aborted', code: 'ABORTED' };
       const response = await this.pool.request({
-        method: exchange.method as 'GET',
+        method: exchange.method,
         path: exchange.path,
         headers: exchange.headers,
         body: exchange.body ?? null,
