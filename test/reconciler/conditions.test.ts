@@ -8,10 +8,19 @@ const T1 = new Date('2026-11-21T10:05:00Z');
 describe('kstatus conditions', () => {
   it('keeps lastTransitionTime when a status does not flip, and moves it when it does', () => {
     const first = setConditions([], conditionsFor({ kind: 'Creating', message: 'creating' }), 1, T0);
-    const again = setConditions(first, conditionsFor({ kind: 'RevisionInProgress', message: 'building' }), 1, T1);
+    const again = setConditions(
+      first,
+      conditionsFor({ kind: 'RevisionInProgress', message: 'building' }),
+      1,
+      T1,
+    );
     expect(again.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe(T0.toISOString());
     const ready = setConditions(again, conditionsFor({ kind: 'Deployed', message: 'ok' }), 1, T1);
-    expect(ready.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', lastTransitionTime: T1.toISOString(), observedGeneration: 1 });
+    expect(ready.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      lastTransitionTime: T1.toISOString(),
+      observedGeneration: 1,
+    });
     expect(ready.map((c) => c.type)).toEqual(['Ready', 'Reconciling', 'Stalled']);
   });
 
@@ -39,7 +48,10 @@ describe('kstatus conditions', () => {
   it('leaves Ready untouched while suspended', () => {
     const ready = setConditions([], conditionsFor({ kind: 'Deployed', message: 'ok' }), 2, T0);
     const suspended = setConditions(ready, conditionsFor({ kind: 'Suspended', message: 'paused' }), 3, T1);
-    expect(suspended.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', observedGeneration: 2 });
+    expect(suspended.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      observedGeneration: 2,
+    });
   });
 
   it('is Ready only for the generation it observed', () => {

@@ -67,14 +67,58 @@ describe('diffDeployment', () => {
     fields: string[];
     revision: boolean;
   }> = [
-    { name: 'a new image', change: (d) => (d.source_revision_config.image_uri = 'registry.example/agent:2'), fields: ['source_revision_config.image_uri'], revision: true },
-    { name: 'a rotated secret value', change: (d) => (d.secrets = [{ name: 'TOKEN', value: 'rotated' }]), fields: ['secrets'], revision: true },
-    { name: 'an added secret', change: (d) => d.secrets.push({ name: 'OTHER', value: 'x' }), fields: ['secrets'], revision: true },
-    { name: 'more cpu', change: (d) => (d.source_config.resource_spec = { ...d.source_config.resource_spec, cpu: 1 }), fields: ['source_config.resource_spec'], revision: true },
-    { name: 'an explicit limit different from the default', change: (d) => (d.source_config.resource_spec = { ...d.source_config.resource_spec, cpu_limit: 3 }), fields: ['source_config.resource_spec'], revision: true },
-    { name: 'a sidecar added', change: (d) => (d.source_config.resource_spec = { ...d.source_config.resource_spec, sidecars: [{ name: 'proxy', image: 'envoy:1', restartPolicy: 'Always' }] }), fields: ['source_config.resource_spec'], revision: true },
-    { name: 'a custom url', change: (d) => (d.source_config.custom_url = 'https://agent.example'), fields: ['source_config.custom_url'], revision: false },
-    { name: 'a build command', change: (d) => (d.source_config.build_command = 'npm run build'), fields: ['source_config.build_command'], revision: false },
+    {
+      name: 'a new image',
+      change: (d) => (d.source_revision_config.image_uri = 'registry.example/agent:2'),
+      fields: ['source_revision_config.image_uri'],
+      revision: true,
+    },
+    {
+      name: 'a rotated secret value',
+      change: (d) => (d.secrets = [{ name: 'TOKEN', value: 'rotated' }]),
+      fields: ['secrets'],
+      revision: true,
+    },
+    {
+      name: 'an added secret',
+      change: (d) => d.secrets.push({ name: 'OTHER', value: 'x' }),
+      fields: ['secrets'],
+      revision: true,
+    },
+    {
+      name: 'more cpu',
+      change: (d) => (d.source_config.resource_spec = { ...d.source_config.resource_spec, cpu: 1 }),
+      fields: ['source_config.resource_spec'],
+      revision: true,
+    },
+    {
+      name: 'an explicit limit different from the default',
+      change: (d) => (d.source_config.resource_spec = { ...d.source_config.resource_spec, cpu_limit: 3 }),
+      fields: ['source_config.resource_spec'],
+      revision: true,
+    },
+    {
+      name: 'a sidecar added',
+      change: (d) =>
+        (d.source_config.resource_spec = {
+          ...d.source_config.resource_spec,
+          sidecars: [{ name: 'proxy', image: 'envoy:1', restartPolicy: 'Always' }],
+        }),
+      fields: ['source_config.resource_spec'],
+      revision: true,
+    },
+    {
+      name: 'a custom url',
+      change: (d) => (d.source_config.custom_url = 'https://agent.example'),
+      fields: ['source_config.custom_url'],
+      revision: false,
+    },
+    {
+      name: 'a build command',
+      change: (d) => (d.source_config.build_command = 'npm run build'),
+      fields: ['source_config.build_command'],
+      revision: false,
+    },
   ];
 
   it.each(cases)('patches only what changed: $name', ({ change, fields, revision }) => {
@@ -89,7 +133,8 @@ describe('diffDeployment', () => {
     expect(diff.patch).not.toBeNull();
     // The patch carries the changed parts and nothing that would create a revision needlessly.
     if (!fields.includes('secrets')) expect(diff.patch?.secrets).toBeUndefined();
-    if (!fields.some((f) => f.startsWith('source_revision_config'))) expect(diff.patch?.source_revision_config).toBeUndefined();
+    if (!fields.some((f) => f.startsWith('source_revision_config')))
+      expect(diff.patch?.source_revision_config).toBeUndefined();
   });
 
   it('treats rounding as no change: 0.54 cpu is stored as 0.5', () => {
@@ -114,7 +159,10 @@ describe('diffDeployment', () => {
     desired.source_config.listener_id = '11111111-2222-4333-8444-555555555555';
     desired.source_config.listener_config = { cluster_namespace: 'other' };
     const diff = diffDeployment(desired, observed);
-    expect(diff.immutableChanges).toEqual(['source_config.listener_id', 'source_config.listener_config.cluster_namespace']);
+    expect(diff.immutableChanges).toEqual([
+      'source_config.listener_id',
+      'source_config.listener_config.cluster_namespace',
+    ]);
     expect(diff.patch).toBeNull();
   });
 
@@ -130,7 +178,11 @@ describe('diffDeployment', () => {
     const desired: DeploymentCreateRequest = {
       name: 'graph',
       source: 'repo_host',
-      source_config: { repo_url: 'https://git.example/a.git', deployment_type: 'dev', custom_url: 'https://mine' },
+      source_config: {
+        repo_url: 'https://git.example/a.git',
+        deployment_type: 'dev',
+        custom_url: 'https://mine',
+      },
       source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
       secrets: [],
     };
@@ -143,17 +195,31 @@ describe('diffDeployment', () => {
     const desired = desiredContainer();
     const observed = observedFrom(desired);
     desired.secrets = [{ name: 'TOKEN', value: 'super-secret-value' }];
-    expect(JSON.stringify(diffDeployment(desired, observed).changedFields)).not.toContain('super-secret-value');
+    expect(JSON.stringify(diffDeployment(desired, observed).changedFields)).not.toContain(
+      'super-secret-value',
+    );
   });
 });
 
 describe('normalizeResourceSpec', () => {
   it.each([
     [{ cpu: 0.25 }, { cpu: 0.3, cpu_limit: 0.6, queue_cpu: 0.3, queue_cpu_limit: 0.6 }],
-    [{ cpu: 1, cpu_limit: 1.5 }, { cpu: 1, cpu_limit: 1.5, queue_cpu: 1, queue_cpu_limit: 2 }],
-    [{ memory_mb: 256 }, { memory_mb: 256, memory_limit_mb: 512, queue_memory_mb: 256, queue_memory_limit_mb: 512 }],
-    [{ min_scale: 1, max_scale: 3 }, { min_scale: 1, max_scale: 3, queue_min_scale: 1, queue_max_scale: 3 }],
-    [{ cache_cpu: 0.5, db_memory_mb: 100 }, { cache_cpu: 0.5, cache_cpu_limit: 1, db_memory_mb: 100, db_memory_limit_mb: 200 }],
+    [
+      { cpu: 1, cpu_limit: 1.5 },
+      { cpu: 1, cpu_limit: 1.5, queue_cpu: 1, queue_cpu_limit: 2 },
+    ],
+    [
+      { memory_mb: 256 },
+      { memory_mb: 256, memory_limit_mb: 512, queue_memory_mb: 256, queue_memory_limit_mb: 512 },
+    ],
+    [
+      { min_scale: 1, max_scale: 3 },
+      { min_scale: 1, max_scale: 3, queue_min_scale: 1, queue_max_scale: 3 },
+    ],
+    [
+      { cache_cpu: 0.5, db_memory_mb: 100 },
+      { cache_cpu: 0.5, cache_cpu_limit: 1, db_memory_mb: 100, db_memory_limit_mb: 200 },
+    ],
   ])('applies the documented defaults to %j', (input, expected) => {
     expect(normalizeResourceSpec(input)).toEqual(expected);
   });

@@ -39,6 +39,8 @@ export interface BucketSnapshot {
   limit: RateLimit;
   factor: number;
   tokens: number;
+  /** Most tokens the bucket holds; tokens / capacity is the share free right now. */
+  capacity: number;
   blockedForMs: number;
 }
 
@@ -132,6 +134,7 @@ export class AdaptiveBucket {
       limit: this.limit,
       factor: this.factorAt(now),
       tokens: this.tokens,
+      capacity: this.shape.capacity,
       blockedForMs: Math.max(0, this.blockedUntil - now),
     };
   }

@@ -50,7 +50,10 @@ function rank(order: readonly string[], type: string): number {
   return index === -1 ? order.length : index;
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: ConditionType): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: ConditionType,
+): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 

@@ -63,7 +63,11 @@ export function diffDeployment(desired: DeploymentCreateRequest, observed: Deplo
     }
   }
   // custom_url is the user's only for external_container; for repo_host the server sets it.
-  if (desired.source === 'external_container' && !isUnset(want.custom_url) && want.custom_url !== have.custom_url) {
+  if (
+    desired.source === 'external_container' &&
+    !isUnset(want.custom_url) &&
+    want.custom_url !== have.custom_url
+  ) {
     sourceConfigPatch.custom_url = want.custom_url;
     changedFields.push('source_config.custom_url');
   }

@@ -6,7 +6,9 @@
 import { CPU_FIELDS, type ResourceSpec } from '../../controlplane/models/index.js';
 import { isUnset } from './deep-equal.js';
 
-type NumericKey = { [K in keyof ResourceSpec]-?: NonNullable<ResourceSpec[K]> extends number ? K : never }[keyof ResourceSpec];
+type NumericKey = {
+  [K in keyof ResourceSpec]-?: NonNullable<ResourceSpec[K]> extends number ? K : never;
+}[keyof ResourceSpec];
 
 /** `[target, source]`: when target is unset, it takes the source's value. Order matters: bases first. */
 const COPY_DEFAULTS: ReadonlyArray<readonly [NumericKey, NumericKey]> = [

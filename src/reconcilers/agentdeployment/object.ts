@@ -1,23 +1,14 @@
 // The parts of an AgentDeployment the reconciler reads and writes, and the names it owns on
 // the object (annotations, finalizer). Annotations hold what must survive the loss of
 // status: the id of the external deployment and the intent to create one.
+import { ANNOTATIONS, FINALIZER, type SecretReference } from '../../api/agentdeployment/index.js';
 import type { Condition } from './conditions.js';
 
-export const FINALIZER = 'agentplatform.io/finalizer';
+export { FINALIZER };
 /** The id of the control-plane deployment this object manages (like Crossplane's external-name). */
-export const DEPLOYMENT_ID_ANNOTATION = 'agentplatform.io/deployment-id';
+export const DEPLOYMENT_ID_ANNOTATION = ANNOTATIONS.deploymentId;
 /** Set before a POST and cleared once its id is recorded: "a create may be in flight". */
-export const CREATE_PENDING_ANNOTATION = 'agentplatform.io/create-pending';
-
-export interface SecretKeySelector {
-  name: string;
-  key: string;
-}
-
-export interface SecretReference {
-  name: string;
-  valueFrom: { secretKeyRef: SecretKeySelector };
-}
+export const CREATE_PENDING_ANNOTATION = ANNOTATIONS.createPending;
 
 /** The spec fields that steer the reconciler itself (the rest goes to the wire mapping). */
 export interface ReconcilerSpecView {

@@ -7,6 +7,8 @@ import type {
   DeploymentPatchRequest,
   Revision,
 } from '../../controlplane/models/index.js';
+import type { AgentDeploymentStatusView } from './object.js';
+import type { SecretSource } from './secrets.js';
 
 export type ControlPlaneErrorKind = 'Transient' | 'Throttled' | 'Terminal' | 'NotFound' | 'Conflict';
 
@@ -45,12 +47,12 @@ export interface ControlPlanePort {
 export interface KubePort<Object> {
   /** The object as last seen (the cache, overlaid with this process's own newer writes). */
   getObject(key: string): Object | undefined;
-  getSecret(namespace: string, name: string): import('./secrets.js').SecretSource | undefined;
+  getSecret(namespace: string, name: string): SecretSource | undefined;
   /** Merge patch of metadata; `null` removes an annotation. Guarded by resourceVersion when finalizers change. */
   patchMetadata(
     object: Object,
     patch: { annotations?: Record<string, string | null>; finalizers?: string[] },
   ): Promise<Object>;
-  patchStatus(object: Object, status: import('./object.js').AgentDeploymentStatusView): Promise<Object>;
+  patchStatus(object: Object, status: AgentDeploymentStatusView): Promise<Object>;
   event(object: Object, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }

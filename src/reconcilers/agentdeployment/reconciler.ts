@@ -98,7 +98,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       object = await this.deps.kube.patchMetadata(object, { finalizers: withFinalizer(object) });
     }
     if (object.spec.suspend) {
-      await this.publish(object, { kind: 'Suspended', message: 'Reconciliation is suspended (spec.suspend)' }, {});
+      await this.publish(
+        object,
+        { kind: 'Suspended', message: 'Reconciliation is suspended (spec.suspend)' },
+        {},
+      );
       return {};
     }
 
@@ -137,7 +141,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       if (existing) {
         const reason = pending ? 'CreateRecovered' : 'Adopted';
         object = await this.recordId(object, existing.id);
-        this.deps.kube.event(object, 'Normal', reason, `Manages deployment ${existing.id} (${existing.name})`);
+        this.deps.kube.event(
+          object,
+          'Normal',
+          reason,
+          `Manages deployment ${existing.id} (${existing.name})`,
+        );
         this.deps.observations.recordPresent(existing, this.now());
         return this.sync(key, object, existing.id, desired, facts);
       }
@@ -152,16 +161,25 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const created = await this.deps.controlPlane.createDeployment(desired);
     if (!created.ok) {
       const error = created.error;
-      // Only a failure that proves nothing was sent lets the next pass skip the lookup.
-      memory.pendingCreateNotSent = error.kind === 'Throttled' || (error.kind === 'Transient' && !error.unclear);
-      if (error.kind === 'Terminal' || error.kind === 'Conflict') return this.createRejected(object, desired, error);
+      // Only a failure that proves nothing was created lets the next pass skip the lookup.
+      memory.pendingCreateNotSent =
+        error.kind === 'Throttled' ||
+        error.kind === 'Terminal' ||
+        (error.kind === 'Transient' && !error.unclear);
+      if (error.kind === 'Terminal' || error.kind === 'Conflict')
+        return this.createRejected(object, desired, error);
       return this.failed(object, error);
     }
     const deployment = created.value;
     memory.pendingCreateNotSent = false;
     object = await this.recordId(object, deployment.id);
     this.deps.observations.recordPresent(deployment, this.now());
-    this.deps.kube.event(object, 'Normal', 'Created', `Created deployment ${deployment.id} (${deployment.name})`);
+    this.deps.kube.event(
+      object,
+      'Normal',
+      'Created',
+      `Created deployment ${deployment.id} (${deployment.name})`,
+    );
     this.rolloutStarted(memory, deployment);
     return this.followRevision(key, object, deployment, facts);
   }
@@ -174,8 +192,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     // Names are unique in a tenant; a 400 may be that clash. Ask the control plane rather
     // than parse its message.
     const lookup = await this.deps.controlPlane.findDeploymentsByName(desired.name);
-    const cleared = await this.deps.kube.patchMetadata(object, { annotations: { [CREATE_PENDING_ANNOTATION]: null } });
-    if (lookup.ok && lookup.value.length > 0) {
+    // Without an answer there is no verdict: look again on the next pass.
+    if (!lookup.ok) return this.failed(object, lookup.error);
+    const cleared = await this.deps.kube.patchMetadata(object, {
+      annotations: { [CREATE_PENDING_ANNOTATION]: null },
+    });
+    if (lookup.value.length > 0) {
       const message = `A deployment named "${desired.name}" already exists in the tenant and is not managed by this object; set spec.adoptExisting: true to manage it, or choose another spec.name`;
       this.deps.kube.event(cleared, 'Warning', 'NameConflict', message);
       await this.publish(cleared, { kind: 'NameConflict', message }, {});
@@ -211,10 +233,14 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
 
     if (deployment.status === 'AWAITING_DELETE' || deployment.status === 'AWAITING_FINAL_DELETE') {
       this.deps.poller.track(id, key, 'inflight');
-      await this.publish(object, {
-        kind: 'ControlPlaneUnavailable',
-        message: `Deployment ${id} is being deleted outside the operator; it will be created again once gone`,
-      }, { deployment });
+      await this.publish(
+        object,
+        {
+          kind: 'ControlPlaneUnavailable',
+          message: `Deployment ${id} is being deleted outside the operator; it will be created again once gone`,
+        },
+        { deployment },
+      );
       return { requeueAfterMs: this.options.inflightPollMs };
     }
 
@@ -256,12 +282,22 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       sameVersions(object.status.secretVersions, facts.secretVersions);
     const what = fields.join(', ');
     if (specUnchanged) {
-      this.deps.kube.event(object, 'Warning', 'DriftCorrected', `Changed outside the operator and re-applied: ${what}`);
+      this.deps.kube.event(
+        object,
+        'Warning',
+        'DriftCorrected',
+        `Changed outside the operator and re-applied: ${what}`,
+      );
     } else {
       this.deps.kube.event(object, 'Normal', 'Updated', `Updated ${what}`);
     }
     if (createsRevision) {
-      this.deps.kube.event(object, 'Normal', 'NewRevision', `Revision ${deployment.latest_revision_id ?? '?'} started`);
+      this.deps.kube.event(
+        object,
+        'Normal',
+        'NewRevision',
+        `Revision ${deployment.latest_revision_id ?? '?'} started`,
+      );
     }
   }
 
@@ -306,7 +342,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     this.memory.forget(key);
     const message = `Deployment ${id} no longer exists on the control plane; creating it again`;
     this.deps.kube.event(object, 'Warning', 'DeploymentGone', message);
-    const cleared = await this.deps.kube.patchMetadata(object, { annotations: { [DEPLOYMENT_ID_ANNOTATION]: null } });
+    const cleared = await this.deps.kube.patchMetadata(object, {
+      annotations: { [DEPLOYMENT_ID_ANNOTATION]: null },
+    });
     await this.publish(cleared, { kind: 'Creating', message }, { clearIds: true });
     return { requeueAfterMs: 0 };
   }
@@ -323,7 +361,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const latest = deployment.latest_revision_id;
     if (!latest) {
       this.deps.poller.track(deployment.id, key, 'inflight');
-      await this.publish(object, { kind: 'RevisionInProgress', message: 'Waiting for the first revision' }, { ...facts, deployment });
+      await this.publish(
+        object,
+        { kind: 'RevisionInProgress', message: 'Waiting for the first revision' },
+        { ...facts, deployment },
+      );
       return {};
     }
     if (latest === deployment.active_revision_id) {
@@ -356,8 +398,14 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (phase === 'Failed') {
       this.deps.poller.track(deployment.id, key, 'steady');
       this.announceTerminal(object, memory, latest, status ?? 'FAILED');
-      const active = deployment.active_revision_id ? `; revision ${deployment.active_revision_id} is still active` : '';
-      await this.publish(object, { kind: 'RevisionFailed', message: `Revision ${latest} ended ${status ?? ''}${active}` }, revisionFacts);
+      const active = deployment.active_revision_id
+        ? `; revision ${deployment.active_revision_id} is still active`
+        : '';
+      await this.publish(
+        object,
+        { kind: 'RevisionFailed', message: `Revision ${latest} ended ${status ?? ''}${active}` },
+        revisionFacts,
+      );
       return {};
     }
     if (phase === 'Deployed') {
@@ -392,7 +440,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
    * deployment lists (active_revision_id) carry the news of success.
    */
   private revisionPollIntervalMs(): number {
-    const callsPerSecond = Math.max(this.deps.controlPlane.allowedRatePerSecond() * this.options.revisionPollBudgetShare, 0.001);
+    const callsPerSecond = Math.max(
+      this.deps.controlPlane.allowedRatePerSecond() * this.options.revisionPollBudgetShare,
+      0.001,
+    );
     const perObjectMs = (this.deps.poller.inflightCount / callsPerSecond) * 1000;
     return Math.max(this.options.minRevisionPollMs, perObjectMs);
   }
@@ -402,7 +453,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     memory.announced.add(revisionId);
     const started = memory.rolloutStartedAt.get(revisionId);
     memory.rolloutStartedAt.delete(revisionId);
-    this.deps.metrics?.revisionFinished(status, started === undefined ? undefined : (this.now() - started) / 1000);
+    this.deps.metrics?.revisionFinished(
+      status,
+      started === undefined ? undefined : (this.now() - started) / 1000,
+    );
     if (status === 'DEPLOYED') {
       this.deps.kube.event(object, 'Normal', 'Deployed', `Revision ${revisionId} is deployed`);
     } else {
@@ -417,7 +471,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const policy = object.spec.deletionPolicy ?? 'Delete';
     let id = deploymentIdOf(object);
     if (policy === 'Orphan') {
-      if (id) this.deps.kube.event(object, 'Normal', 'Orphaned', `Left deployment ${id} on the control plane (deletionPolicy Orphan)`);
+      if (id)
+        this.deps.kube.event(
+          object,
+          'Normal',
+          'Orphaned',
+          `Left deployment ${id} on the control plane (deletionPolicy Orphan)`,
+        );
       return this.releaseFinalizer(key, object, id);
     }
     if (!id && isCreatePending(object)) {
@@ -442,11 +502,19 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       if (!deleted.ok && deleted.error.kind !== 'NotFound') return this.failed(object, deleted.error);
       this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${id}`);
     }
-    await this.publish(object, { kind: 'Deleting', message: `Waiting for deployment ${id} to be deleted` }, { deployment: observed.value });
+    await this.publish(
+      object,
+      { kind: 'Deleting', message: `Waiting for deployment ${id} to be deleted` },
+      { deployment: observed.value },
+    );
     return { requeueAfterMs: this.options.deletionPollMs };
   }
 
-  private async releaseFinalizer(key: string, object: Object, id: string | undefined): Promise<ReconcileResult> {
+  private async releaseFinalizer(
+    key: string,
+    object: Object,
+    id: string | undefined,
+  ): Promise<ReconcileResult> {
     if (id) this.deps.poller.untrack(id);
     this.memory.forget(key);
     await this.deps.kube.patchMetadata(object, {

@@ -29,7 +29,15 @@ export function nextStatus(
     conditions: setConditions(previous.conditions, conditionsFor(state), generationOf(object), now),
   };
   if (facts.clearIds) {
-    for (const field of ['deploymentId', 'tenantId', 'latestRevisionId', 'latestRevisionStatus', 'activeRevisionId', 'deploymentStatus', 'customUrl'] as const) {
+    for (const field of [
+      'deploymentId',
+      'tenantId',
+      'latestRevisionId',
+      'latestRevisionStatus',
+      'activeRevisionId',
+      'deploymentStatus',
+      'customUrl',
+    ] as const) {
       delete status[field];
     }
   }
@@ -46,7 +54,10 @@ export function nextStatus(
   return status;
 }
 
-export function statusChanged(previous: AgentDeploymentStatusView | undefined, next: AgentDeploymentStatusView): boolean {
+export function statusChanged(
+  previous: AgentDeploymentStatusView | undefined,
+  next: AgentDeploymentStatusView,
+): boolean {
   const { lastSyncTime: _a, ...before } = previous ?? {};
   const { lastSyncTime: _b, ...after } = next;
   return !equalIgnoringUnset(before, after);

@@ -19,7 +19,12 @@ export type SyncState =
 export type SyncReason = SyncState['kind'];
 
 /** Terminal states: nothing changes until the spec (or a referenced Secret) does. */
-const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>(['RevisionFailed', 'InvalidSpec', 'Rejected', 'NameConflict']);
+const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
+  'RevisionFailed',
+  'InvalidSpec',
+  'Rejected',
+  'NameConflict',
+]);
 
 export function isStalled(state: SyncState): boolean {
   return STALLED.has(state.kind);

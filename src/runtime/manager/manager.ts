@@ -41,14 +41,29 @@ export interface ManagerOptions {
 export interface Watch<T extends KubeObject = KubeObject> {
   informer: Informer<T>;
   keysFor?: (object: T) => string[];
+  /**
+   * Whether an update deserves a reconcile (default: every update), like controller-runtime's
+   * predicates: a controller filters out its own status writes here.
+   */
+  onUpdate?: (old: T, current: T) => boolean;
 }
 
 /** A `Watch` for an informer of any object type (the manager stores them side by side). */
 export function watchOf<T extends KubeObject>(
   informer: Informer<T>,
   keysFor?: (object: T) => string[],
+  onUpdate?: (old: T, current: T) => boolean,
 ): Watch<KubeObject> {
-  return { informer, keysFor } as unknown as Watch<KubeObject>;
+  return { informer, keysFor, onUpdate } as unknown as Watch<KubeObject>;
+}
+
+/**
+ * Work that must run only on the leader, beside the controllers (controller-runtime's
+ * leader-election runnables): started after the caches synced, stopped when leading ends.
+ */
+export interface LeaderRunnable {
+  start(): void;
+  stop(): Promise<void>;
 }
 
 interface Registration {
@@ -70,6 +85,7 @@ export class Manager {
 
   private readonly informers: Array<Informer<KubeObject>> = [];
   private readonly registrations: Registration[] = [];
+  private readonly leaderRunnables: LeaderRunnable[] = [];
   private elector: LeaderElector | undefined;
   private informerAbort: AbortController | undefined;
   private electionAbort: AbortController | undefined;
@@ -101,6 +117,12 @@ export class Manager {
       if (!this.informers.includes(watch.informer)) this.addInformer(watch.informer);
     }
     this.registrations.push({ controller, watches, detach: [] });
+  }
+
+  /** Registers work that runs only while this replica leads (or always, without election). */
+  addLeaderRunnable(runnable: LeaderRunnable): void {
+    this.leaderRunnables.push(runnable);
+    if (this.controllersRunning) runnable.start();
   }
 
   get isLeader(): boolean {
@@ -222,16 +244,20 @@ export class Manager {
         const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
         const enqueue = (object: KubeObject): void =>
           keysFor(object).forEach((key) => controller.enqueue(key));
+        const wanted = watch.onUpdate ?? (() => true);
         registration.detach.push(
           watch.informer.addHandler({
             onAdd: enqueue,
-            onUpdate: (_old, current) => enqueue(current),
+            onUpdate: (old, current) => {
+              if (wanted(old, current)) enqueue(current);
+            },
             onDelete: enqueue,
           }),
         );
         watch.informer.store.list().forEach(enqueue);
       }
     }
+    for (const runnable of this.leaderRunnables) runnable.start();
     this.logger?.info(
       { controllers: this.registrations.map((r) => r.controller.name) },
       'controllers started',
@@ -241,6 +267,7 @@ export class Manager {
   private async stopControllers(options: { drainTimeoutMs: number; abortInFlight?: boolean }): Promise<void> {
     if (!this.controllersRunning) return;
     this.controllersRunning = false;
+    await Promise.all(this.leaderRunnables.map((runnable) => runnable.stop()));
     for (const registration of this.registrations)
       registration.detach.splice(0).forEach((detach) => detach());
     await Promise.all(this.registrations.map((r) => r.controller.stop(options)));

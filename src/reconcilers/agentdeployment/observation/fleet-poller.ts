@@ -130,7 +130,8 @@ export class FleetPoller {
     const result = await this.options.controlPlane.listDeploymentsByIds(ids);
     const now = this.now();
     if (!result.ok) {
-      if (result.error.kind === 'Throttled') this.pausedUntil = now + (result.error.retryAfterMs ?? this.tickMs);
+      if (result.error.kind === 'Throttled')
+        this.pausedUntil = now + (result.error.retryAfterMs ?? this.tickMs);
       this.options.onError?.(`batched observation failed: ${result.error.message}`);
       return;
     }
@@ -138,7 +139,10 @@ export class FleetPoller {
     for (const deployment of result.value) {
       found.add(deployment.id);
       const previous = this.options.cache.recordPresent(deployment, now);
-      this.afterRefresh(deployment.id, observationChanged(previous, { kind: 'present', deployment, observedAt: now }));
+      this.afterRefresh(
+        deployment.id,
+        observationChanged(previous, { kind: 'present', deployment, observedAt: now }),
+      );
     }
     for (const id of ids) {
       if (found.has(id)) continue;

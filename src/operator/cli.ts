@@ -1,0 +1,35 @@
+// `agent-operator run`: the operator process. Exits 0 after a clean shutdown on SIGTERM or
+// SIGINT (drains reconciles, releases the lease), 2 on a configuration error, 1 otherwise.
+import { createLogger } from '../observability/logger.js';
+import { ConfigError, RUN_USAGE, parseOperatorConfig } from './config.js';
+import { startOperator } from './operator.js';
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseOperatorConfig>;
+  try {
+    parsed = parseOperatorConfig({ argv, env: process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`agent-operator run: ${error.message}\n\n${RUN_USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (parsed.help) {
+    process.stdout.write(RUN_USAGE);
+    return 0;
+  }
+  const { config } = parsed;
+  const logger = createLogger({ level: config.logLevel, name: 'agent-operator' });
+  const operator = await startOperator({ config, logger });
+
+  const shutdown = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  const reason = await Promise.race([shutdown, operator.done.then(() => 'manager stopped')]);
+  logger.info({ reason }, 'shutting down');
+  await operator.stop();
+  logger.info('stopped');
+  return 0;
+}

@@ -1,0 +1,253 @@
+// `agent-operator run` configuration: flags first, then AGENT_OPERATOR_* environment
+// variables, then defaults. Every error names the flag (or variable) and the rule. The API
+// key is read from a file or the environment only: a flag value would show in `ps`.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseDuration } from './duration.js';
+
+export type Region = 'us' | 'eu';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface OperatorConfig {
+  kubeconfig?: string;
+  controlPlaneUrl?: string;
+  region: Region;
+  /** Never logged; held only to build the client's credentials. */
+  apiKey: string;
+  tenantId?: string;
+  /** Empty: all namespaces. */
+  namespaces: string[];
+  concurrency: number;
+  resyncPeriodMs: number;
+  leaderElect: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  metricsBindAddress: { host: string; port: number };
+  logLevel: LogLevel;
+  rateLimit?: { count: number; windowSeconds: number };
+  /** In-flight revision poll interval (batched). */
+  pollIntervalMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const RUN_USAGE = `Usage: agent-operator run [flags]
+
+  --kubeconfig <path>                 KUBECONFIG; default: in-cluster, then ~/.kube/config
+  --control-plane-url <url>           AGENT_OPERATOR_CONTROL_PLANE_URL (overrides --region)
+  --region us|eu                      AGENT_OPERATOR_REGION (default us)
+  --api-key-file <path>               or the environment variable AGENT_OPERATOR_API_KEY
+  --tenant-id <uuid>                  AGENT_OPERATOR_TENANT_ID
+  --namespaces a,b                    AGENT_OPERATOR_NAMESPACES (default: all namespaces)
+  --concurrency <n>                   AGENT_OPERATOR_CONCURRENCY (default 4)
+  --resync-period <duration>          AGENT_OPERATOR_RESYNC_PERIOD (default 10m)
+  --poll-interval <duration>          AGENT_OPERATOR_POLL_INTERVAL (default 2s): in-flight revisions
+  --leader-elect                      AGENT_OPERATOR_LEADER_ELECT=true
+  --leader-election-namespace <ns>    POD_NAMESPACE (default: the service account's namespace, else default)
+  --leader-election-id <name>         default agent-operator
+  --metrics-bind-address <host:port>  default 0.0.0.0:8080 (/metrics, /healthz, /readyz)
+  --log-level debug|info|warn|error   AGENT_OPERATOR_LOG_LEVEL (default info)
+  --rate-limit <count>/<seconds>      AGENT_OPERATOR_RATE_LIMIT (default: the published 1000/10)
+`;
+
+const OPTIONS = {
+  kubeconfig: { type: 'string' },
+  'control-plane-url': { type: 'string' },
+  region: { type: 'string' },
+  'api-key-file': { type: 'string' },
+  'tenant-id': { type: 'string' },
+  namespaces: { type: 'string' },
+  concurrency: { type: 'string' },
+  'resync-period': { type: 'string' },
+  'poll-interval': { type: 'string' },
+  'leader-elect': { type: 'boolean' },
+  'leader-election-namespace': { type: 'string' },
+  'leader-election-id': { type: 'string' },
+  'metrics-bind-address': { type: 'string' },
+  'log-level': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ConfigSources {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  readFile?: (path: string) => string;
+}
+
+export function parseOperatorConfig({
+  argv,
+  env,
+  readFile = (p) => readFileSync(p, 'utf8'),
+}: ConfigSources): { help: true } | { help: false; config: OperatorConfig } {
+  let values: ReturnType<
+    typeof parseArgs<{ options: typeof OPTIONS; args: string[]; strict: true }>
+  >['values'];
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return { help: true };
+
+  const pick = (flag: keyof typeof OPTIONS, variable?: string): string | undefined => {
+    const value = values[flag];
+    if (typeof value === 'string') return value;
+    return variable ? nonEmpty(env[variable]) : undefined;
+  };
+
+  const region = pick('region', 'AGENT_OPERATOR_REGION') ?? 'us';
+  if (region !== 'us' && region !== 'eu')
+    throw new ConfigError(`--region: must be "us" or "eu", got "${region}"`);
+
+  const controlPlaneUrl = pick('control-plane-url', 'AGENT_OPERATOR_CONTROL_PLANE_URL');
+  if (controlPlaneUrl !== undefined && !isHttpUrl(controlPlaneUrl)) {
+    throw new ConfigError(`--control-plane-url: must be an http(s) URL, got "${controlPlaneUrl}"`);
+  }
+
+  const apiKey = readApiKey(pick('api-key-file'), env, readFile);
+  const tenantId = pick('tenant-id', 'AGENT_OPERATOR_TENANT_ID');
+  if (tenantId !== undefined && !UUID.test(tenantId)) throw new ConfigError(`--tenant-id: must be a UUID`);
+
+  const concurrency = integer(
+    pick('concurrency', 'AGENT_OPERATOR_CONCURRENCY') ?? '4',
+    '--concurrency',
+    1,
+    1000,
+  );
+  const resyncPeriodMs = duration(
+    pick('resync-period', 'AGENT_OPERATOR_RESYNC_PERIOD') ?? '10m',
+    '--resync-period',
+    1_000,
+  );
+  const pollIntervalMs = duration(
+    pick('poll-interval', 'AGENT_OPERATOR_POLL_INTERVAL') ?? '2s',
+    '--poll-interval',
+    100,
+  );
+
+  const logLevel = pick('log-level', 'AGENT_OPERATOR_LOG_LEVEL') ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
+    throw new ConfigError(`--log-level: must be one of debug, info, warn, error; got "${logLevel}"`);
+  }
+
+  const rateLimitText = pick('rate-limit', 'AGENT_OPERATOR_RATE_LIMIT');
+  const leaderElectEnv = env.AGENT_OPERATOR_LEADER_ELECT;
+  return {
+    help: false,
+    config: {
+      kubeconfig: pick('kubeconfig', 'KUBECONFIG'),
+      controlPlaneUrl,
+      region,
+      apiKey,
+      tenantId,
+      namespaces: splitList(pick('namespaces', 'AGENT_OPERATOR_NAMESPACES')),
+      concurrency,
+      resyncPeriodMs,
+      pollIntervalMs,
+      leaderElect: values['leader-elect'] ?? (leaderElectEnv === 'true' || leaderElectEnv === '1'),
+      leaderElectionNamespace:
+        pick('leader-election-namespace', 'POD_NAMESPACE') ?? serviceAccountNamespace(readFile) ?? 'default',
+      leaderElectionId: pick('leader-election-id') ?? 'agent-operator',
+      metricsBindAddress: hostPort(pick('metrics-bind-address') ?? '0.0.0.0:8080'),
+      logLevel: logLevel as LogLevel,
+      rateLimit: rateLimitText === undefined ? undefined : parseRateLimit(rateLimitText, '--rate-limit'),
+    },
+  };
+}
+
+function readApiKey(
+  path: string | undefined,
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string,
+): string {
+  if (path !== undefined) {
+    let text: string;
+    try {
+      text = readFile(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`--api-key-file: cannot read "${path}" (${code})`);
+    }
+    const key = text.trim();
+    if (key === '') throw new ConfigError(`--api-key-file: "${path}" is empty`);
+    return key;
+  }
+  const fromEnv = nonEmpty(env.AGENT_OPERATOR_API_KEY);
+  if (fromEnv === undefined) {
+    throw new ConfigError(
+      'an API key is required: --api-key-file <path> or the environment variable AGENT_OPERATOR_API_KEY',
+    );
+  }
+  return fromEnv.trim();
+}
+
+export function parseRateLimit(text: string, name: string): { count: number; windowSeconds: number } {
+  const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(text.trim());
+  const count = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (!match || count < 1 || windowSeconds <= 0) {
+    throw new ConfigError(`${name}: must be <count>/<seconds> with count >= 1, e.g. 1000/10; got "${text}"`);
+  }
+  return { count, windowSeconds };
+}
+
+function integer(text: string, name: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name}: must be a whole number from ${min} to ${max}; got "${text}"`);
+  }
+  return value;
+}
+
+function duration(text: string, name: string, minMs: number): number {
+  const value = parseDuration(text);
+  if (value === undefined || value < minMs) {
+    throw new ConfigError(
+      `${name}: must be a duration such as 30s, 5m or 1h, at least ${minMs} ms; got "${text}"`,
+    );
+  }
+  return value;
+}
+
+export function hostPort(text: string): { host: string; port: number } {
+  const match = /^(.*):(\d+)$/.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65535)
+    throw new ConfigError(`--metrics-bind-address: must be <host>:<port>; got "${text}"`);
+  const host = (match[1] ?? '').replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+function splitList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  return text === undefined || text.trim() === '' ? undefined : text;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function serviceAccountNamespace(readFile: (path: string) => string): string | undefined {
+  try {
+    return nonEmpty(readFile(SERVICE_ACCOUNT_NAMESPACE).trim());
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,157 @@
+// No crash or restart at any point of the create path may create a second deployment.
+// A reconciler runs against both emulators; at a chosen step it "crashes" (throws and is
+// thrown away with all its memory and caches); a fresh one, like a restarted process that
+// lists everything anew, must converge to exactly one deployment.
+import { afterEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import {
+  deploymentName,
+  toWireCreateRequest,
+  type AgentDeploymentSpec,
+} from '../../src/api/agentdeployment/index.js';
+import { createControlPlaneClient } from '../../src/controlplane/client/index.js';
+import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { controlPlanePort } from '../../src/operator/control-plane-port.js';
+import { AgentDeploymentKubePort, type AgentDeploymentObject } from '../../src/operator/kube-port.js';
+import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
+import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
+import {
+  AgentDeploymentReconciler,
+  RetryableReconcileError,
+} from '../../src/reconcilers/agentdeployment/reconciler.js';
+import type { ControlPlanePort, KubePort } from '../../src/reconcilers/agentdeployment/ports.js';
+import { IndexedStore } from '../../src/runtime/cache/store.js';
+import { EventRecorder } from '../../src/runtime/events/recorder.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import { API_KEY, NAMESPACE, SECRETS, Stack, containerAgent, isReady } from './harness.js';
+
+class Crash extends Error {}
+
+type CrashPoint = 'after-create-pending-write' | 'after-post' | 'after-id-recorded' | 'post-times-out';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+/** A fresh process: new caches (listed from the server), new memory, new client. */
+async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
+  const objects = new IndexedStore<AgentDeploymentObject>();
+  for (const item of (await s.client.list<AgentDeploymentObject>(AGENT_DEPLOYMENTS, { namespace: NAMESPACE }))
+    .items) {
+    objects.upsert(item);
+  }
+  const secrets = new IndexedStore<KubeObject>();
+  for (const item of (await s.client.list(SECRETS, { namespace: NAMESPACE })).items) secrets.upsert(item);
+  const logger = pino({ level: 'silent' });
+  const client = createControlPlaneClient({
+    baseUrl: s.controlPlane.url,
+    credentials: { apiKey: API_KEY },
+    deadlineMs: crashAt === 'post-times-out' ? 300 : 5_000,
+    retry: { maxAttempts: 1 },
+  });
+  const realPort = controlPlanePort({ client, allowedRatePerSecond: 100, budgetHeadroom: () => 1 });
+  const realKube = new AgentDeploymentKubePort({
+    client: s.client,
+    type: AGENT_DEPLOYMENTS,
+    objects,
+    secrets,
+    recorder: new EventRecorder({ client: s.client, component: 'agent-operator', instance: 'test' }),
+    logger,
+  });
+  const controlPlane: ControlPlanePort = {
+    ...realPort,
+    createDeployment: async (request) => {
+      const result = await realPort.createDeployment(request);
+      if (crashAt === 'after-post' && result.ok) throw new Crash('crash after POST');
+      return result;
+    },
+  };
+  const kube: KubePort<AgentDeploymentObject> = {
+    getObject: (key) => realKube.getObject(key),
+    getSecret: (namespace, name) => realKube.getSecret(namespace, name),
+    patchStatus: (object, status) => realKube.patchStatus(object, status),
+    event: (object, type, reason, message) => realKube.event(object, type, reason, message),
+    patchMetadata: async (object, patch) => {
+      const updated = await realKube.patchMetadata(object, patch);
+      const annotations = patch.annotations ?? {};
+      if (crashAt === 'after-create-pending-write' && annotations['agentplatform.io/create-pending'])
+        throw new Crash('crash after intent');
+      if (crashAt === 'after-id-recorded' && annotations['agentplatform.io/deployment-id'])
+        throw new Crash('crash after id');
+      return updated;
+    },
+  };
+  const observations = new ObservationCache();
+  const poller = new FleetPoller({
+    controlPlane: realPort,
+    cache: observations,
+    enqueue: () => {},
+    inflightPollMs: 50,
+  });
+  const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
+    controlPlane,
+    kube,
+    observations,
+    poller,
+    desiredState: (object, resolved) =>
+      toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
+    deploymentName: (object) => deploymentName(object),
+    logger,
+    options: { inflightPollMs: 50, minRevisionPollMs: 20 },
+  });
+  return { reconciler, poller, client, objects };
+}
+
+async function converge(s: Stack, name: string, crashAt: CrashPoint): Promise<{ crashes: number }> {
+  let crashes = 0;
+  let current = await freshReconciler(s, crashAt);
+  for (let pass = 0; pass < 200; pass += 1) {
+    const object = await s.get(name);
+    if (isReady(object)) return { crashes };
+    current.objects.upsert(object as unknown as AgentDeploymentObject);
+    try {
+      await current.poller.tick();
+      await current.reconciler.reconcile(`${NAMESPACE}/${name}`);
+    } catch (error) {
+      if (!(error instanceof Crash) && !(error instanceof RetryableReconcileError)) throw error;
+      if (error instanceof Crash) crashes += 1;
+      await current.client.close();
+      // Restarted: the crash point is behind us, as it would be for a new process.
+      current = await freshReconciler(s, undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${name} did not become Ready`);
+}
+
+describe('crash safety of the create path', () => {
+  const points: CrashPoint[] = [
+    'after-create-pending-write',
+    'after-post',
+    'after-id-recorded',
+    'post-times-out',
+  ];
+  it.each(points)('creates exactly one deployment when the process dies %s', async (point) => {
+    stack = await Stack.start({ withoutOperator: true });
+    const listenerId = await stack.listenerId();
+    if (point === 'post-times-out') {
+      // The POST reaches the server and is acted on, but its answer comes too late.
+      await stack.admin('POST', '/faults', {
+        method: 'POST',
+        route: '/v2/deployments',
+        latencyMs: 800,
+        count: 1,
+      });
+    }
+    await stack.apply(containerAgent('solo', listenerId));
+    const { crashes } = await converge(stack, 'solo', point);
+    if (point !== 'post-times-out') expect(crashes).toBe(1);
+    const deployments = await stack.deployments();
+    expect(deployments.map((d) => d.name)).toEqual(['solo']);
+    const object = await stack.get('solo');
+    expect(object.status?.deploymentId).toBe(deployments[0]?.id);
+    expect(object.metadata.annotations?.['agentplatform.io/create-pending']).toBeUndefined();
+  });
+});
