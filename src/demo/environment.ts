@@ -1,0 +1,69 @@
+// Where the demo runs: the embedded emulators by default, or a real cluster (a kubeconfig)
+// and/or a real control plane (a URL and an API key) when the user gives them.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { loadKubeConfig } from '../runtime/kube/kubeconfig.js';
+import { DEFAULT_API_KEY, startControlPlaneEmulator } from '../sim/controlplane/index.js';
+import { startKubeEmulator } from '../sim/kube/index.js';
+
+export interface DemoEnvironmentOptions {
+  kubeconfig?: string;
+  controlPlaneUrl?: string;
+  apiKey?: string;
+  revisionPhaseMs: number;
+  stateDir?: string;
+  logger: Logger;
+}
+
+export interface DemoEnvironment {
+  kubeConfig: KubeConfig;
+  kubeconfigPath: string;
+  controlPlaneUrl: string;
+  apiKey: string;
+  embeddedKube: boolean;
+  embeddedControlPlane: boolean;
+  stateDir: string;
+  close(): Promise<void>;
+}
+
+export async function startDemoEnvironment(options: DemoEnvironmentOptions): Promise<DemoEnvironment> {
+  const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'agent-operator-demo-')));
+  const closers: Array<() => Promise<void>> = [];
+
+  let controlPlaneUrl = options.controlPlaneUrl;
+  let apiKey = options.apiKey;
+  if (!controlPlaneUrl) {
+    // The examples name the emulator's default listener and integration, which belong to
+    // its default key.
+    const emulator = await startControlPlaneEmulator({ revisionPhaseMs: options.revisionPhaseMs });
+    closers.push(() => emulator.close());
+    controlPlaneUrl = emulator.url;
+    apiKey = DEFAULT_API_KEY;
+  }
+  if (!apiKey) {
+    throw new Error('a real control plane needs an API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY');
+  }
+
+  let kubeconfigPath = options.kubeconfig;
+  if (!kubeconfigPath) {
+    kubeconfigPath = join(stateDir, 'kubeconfig');
+    const kube = await startKubeEmulator({ kubeconfigPath, logger: options.logger });
+    closers.push(() => kube.close());
+  }
+
+  return {
+    kubeConfig: loadKubeConfig({ kind: 'file', path: kubeconfigPath }),
+    kubeconfigPath,
+    controlPlaneUrl,
+    apiKey,
+    embeddedKube: !options.kubeconfig,
+    embeddedControlPlane: !options.controlPlaneUrl,
+    stateDir,
+    close: async () => {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// One row of the demo's table, read from an AgentDeployment's status.
+import type { Manifest } from './manifests.js';
+
+export interface DemoRow {
+  name: string;
+  source: string;
+  revisionStatus: string;
+  activeRevision: string;
+  ready: string;
+  reason: string;
+  message: string;
+  /** Ready=True for the current generation. */
+  settled: boolean;
+  stalled: boolean;
+}
+
+interface StatusShape {
+  observedGeneration?: number;
+  latestRevisionStatus?: string;
+  activeRevisionId?: string;
+  conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+}
+
+export function rowOf(object: Manifest): DemoRow {
+  const status = (object.status ?? {}) as StatusShape;
+  const spec = (object.spec ?? {}) as { source?: string };
+  const ready = status.conditions?.find((c) => c.type === 'Ready');
+  const stalled = status.conditions?.find((c) => c.type === 'Stalled')?.status === 'True';
+  const current = status.observedGeneration === object.metadata.generation;
+  return {
+    name: object.metadata.name,
+    source: spec.source ?? '?',
+    revisionStatus: status.latestRevisionStatus ?? '-',
+    activeRevision: status.activeRevisionId ? status.activeRevisionId.slice(0, 8) : '-',
+    ready: ready?.status ?? 'Unknown',
+    reason: ready?.reason ?? 'Pending',
+    message: ready?.message ?? 'waiting for the operator',
+    settled: ready?.status === 'True' && current,
+    stalled,
+  };
+}
+
+/** What a plain log line reports; a change of any of these is worth a line. */
+export function rowSignature(row: DemoRow): string {
+  return [row.revisionStatus, row.activeRevision, row.ready, row.reason].join('|');
+}

@@ -1,0 +1,49 @@
+// The README's run command, run as a user would in CI: not a terminal, CI=true. It must
+// converge every example, roll out the update, print its summary and exit 0.
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
+      env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('agent-operator demo', () => {
+  it('brings every example to Ready, rolls out an update, and exits 0 with a summary', async () => {
+    const { code, stdout, stderr } = await runDemo(['--revision-phase-ms', '60', '--timeout', '60s']);
+    expect(stderr).not.toMatch(/Unhandled|TypeError|ReferenceError/);
+    expect(code, stdout).toBe(0);
+    // Plain output: no escape codes in a log.
+    expect(stdout).not.toContain('\x1b[');
+    expect(stdout).toMatch(/research-assistant: revision BUILDING/);
+    expect(stdout).toMatch(/support-bot: revision DEPLOYED, active [0-9a-f]{8}, Ready=True \(Deployed\)/);
+    expect(stdout).toMatch(/Updating support-bot: image .*:demo-update/);
+    expect(stdout).toMatch(/update rolled out in \d+\.\d s/);
+    expect(stdout).toMatch(/429 responses received: 0/);
+    const calls = /control-plane calls: (\d+)/.exec(stdout);
+    expect(Number(calls?.[1])).toBeGreaterThan(0);
+    expect(stdout).toMatch(/demo: all 2 AgentDeployments Ready, update deployed/);
+  });
+
+  it('exits non-zero with the reason when it cannot finish in time', async () => {
+    const { code, stdout } = await runDemo(['--revision-phase-ms', '5000', '--timeout', '2s']);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/demo failed: timed out after 2s; not Ready: /);
+  });
+
+  it('rejects a bad flag naming it', async () => {
+    const { code, stderr } = await runDemo(['--timeout', 'soon']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--timeout: must be a duration');
+  });
+});
