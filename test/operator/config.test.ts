@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseOperatorConfig } from '../../src/operator/config.js';
+import { parseDuration } from '../../src/operator/duration.js';
+
+const env = { AGENT_OPERATOR_API_KEY: 'key-from-env' };
+
+function parse(argv: string[], extraEnv: Record<string, string> = {}, files: Record<string, string> = {}) {
+  const result = parseOperatorConfig({
+    argv,
+    env: { ...env, ...extraEnv },
+    readFile: (path) => {
+      const text = files[path];
+      if (text === undefined) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+      return text;
+    },
+  });
+  if (result.help) throw new Error('unexpected help');
+  return result.config;
+}
+
+describe('agent-operator run configuration', () => {
+  it('has the documented defaults', () => {
+    expect(parse([])).toMatchObject({
+      region: 'us',
+      namespaces: [],
+      concurrency: 4,
+      resyncPeriodMs: 600_000,
+      pollIntervalMs: 2_000,
+      leaderElect: false,
+      leaderElectionId: 'agent-operator',
+      metricsBindAddress: { host: '0.0.0.0', port: 8080 },
+      logLevel: 'info',
+      apiKey: 'key-from-env',
+    });
+  });
+
+  it('takes flags over environment variables', () => {
+    const config = parse(
+      [
+        '--namespaces',
+        'a, b',
+        '--concurrency',
+        '9',
+        '--resync-period',
+        '1h30m',
+        '--rate-limit',
+        '200/2',
+        '--region',
+        'eu',
+      ],
+      {
+        AGENT_OPERATOR_NAMESPACES: 'x',
+        AGENT_OPERATOR_CONCURRENCY: '2',
+        AGENT_OPERATOR_LEADER_ELECT: 'true',
+      },
+    );
+    expect(config).toMatchObject({
+      namespaces: ['a', 'b'],
+      concurrency: 9,
+      resyncPeriodMs: 5_400_000,
+      rateLimit: { count: 200, windowSeconds: 2 },
+      region: 'eu',
+      leaderElect: true,
+    });
+  });
+
+  it('reads the API key from a file, trimmed, and prefers it to the environment', () => {
+    expect(parse(['--api-key-file', '/k'], {}, { '/k': 'file-key\n' }).apiKey).toBe('file-key');
+  });
+
+  it('has no flag that takes the key itself', () => {
+    expect(() => parse(['--api-key', 'visible-in-ps'])).toThrow(ConfigError);
+  });
+
+  it.each([
+    [['--region', 'mars'], /--region: must be "us" or "eu"/],
+    [['--concurrency', '0'], /--concurrency: must be a whole number from 1 to 1000/],
+    [['--resync-period', '10'], /--resync-period: must be a duration/],
+    [['--rate-limit', '10 per second'], /--rate-limit: must be <count>\/<seconds>/],
+    [['--metrics-bind-address', 'nowhere'], /--metrics-bind-address: must be <host>:<port>/],
+    [['--log-level', 'loud'], /--log-level: must be one of/],
+    [['--control-plane-url', 'ftp://x'], /--control-plane-url: must be an http\(s\) URL/],
+    [['--tenant-id', '42'], /--tenant-id: must be a UUID/],
+    [['--api-key-file', '/missing'], /--api-key-file: cannot read "\/missing" \(ENOENT\)/],
+  ])('rejects %j naming the flag and the rule', (argv, message) => {
+    expect(() => parse(argv)).toThrow(message);
+  });
+
+  it('explains where the key comes from when there is none, without inventing one', () => {
+    expect(() => parseOperatorConfig({ argv: [], env: {}, readFile: () => '' })).toThrow(
+      /--api-key-file <path> or the environment variable AGENT_OPERATOR_API_KEY/,
+    );
+  });
+
+  it.each([
+    ['250ms', 250],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['10', undefined],
+    ['', undefined],
+    ['5 m', undefined],
+  ])('parses the duration %j', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+});
