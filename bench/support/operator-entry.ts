@@ -1,0 +1,32 @@
+// The operator exactly as `agent-operator run` starts it (the same `main`), plus a probe on
+// the IPC channel so that a benchmark can ask for a full GC and the resident memory after
+// it. Start it with `node --expose-gc --import tsx bench/support/operator-entry.ts <run flags>`.
+import { main } from '../../src/operator/cli.js';
+
+export interface ProbeAnswer {
+  rssBytes: number;
+  heapUsedBytes: number;
+}
+
+process.on('message', (message: unknown) => {
+  if (message !== 'gc') return;
+  const collect = (globalThis as { gc?: () => void }).gc;
+  // Two passes: the first may only move objects to the old generation.
+  collect?.();
+  collect?.();
+  const memory = process.memoryUsage();
+  const answer: ProbeAnswer = { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed };
+  process.send?.(answer);
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // The IPC channel would keep the process alive after a clean shutdown.
+    process.disconnect?.();
+  },
+  (error: unknown) => {
+    process.stderr.write(`operator: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

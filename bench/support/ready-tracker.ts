@@ -1,0 +1,95 @@
+// Records when each AgentDeployment first becomes Ready (Ready=True at its current
+// generation), from a watch on the benchmark namespace: a list for the starting point, then
+// watch events, resumed from the last resourceVersion when the stream ends. Times are when
+// the event reached this process, in ms since `origin`.
+import type { KubeClient } from '../../src/runtime/kube/client.js';
+import { AGENT_DEPLOYMENTS, isReady, type AgentDeploymentObject } from './agent-deployments.js';
+import { BENCH_NAMESPACE } from './emulators.js';
+
+export class ReadyTracker {
+  /** name -> ms after origin at which it was first seen Ready. */
+  readonly readyAt = new Map<string, number>();
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private waiters: Array<{ count: number; resolve: () => void }> = [];
+  origin = performance.now();
+
+  constructor(private readonly kube: KubeClient) {}
+
+  /** Lists, then watches in the background; resolves once the watch is open. */
+  async start(): Promise<void> {
+    const list = await this.kube.listAll<AgentDeploymentObject>(AGENT_DEPLOYMENTS, {
+      namespace: BENCH_NAMESPACE,
+    });
+    for (const object of list.items) this.observe(object);
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    this.running = this.watchLoop(list.resourceVersion, opened);
+    await open;
+  }
+
+  /** Resolves when at least `count` objects have been seen Ready. */
+  waitForReady(count: number, timeoutMs: number): Promise<void> {
+    if (this.readyAt.size >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`only ${this.readyAt.size} of ${count} Ready after ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  /** Ready times in ascending order (ms after origin). */
+  sortedReadyTimes(): number[] {
+    return [...this.readyAt.values()].sort((a, b) => a - b);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running?.catch(() => undefined);
+  }
+
+  private observe(object: AgentDeploymentObject): void {
+    const name = object.metadata.name ?? '';
+    if (this.readyAt.has(name) || !isReady(object)) return;
+    this.readyAt.set(name, performance.now() - this.origin);
+    const due = this.waiters.filter((waiter) => this.readyAt.size >= waiter.count);
+    this.waiters = this.waiters.filter((waiter) => this.readyAt.size < waiter.count);
+    for (const waiter of due) waiter.resolve();
+  }
+
+  private async watchLoop(resourceVersion: string, opened: () => void): Promise<void> {
+    let version = resourceVersion;
+    while (!this.abort.signal.aborted) {
+      try {
+        const events = await this.kube.watch<AgentDeploymentObject>(AGENT_DEPLOYMENTS, {
+          namespace: BENCH_NAMESPACE,
+          resourceVersion: version,
+          allowWatchBookmarks: true,
+          signal: this.abort.signal,
+        });
+        opened();
+        for await (const event of events) {
+          if (event.type === 'ERROR') throw new Error(`watch error: ${event.status.message ?? ''}`);
+          version = event.object.metadata.resourceVersion ?? version;
+          if (event.type === 'ADDED' || event.type === 'MODIFIED') this.observe(event.object);
+        }
+      } catch {
+        if (this.abort.signal.aborted) return;
+        // An expired version: start again from a fresh list.
+        const list = await this.kube.listAll<AgentDeploymentObject>(AGENT_DEPLOYMENTS, {
+          namespace: BENCH_NAMESPACE,
+        });
+        for (const object of list.items) this.observe(object);
+        version = list.resourceVersion;
+      }
+    }
+  }
+}
