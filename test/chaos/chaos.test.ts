@@ -1,0 +1,32 @@
+// The chaos suite (issue 8): random faults in both emulators and SIGKILLs of the operator
+// process while AgentDeployments are created, changed and deleted; then the invariants.
+// Short by default (CI runs it with `npm test`); long with CHAOS_DURATION=10m or
+// `npm run chaos -- --duration 10m`. The seed is printed; CHAOS_SEED replays a run's choices.
+import { describe, expect, it } from 'vitest';
+import { chaosConfigFrom } from './config.js';
+import { runChaos } from './scenario.js';
+import { allInvariants, formatSummary } from './summary.js';
+
+const config = chaosConfigFrom(process.env);
+/** Setup, teardown and the final samples, beyond the fault phase and the settle bound. */
+const OVERHEAD_MS = 60_000;
+
+describe('chaos', () => {
+  it(
+    'keeps every invariant after random faults, operator kills and a churning workload',
+    async () => {
+      console.log(`chaos seed ${config.seed} (set CHAOS_SEED to replay)`);
+      const outcome = await runChaos(config, (line) => console.log(line));
+      console.log(formatSummary(outcome));
+      const failed = allInvariants(outcome)
+        .filter((invariant) => !invariant.ok)
+        .map((invariant) => `${invariant.name}: ${invariant.problems.slice(0, 5).join('; ')}`);
+      expect(failed, `seed ${config.seed}; the summary above lists what diverged`).toEqual([]);
+      // A run that did nothing proves nothing: faults and kills must really have happened.
+      expect(outcome.operator.kills).toBeGreaterThan(0);
+      expect([...outcome.faults.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
+      expect(outcome.workload.created).toBeGreaterThanOrEqual(20);
+    },
+    config.faultPhaseMs + config.settleTimeoutMs + OVERHEAD_MS,
+  );
+});

@@ -1,0 +1,63 @@
+// How long the chaos run lasts and which seed it uses. The defaults keep the whole file
+// under ~90 s so it can run in CI with `npm test`; a long run is asked for explicitly with
+// CHAOS_DURATION (or `npm run chaos -- --duration 10m`, which sets it).
+import { parseDuration } from '../../src/operator/duration.js';
+
+export interface ChaosConfig {
+  seed: number;
+  /** How long workload and faults run together. */
+  faultPhaseMs: number;
+  /**
+   * Operator kills happen only before this moment of the fault phase (its first half), so
+   * that one operator process lives through the second half: memory is judged on it.
+   */
+  killsUntilMs: number;
+  /** Upper bound of the wait for convergence once faults stop (generous: never flaky). */
+  settleTimeoutMs: number;
+  /** How many objects the workload keeps alive at most, and creates at most in total. */
+  maxLiveObjects: number;
+  maxCreatedObjects: number;
+}
+
+/** The fault phase of the short (CI and default) run. */
+export const SHORT_FAULT_PHASE_MS = 40_000;
+
+export class ChaosConfigError extends Error {
+  override readonly name = 'ChaosConfigError';
+}
+
+export function chaosConfigFrom(env: NodeJS.ProcessEnv): ChaosConfig {
+  const faultPhaseMs = parseFaultPhase(env.CHAOS_DURATION);
+  const seed = parseSeed(env.CHAOS_SEED);
+  const long = faultPhaseMs > SHORT_FAULT_PHASE_MS;
+  return {
+    seed,
+    faultPhaseMs,
+    killsUntilMs: Math.floor(faultPhaseMs / 2),
+    settleTimeoutMs: long ? 180_000 : 120_000,
+    maxLiveObjects: long ? 40 : 25,
+    // A long run keeps churning: names are never reused (an Orphan-deleted object leaves a
+    // deployment with its name behind), so the total grows with the duration.
+    maxCreatedObjects: long ? Math.max(50, Math.ceil(faultPhaseMs / 4_000)) : 40,
+  };
+}
+
+function parseFaultPhase(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return SHORT_FAULT_PHASE_MS;
+  const ms = parseDuration(text.trim());
+  if (ms === undefined || ms < 10_000) {
+    throw new ChaosConfigError(
+      `CHAOS_DURATION: must be a duration of at least 10s such as 90s, 10m or 1h; got "${text}"`,
+    );
+  }
+  return ms;
+}
+
+function parseSeed(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(text.trim());
+  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
+    throw new ChaosConfigError(`CHAOS_SEED: must be a whole number from 0 to 4294967295; got "${text}"`);
+  }
+  return seed;
+}

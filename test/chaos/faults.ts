@@ -1,0 +1,127 @@
+// Random faults over time, in both emulators. Each emulator has at most one lasting fault
+// at a time (a 429 burst, 5xx, latency, resets; failing kube requests, kube latency), with
+// quiet gaps between them, plus instant faults (restarts, dropped watches, forced 410s).
+//
+// One lasting control-plane fault at a time is what lets the suite tell injected 429s from
+// the emulator's own limiter 429s: the emulator counts both as `throttled`. A 429 burst is
+// one rule with rate 1 on every route, and injected faults are answered before the rate
+// limiter, so while a burst is on every 429 is injected; outside bursts, every 429 is the
+// limiter's. The stats are read right before the rule is added and right after it is removed.
+import type { Stack } from '../operator/harness.js';
+import type { SeededRandom } from './random.js';
+
+export type FaultKind =
+  | 'cp-429-burst'
+  | 'cp-5xx'
+  | 'cp-latency'
+  | 'cp-resets'
+  | 'cp-restart'
+  | 'kube-fail-requests'
+  | 'kube-latency'
+  | 'kube-drop-watches'
+  | 'kube-forced-410'
+  | 'kube-restart';
+
+interface EmulatorStats {
+  total: number;
+  throttled: number;
+}
+
+export class FaultInjector {
+  readonly counts = new Map<FaultKind, number>();
+  /** 429s the emulator counted while a 429 burst was on: injected by construction. */
+  injected429 = 0;
+
+  constructor(
+    private readonly stack: Stack,
+    private readonly isRunning: () => boolean,
+  ) {}
+
+  /** The control-plane loop: until the fault phase ends. Leaves no fault behind. */
+  async runControlPlane(random: SeededRandom): Promise<void> {
+    while (this.isRunning()) {
+      await sleep(random.int(500, 3_000));
+      if (!this.isRunning()) break;
+      const kind = random.weighted({
+        'cp-429-burst': 3,
+        'cp-5xx': 3,
+        'cp-latency': 2,
+        'cp-resets': 2,
+        'cp-restart': 1,
+      });
+      this.count(kind);
+      if (kind === 'cp-restart') {
+        await this.stack.controlPlane.restart();
+      } else if (kind === 'cp-429-burst') {
+        // Some bursts carry Retry-After, some do not: the client handles both differently.
+        const retryAfter = random.chance(0.5) ? { retryAfterSeconds: 1 } : {};
+        await this.burst429({ status: 429, rate: 1, ...retryAfter }, random.int(500, 3_000));
+      } else {
+        await this.lasting(this.controlPlaneRule(kind, random), random.int(1_000, 5_000));
+      }
+    }
+    await this.stack.admin('DELETE', '/faults');
+  }
+
+  /** The kube loop: until the fault phase ends. Leaves no fault behind. */
+  async runKube(random: SeededRandom): Promise<void> {
+    const faults = this.stack.kube.faults;
+    while (this.isRunning()) {
+      await sleep(random.int(500, 3_000));
+      if (!this.isRunning()) break;
+      const kind = random.weighted({
+        'kube-fail-requests': 3,
+        'kube-latency': 2,
+        'kube-drop-watches': 3,
+        'kube-forced-410': 2,
+        'kube-restart': 1,
+      });
+      this.count(kind);
+      if (kind === 'kube-restart') {
+        await this.stack.kube.restart();
+      } else if (kind === 'kube-drop-watches') {
+        faults.dropWatches();
+      } else if (kind === 'kube-forced-410') {
+        // The next watches (the reconnects the drop causes) answer 410 Expired: relist.
+        faults.expireWatches(random.int(1, 3));
+        faults.dropWatches();
+      } else {
+        if (kind === 'kube-fail-requests') {
+          faults.failRequests({ rate: random.int(5, 30) / 100, statuses: [500, 503, 429] });
+        } else {
+          faults.setLatency(random.int(50, 800));
+        }
+        await sleep(random.int(1_000, 5_000));
+        faults.clear();
+      }
+    }
+    faults.clear();
+  }
+
+  private controlPlaneRule(kind: FaultKind, random: SeededRandom): Record<string, unknown> {
+    if (kind === 'cp-5xx') return { status: random.pick([500, 502, 503]), rate: random.int(10, 50) / 100 };
+    if (kind === 'cp-latency') return { latencyMs: random.int(100, 1_500), rate: random.int(30, 100) / 100 };
+    return { reset: true, rate: random.int(10, 40) / 100 };
+  }
+
+  private async lasting(rule: Record<string, unknown>, durationMs: number): Promise<void> {
+    await this.stack.admin('POST', '/faults', rule);
+    await sleep(durationMs);
+    await this.stack.admin('DELETE', '/faults');
+  }
+
+  private async burst429(rule: Record<string, unknown>, durationMs: number): Promise<void> {
+    const before = await this.stack.admin<EmulatorStats>('GET', '/stats');
+    await this.lasting(rule, durationMs);
+    const after = await this.stack.admin<EmulatorStats>('GET', '/stats');
+    this.injected429 += after.throttled - before.throttled;
+  }
+
+  private count(kind: FaultKind): void {
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,148 @@
+// One chaos run: both emulators in this process, the operator as a child process, a random
+// workload and random faults for the fault phase, then a settle period, then the invariants.
+// Returns everything the summary prints and the test asserts; it throws only when the run
+// itself could not be carried out (not when an invariant fails).
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_KEY, Stack } from '../operator/harness.js';
+import type { ChaosConfig } from './config.js';
+import { FaultInjector, sleep, type FaultKind } from './faults.js';
+import { awaitConvergence, type InvariantResult } from './invariants.js';
+import { judgeMemory, type MemoryVerdict } from './memory.js';
+import { OperatorProcess, type UnexpectedExit } from './operator-process.js';
+import { SeededRandom } from './random.js';
+import { Workload, type WorkloadCounts } from './workload.js';
+
+/** Modest, so that the workload and the faults press against it. */
+export const RATE_LIMIT = { count: 200, windowSeconds: 2 };
+/** Each revision state lasts this long: a container rollout takes about 200 ms. */
+const REVISION_PHASE_MS = 50;
+const RSS_SAMPLE_EVERY_MS = 1_000;
+
+export interface ChaosOutcome {
+  config: ChaosConfig;
+  /** The operator's log (every process) and the workload's journal are written here. */
+  logDir: string;
+  faultPhaseMs: number;
+  settleMs: number;
+  workload: WorkloadCounts & { liveAtEnd: number };
+  faults: Map<FaultKind, number>;
+  operator: { starts: number; kills: number; warnings: number };
+  requests: { total: number; throttled: number; injected429: number; limiter429: number };
+  convergence: InvariantResult[];
+  crashes: { unexpectedExits: UnexpectedExit[]; crashLines: string[] };
+  memory: MemoryVerdict;
+}
+
+export async function runChaos(config: ChaosConfig, progress: (line: string) => void): Promise<ChaosOutcome> {
+  const random = new SeededRandom(config.seed);
+  const stack = await Stack.start({
+    withoutOperator: true,
+    controlPlane: { rateLimit: RATE_LIMIT, revisionPhaseMs: REVISION_PHASE_MS },
+  });
+  const logDir = await mkdtemp(join(tmpdir(), 'agent-operator-chaos-'));
+  const logPath = join(logDir, 'operator.log');
+  const operator = new OperatorProcess({
+    kubeconfigPath: stack.kube.kubeconfigPath ?? '',
+    controlPlaneUrl: stack.controlPlane.url,
+    apiKey: API_KEY,
+    rateLimit: RATE_LIMIT,
+    logPath,
+  });
+  let sampler: NodeJS.Timeout | undefined;
+  try {
+    const listenerId = await stack.listenerId();
+    const workload = new Workload(stack, listenerId, random.fork('workload'), config);
+    await workload.seedSecrets();
+
+    const runStart = Date.now();
+    operator.start();
+    sampler = setInterval(() => void operator.sampleRss(), RSS_SAMPLE_EVERY_MS);
+
+    const faultPhaseEnd = runStart + config.faultPhaseMs;
+    const running = (): boolean => Date.now() < faultPhaseEnd;
+    const faults = new FaultInjector(stack, running);
+    progress(`fault phase: ${config.faultPhaseMs / 1000} s (operator kills in the first ${config.killsUntilMs / 1000} s)`);
+    await Promise.all([
+      runWorkload(workload, random.fork('workload-pace'), running),
+      faults.runControlPlane(random.fork('control-plane-faults')),
+      faults.runKube(random.fork('kube-faults')),
+      runKills(operator, random.fork('kills'), runStart + config.killsUntilMs),
+      reportProgress(workload, operator, running, progress),
+    ]);
+    const faultPhaseMs = Date.now() - runStart;
+    progress(`faults stopped after ${(faultPhaseMs / 1000).toFixed(1)} s; waiting for convergence`);
+
+    const { results, waitedMs } = await awaitConvergence(stack, workload, config.settleTimeoutMs);
+    await writeFile(join(logDir, 'workload.log'), `${workload.journal.join('\n')}\n`);
+    progress(`settled in ${(waitedMs / 1000).toFixed(1)} s`);
+    // A few more samples of a quiet operator: the end of the survivor's life is at rest.
+    await sleep(3 * RSS_SAMPLE_EVERY_MS);
+    clearInterval(sampler);
+    sampler = undefined;
+
+    const stats = await stack.admin<{ total: number; throttled: number }>('GET', '/stats');
+    const runEnd = Date.now();
+    return {
+      config,
+      logDir,
+      faultPhaseMs,
+      settleMs: waitedMs,
+      workload: { ...workload.counts, liveAtEnd: workload.live().length },
+      faults: faults.counts,
+      operator: { starts: operator.starts, kills: operator.kills, warnings: operator.warnings },
+      requests: {
+        total: stats.total,
+        throttled: stats.throttled,
+        injected429: faults.injected429,
+        limiter429: stats.throttled - faults.injected429,
+      },
+      convergence: results,
+      crashes: { unexpectedExits: operator.unexpectedExits, crashLines: operator.crashLines },
+      memory: judgeMemory(operator.rssSamples, runStart, runEnd),
+    };
+  } finally {
+    if (sampler) clearInterval(sampler);
+    await operator.stop();
+    await stack.close();
+  }
+}
+
+async function runWorkload(workload: Workload, random: SeededRandom, running: () => boolean): Promise<void> {
+  while (running()) {
+    await workload.step();
+    await sleep(random.int(100, 700));
+  }
+}
+
+/** SIGKILL at random moments, then a new process after a random pause (sometimes none). */
+async function runKills(operator: OperatorProcess, random: SeededRandom, killsUntil: number): Promise<void> {
+  const longRun = killsUntil - Date.now() > 60_000;
+  for (;;) {
+    await sleep(longRun ? random.int(5_000, 30_000) : random.int(3_000, 8_000));
+    if (Date.now() >= killsUntil) return;
+    await operator.kill();
+    await sleep(random.int(0, 1_500));
+    operator.start();
+  }
+}
+
+async function reportProgress(
+  workload: Workload,
+  operator: OperatorProcess,
+  running: () => boolean,
+  progress: (line: string) => void,
+): Promise<void> {
+  let last = Date.now();
+  while (running()) {
+    await sleep(1_000);
+    if (Date.now() - last < 30_000) continue;
+    last = Date.now();
+    const c = workload.counts;
+    progress(
+      `  ... ${workload.live().length} live, ${c.created} created, ${c.imageChanges + c.secretRotations} changes, ` +
+        `${c.deletedWithDelete + c.deletedWithOrphan} deleted, ${operator.kills} kills`,
+    );
+  }
+}

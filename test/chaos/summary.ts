@@ -1,0 +1,64 @@
+// The printed summary of a chaos run: the seed (to replay it), faults by kind, kills,
+// workload counts, request figures, and every invariant with what diverged.
+import { mib, MEMORY_GROWTH_FACTOR, MEMORY_GROWTH_SLACK_BYTES, MEMORY_WARMUP_MS } from './memory.js';
+import type { ChaosOutcome } from './scenario.js';
+import type { InvariantResult } from './invariants.js';
+
+/** Every invariant of the run, convergence ones first. */
+export function allInvariants(outcome: ChaosOutcome): InvariantResult[] {
+  const { requests, crashes, memory } = outcome;
+  return [
+    ...outcome.convergence,
+    {
+      name: 'the request rate never exceeded the budget (no 429 from the emulator\'s limiter)',
+      ok: requests.limiter429 === 0,
+      problems: requests.limiter429 === 0 ? [] : [`${requests.limiter429} requests over the limit were refused with 429`],
+    },
+    {
+      name: 'no unhandled rejection or crash (every exit was one of our kills)',
+      ok: crashes.unexpectedExits.length === 0 && crashes.crashLines.length === 0,
+      problems: [
+        ...crashes.unexpectedExits.map(
+          (exit) =>
+            `pid ${exit.pid} exited on its own (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}); last log lines:\n      ${exit.stderrTail.slice(-10).join('\n      ')}`,
+        ),
+        ...crashes.crashLines.slice(0, 10).map((line) => `log: ${line.slice(0, 400)}`),
+      ],
+    },
+    {
+      name: `memory flat (survivor's later half <= ${MEMORY_GROWTH_FACTOR}x earlier half + ${mib(MEMORY_GROWTH_SLACK_BYTES)}, after ${MEMORY_WARMUP_MS / 1000} s warm-up)`,
+      ok: memory.ok,
+      problems: memory.problem ? [memory.problem] : [],
+    },
+  ];
+}
+
+export function formatSummary(outcome: ChaosOutcome): string {
+  const { config, workload, requests, memory, operator } = outcome;
+  const faults = [...outcome.faults.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const totalFaults = faults.reduce((sum, [, count]) => sum + count, 0);
+  const lines = [
+    '',
+    '=== chaos summary ===',
+    `seed ${config.seed} (replay with CHAOS_SEED=${config.seed} CHAOS_DURATION=${config.faultPhaseMs / 1000}s)`,
+    `fault phase ${(outcome.faultPhaseMs / 1000).toFixed(1)} s, settled ${(outcome.settleMs / 1000).toFixed(1)} s after faults stopped`,
+    `faults injected: ${totalFaults}`,
+    ...faults.map(([kind, count]) => `  ${kind.padEnd(20)} ${count}`),
+    `operator: ${operator.kills} SIGKILLs, ${operator.starts} processes, ${operator.warnings} warn/error log lines`,
+    `objects: ${workload.created} created, ${workload.imageChanges} image changes, ${workload.secretRotations} secret rotations, ` +
+      `${workload.deletedWithDelete} deleted (Delete), ${workload.deletedWithOrphan} deleted (Orphan), ${workload.liveAtEnd} live at the end; ` +
+      `${workload.writeRetries} driver write retries`,
+    `control plane: ${requests.total} requests, ${requests.throttled} answered 429 (${requests.injected429} injected, ${requests.limiter429} by the limiter)`,
+    `memory: survivor pid ${memory.survivorPid ?? 'n/a'}, ${memory.samples} samples, earlier half ${mib(memory.earlierMedianBytes)}, ` +
+      `later half ${mib(memory.laterMedianBytes)}, limit ${mib(memory.limitBytes)}, peak ${mib(memory.peakBytes)}; ` +
+      `whole run first half ${mib(memory.runFirstHalfMedianBytes)}, second half ${mib(memory.runSecondHalfMedianBytes)}`,
+    `logs: ${outcome.logDir} (operator.log, workload.log)`,
+    'invariants:',
+  ];
+  for (const invariant of allInvariants(outcome)) {
+    lines.push(`  [${invariant.ok ? 'ok' : 'FAILED'}] ${invariant.name}`);
+    for (const problem of invariant.problems.slice(0, 30)) lines.push(`      - ${problem}`);
+    if (invariant.problems.length > 30) lines.push(`      ... and ${invariant.problems.length - 30} more`);
+  }
+  return lines.join('\n');
+}
