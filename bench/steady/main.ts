@@ -1,0 +1,273 @@
+// `npm run bench:steady -- [--n 10000] [--resync-period 2m] [--touch-rounds 3] [--json]`
+// The operator at rest with N settled AgentDeployments (default 10,000) under the published
+// limit (1000 requests / 10 s): its resident memory after a full GC, its no-op reconcile
+// rate per core, and the control-plane calls it makes over one resync period.
+//
+// 1. Seed (seed.ts): deployments POSTed straight to the emulator with its limit off, objects
+//    created with their deployment id; then the published limit is restored.
+// 2. Start the operator (its own process), wait until all N are Ready and reconciles stop.
+// 3. RSS after GC (the operator's probe runs gc() twice, then reads process.memoryUsage()).
+// 4. No-op reconciles: touch an annotation on every object (an update the operator must
+//    reconcile, with nothing to do: the observation is fresh and the status unchanged);
+//    count reconciles (controller_runtime_reconcile_total) and the operator's CPU seconds
+//    (/proc) until all N are done. Rate per core = reconciles / CPU seconds.
+// 5. Calls per resync period: emulator stats before and after one period.
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { parseDuration } from '../../src/operator/duration.js';
+import { AGENT_DEPLOYMENTS, benchObjectName, inParallel } from '../support/agent-deployments.js';
+import { BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
+import { median, round, summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js';
+import { OperatorProcess } from '../support/operator-process.js';
+import { ReadyTracker } from '../support/ready-tracker.js';
+import { seedSettledObjects } from './seed.js';
+
+const ALLOWED_PER_SECOND = 1000 / 10;
+const RECONCILES = 'controller_runtime_reconcile_total';
+const MB = 1024 * 1024;
+
+const USAGE = `Usage: npm run bench:steady -- [options]
+
+  --n <N>                  settled AgentDeployments (default 10000)
+  --resync-period <dur>    the operator's --resync-period, and the window calls are counted over (default 2m)
+  --touch-rounds <k>       rounds of no-op reconciles of every object (default 3)
+  --json                   print one JSON object instead of the text report
+  --verbose                echo the operator's log lines to stderr
+`;
+
+interface Args {
+  n: number;
+  resyncPeriod: string;
+  resyncPeriodMs: number;
+  touchRounds: number;
+  json: boolean;
+  verbose: boolean;
+}
+
+function parse(argv: string[]): Args | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      n: { type: 'string', default: '10000' },
+      'resync-period': { type: 'string', default: '2m' },
+      'touch-rounds': { type: 'string', default: '3' },
+      json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return 'help';
+  const integer = (flag: string, text: string, min: number): number => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) throw new Error(`--${flag}: must be a whole number >= ${min}, got "${text}"`);
+    return value;
+  };
+  const resyncPeriodMs = parseDuration(values['resync-period']);
+  if (resyncPeriodMs === undefined || resyncPeriodMs < 10_000) {
+    throw new Error(`--resync-period: must be a duration of at least 10s such as 2m, got "${values['resync-period']}"`);
+  }
+  return {
+    n: integer('n', values.n, 1),
+    resyncPeriod: values['resync-period'],
+    resyncPeriodMs,
+    touchRounds: integer('touch-rounds', values['touch-rounds'], 1),
+    json: values.json,
+    verbose: values.verbose,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the reconcile count has not moved for `quietMs`; returns the count. */
+async function waitForQuiet(operator: OperatorProcess, quietMs: number): Promise<number> {
+  let last = await operator.metric(RECONCILES);
+  let quietSince = performance.now();
+  for (;;) {
+    await sleep(250);
+    const count = await operator.metric(RECONCILES);
+    if (count !== last) {
+      last = count;
+      quietSince = performance.now();
+    } else if (performance.now() - quietSince >= quietMs) {
+      return count;
+    }
+  }
+}
+
+async function progress(message: string): Promise<void> {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
+  await Promise.resolve();
+}
+
+interface TouchRound {
+  reconciles: number;
+  cpuSeconds: number;
+  wallSeconds: number;
+  perCpuSecond: number;
+  perSecond: number;
+}
+
+async function touchRound(emulators: Emulators, operator: OperatorProcess, n: number, round_: number): Promise<TouchRound> {
+  const before = await operator.metric(RECONCILES);
+  const cpuBefore = operator.cpuSeconds();
+  const start = performance.now();
+  const names = Array.from({ length: n }, (_, i) => benchObjectName(i));
+  await inParallel(names, 32, async (name) => {
+    await emulators.kube.mergePatch(AGENT_DEPLOYMENTS, BENCH_NAMESPACE, name, {
+      metadata: { annotations: { 'bench.agentplatform.io/touch': String(round_) } },
+    });
+  });
+  // Done when every touched object has been reconciled at least once more.
+  let count = before;
+  while (count < before + n) {
+    await sleep(100);
+    count = await operator.metric(RECONCILES);
+  }
+  const wallSeconds = (performance.now() - start) / 1000;
+  const cpuSeconds = operator.cpuSeconds() - cpuBefore;
+  const reconciles = count - before;
+  return {
+    reconciles,
+    cpuSeconds: round(cpuSeconds, 2),
+    wallSeconds: round(wallSeconds, 2),
+    perCpuSecond: Math.round(reconciles / cpuSeconds),
+    perSecond: Math.round(reconciles / wallSeconds),
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let args: Args | 'help';
+  try {
+    args = parse(argv);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const emulators = await Emulators.start({ revisionPhaseMs: 0 });
+  let operator: OperatorProcess | undefined;
+  const tracker = new ReadyTracker(emulators.kube);
+  try {
+    await progress(`seeding ${args.n} deployments and objects`);
+    const seedStart = performance.now();
+    await seedSettledObjects(emulators, args.n);
+    const seedSeconds = (performance.now() - seedStart) / 1000;
+    await tracker.start();
+
+    await progress(`starting the operator (--resync-period ${args.resyncPeriod})`);
+    const statsAtStart = await emulators.admin<StatsSnapshot>('GET', '/stats');
+    tracker.origin = performance.now();
+    operator = await OperatorProcess.start({
+      controlPlaneUrl: emulators.controlPlaneUrl,
+      kubeconfigPath: emulators.kubeconfigPath,
+      flags: ['--resync-period', args.resyncPeriod],
+      verbose: args.verbose,
+    });
+    await tracker.waitForReady(args.n, 600_000);
+    const adoptSeconds = (performance.now() - tracker.origin) / 1000;
+    await waitForQuiet(operator, 3_000);
+    const statsAfterAdopt = await emulators.admin<StatsSnapshot>('GET', '/stats');
+    const adoptCalls = statsAfterAdopt.total - statsAtStart.total;
+    await progress(`all ${args.n} Ready ${adoptSeconds.toFixed(1)} s after start, ${adoptCalls} calls`);
+
+    const rssProbes: number[] = [];
+    const probe = async (): Promise<void> => {
+      const answer = await (operator as OperatorProcess).gcAndMeasure();
+      rssProbes.push(answer.rssBytes);
+      await progress(`RSS after GC ${(answer.rssBytes / MB).toFixed(1)} MB (heap used ${(answer.heapUsedBytes / MB).toFixed(1)} MB)`);
+    };
+    await probe();
+
+    const rounds: TouchRound[] = [];
+    for (let i = 1; i <= args.touchRounds; i += 1) {
+      const result = await touchRound(emulators, operator, args.n, i);
+      rounds.push(result);
+      await progress(
+        `no-op round ${i}: ${result.reconciles} reconciles, ${result.cpuSeconds} CPU s, ${result.wallSeconds} s -> ${result.perCpuSecond}/CPU-s, ${result.perSecond}/s`,
+      );
+      await waitForQuiet(operator, 2_000);
+    }
+    await probe();
+
+    await progress(`counting control-plane calls over one resync period (${args.resyncPeriod})`);
+    const statsBefore = await emulators.admin<StatsSnapshot>('GET', '/stats');
+    const reconcilesBefore = await operator.metric(RECONCILES);
+    const cpuBefore = operator.cpuSeconds();
+    await sleep(args.resyncPeriodMs);
+    const statsAfter = await emulators.admin<StatsSnapshot>('GET', '/stats');
+    const reconcilesInPeriod = (await operator.metric(RECONCILES)) - reconcilesBefore;
+    const idleCpuSeconds = operator.cpuSeconds() - cpuBefore;
+    await probe();
+    const period = summarizeCalls(
+      {
+        total: statsAfter.total - statsBefore.total,
+        throttled: statsAfter.throttled - statsBefore.throttled,
+        byRoute: statsAfter.byRoute.map((entry) => ({
+          ...entry,
+          count:
+            entry.count -
+            (statsBefore.byRoute.find(
+              (b) => b.method === entry.method && b.route === entry.route && b.status === entry.status,
+            )?.count ?? 0),
+        })),
+      },
+      args.n,
+    );
+    const budgetPerPeriod = (ALLOWED_PER_SECOND * args.resyncPeriodMs) / 1000;
+
+    const report = {
+      n: args.n,
+      seedSeconds: round(seedSeconds, 1),
+      adoptSeconds: round(adoptSeconds, 1),
+      adoptCalls,
+      rssAfterGcMB: round(Math.max(...rssProbes) / MB, 1),
+      rssAfterGcMBProbes: rssProbes.map((bytes) => round(bytes / MB, 1)),
+      noopReconcilesPerCpuSecond: median(rounds.map((r) => r.perCpuSecond)),
+      noopReconcilesPerSecond: median(rounds.map((r) => r.perSecond)),
+      noopRounds: rounds,
+      resyncPeriodSeconds: args.resyncPeriodMs / 1000,
+      callsPerResyncPeriod: period.total,
+      callsPerResyncPeriodByRoute: period.callsByRoute,
+      throttled429InPeriod: period.throttled429,
+      shareOfBudget: round(period.total / budgetPerPeriod, 5),
+      reconcilesInPeriod,
+      idleCpuShare: round(idleCpuSeconds / (args.resyncPeriodMs / 1000), 4),
+      throttled429: statsAfter.throttled,
+      machine: { cores: availableParallelism(), node: process.version },
+    };
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+    } else {
+      process.stdout.write(
+        [
+          `N = ${args.n} settled AgentDeployments, limit 1000 requests / 10 s, ${availableParallelism()} cores, node ${process.version}`,
+          `seeded in ${report.seedSeconds} s; the operator adopted all in ${report.adoptSeconds} s with ${adoptCalls} calls`,
+          `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB)`,
+          `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds), ${report.noopReconcilesPerSecond}/s wall`,
+          `calls over one resync period (${report.resyncPeriodSeconds} s): ${report.callsPerResyncPeriod} = ${(report.shareOfBudget * 100).toFixed(2)}% of the budget; ${JSON.stringify(report.callsPerResyncPeriodByRoute)}`,
+          `reconciles in the period: ${reconcilesInPeriod}; operator CPU while idle: ${(report.idleCpuShare * 100).toFixed(2)}% of a core; 429s: ${report.throttled429}`,
+        ].join('\n') + '\n',
+      );
+    }
+    return 0;
+  } finally {
+    await tracker.stop();
+    await operator?.stop();
+    await emulators.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench:steady: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

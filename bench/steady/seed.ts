@@ -1,0 +1,40 @@
+// Seeding 10,000 settled AgentDeployments quickly, without the operator: the deployments are
+// POSTed straight to the control-plane emulator while its rate limit is off (the exact
+// bodies the operator would send: toWireCreateRequest), and the objects are created already
+// annotated with their deployment id and carrying the finalizer, as the operator leaves them
+// after a create. The operator then only adopts them (observe, write Ready) on start.
+import {
+  toWireCreateRequest,
+  type AgentDeploymentSpec,
+} from '../../src/api/agentdeployment/index.js';
+import { DEPLOYMENT_ID_ANNOTATION, FINALIZER } from '../../src/reconcilers/agentdeployment/object.js';
+import {
+  agentDeployment,
+  benchObjectName,
+  createAll,
+  inParallel,
+  type AgentDeploymentObject,
+} from '../support/agent-deployments.js';
+import type { Emulators } from '../support/emulators.js';
+
+const PARALLEL = 32;
+
+export async function seedSettledObjects(emulators: Emulators, n: number): Promise<void> {
+  const listenerId = await emulators.listenerId();
+  const objects: AgentDeploymentObject[] = Array.from({ length: n }, (_, i) =>
+    agentDeployment(benchObjectName(i), listenerId),
+  );
+  await emulators.admin('PUT', '/rate-limit', { off: true });
+  await inParallel(objects, PARALLEL, async (object) => {
+    const request = toWireCreateRequest(
+      object as AgentDeploymentObject & { metadata: { name: string }; spec: AgentDeploymentSpec },
+      [],
+    );
+    const created = await emulators.api<{ id: string }>('POST', '/v2/deployments', request);
+    object.metadata.annotations = { [DEPLOYMENT_ID_ANNOTATION]: created.id };
+    object.metadata.finalizers = [FINALIZER];
+  });
+  // The published limit from here on: the measurements run under it.
+  await emulators.admin('PUT', '/rate-limit', { count: 1000, windowSeconds: 10 });
+  await createAll(emulators.kube, objects, PARALLEL);
+}
