@@ -6,9 +6,11 @@ import type { RunnerTask, RunnerTestFile } from 'vitest';
 function countTests(tasks: readonly RunnerTask[], totals: { passed: number; failed: number; skipped: number }) {
   for (const task of tasks) {
     if (task.type === 'suite') {
-      // A failed hook (beforeAll) fails the suite while its tests read as skipped.
-      if (task.result?.state === 'fail') totals.failed += 1;
+      const failedBefore = totals.failed;
       countTests(task.tasks, totals);
+      // A failed hook (beforeAll) fails the suite while its tests read as skipped: count
+      // it once, unless a failing test already explains the suite's failure.
+      if (task.result?.state === 'fail' && totals.failed === failedBefore) totals.failed += 1;
       continue;
     }
     const state = task.result?.state;
