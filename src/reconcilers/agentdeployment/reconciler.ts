@@ -88,6 +88,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const found = this.deps.kube.getObject(key);
     if (!found) {
       this.memory.forget(key);
+      this.deps.poller.untrackKey(key);
       return {};
     }
     if (found.metadata.deletionTimestamp) return this.finalize(key, found);

@@ -85,6 +85,11 @@ export class FleetPoller {
     this.options.cache.forget(id);
   }
 
+  /** Stops following whatever `key` owned: its object is gone (even without our finalizer). */
+  untrackKey(key: string): void {
+    for (const [id, entry] of this.tracked) if (entry.key === key) this.untrack(id);
+  }
+
   get trackedCount(): number {
     return this.tracked.size;
   }

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { Deployment } from '../../src/controlplane/models/index.js';
+import {
+  FleetPoller,
+  MAX_IDS_PER_LIST,
+} from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
+import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
+import type { Outcome } from '../../src/reconcilers/agentdeployment/ports.js';
+
+function deployment(id: string, active: string | null = null): Deployment {
+  return {
+    name: id,
+    source: 'external_container',
+    source_config: {},
+    source_revision_config: {},
+    secrets: [],
+    id,
+    tenant_id: '00000000-0000-4000-8000-000000000000',
+    created_at: '2026-11-21T00:00:00Z',
+    updated_at: '2026-11-21T00:00:00Z',
+    status: 'READY',
+    latest_revision_id: 'r1',
+    active_revision_id: active,
+  };
+}
+
+function setup(options: { exists?: (id: string) => boolean; active?: () => string | null } = {}) {
+  let now = 0;
+  const calls: string[][] = [];
+  const enqueued: string[] = [];
+  const cache = new ObservationCache();
+  const poller = new FleetPoller({
+    cache,
+    now: () => now,
+    random: () => 0.5,
+    inflightPollMs: 1_000,
+    resyncPeriodMs: 60_000,
+    maxConcurrentLists: 3,
+    enqueue: (key) => enqueued.push(key),
+    controlPlane: {
+      listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
+        calls.push([...ids]);
+        const exists = options.exists ?? (() => true);
+        return {
+          ok: true,
+          value: ids.filter(exists).map((id) => deployment(id, options.active?.() ?? null)),
+        };
+      },
+    },
+  });
+  return { poller, cache, calls, enqueued, advance: (ms: number) => (now += ms) };
+}
+
+describe('FleetPoller', () => {
+  it('observes 250 in-flight deployments with 3 list calls of at most 100 ids', async () => {
+    const { poller, calls, advance } = setup();
+    for (let i = 0; i < 250; i += 1) poller.track(`d${i}`, `ns/o${i}`, 'inflight');
+    await poller.tick();
+    expect(calls).toHaveLength(0); // nothing is due before the poll interval
+    advance(1_000);
+    await poller.tick();
+    expect(calls.flat()).toHaveLength(250);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('batches due ids, enqueues only keys whose deployment changed, and waits for the next round', async () => {
+    let active: string | null = null;
+    const { poller, calls, enqueued, advance } = setup({ active: () => active });
+    for (let i = 0; i < 250; i += 1) poller.track(`d${i}`, `ns/o${i}`, 'inflight');
+    advance(1_000);
+    await poller.tick();
+    expect(calls.map((ids) => ids.length)).toEqual([MAX_IDS_PER_LIST, MAX_IDS_PER_LIST, 50]);
+    expect(enqueued).toHaveLength(250); // first observation of each: a change
+    enqueued.length = 0;
+    advance(1_000);
+    await poller.tick();
+    expect(enqueued).toHaveLength(0); // nothing changed
+    active = 'r1';
+    advance(1_000);
+    await poller.tick();
+    expect(enqueued).toHaveLength(250); // every revision became active
+  });
+
+  it('fetches a wanted id at the next tick and enqueues its key even when unchanged', async () => {
+    const { poller, calls, enqueued } = setup();
+    poller.want('d1', 'ns/a');
+    await poller.tick();
+    expect(calls).toEqual([['d1']]);
+    expect(enqueued).toEqual(['ns/a']);
+  });
+
+  it('marks ids a list did not return as missing, so that a GET confirms', async () => {
+    const { poller, cache } = setup({ exists: () => false });
+    poller.want('gone', 'ns/a');
+    await poller.tick();
+    expect(cache.get('gone')?.kind).toBe('missing');
+  });
+
+  it('resyncs settled deployments once per period, enqueueing their keys', async () => {
+    const { poller, calls, enqueued, advance } = setup();
+    poller.track('d1', 'ns/a', 'steady');
+    advance(59_000);
+    await poller.tick();
+    expect(calls).toHaveLength(0);
+    advance(1_000);
+    await poller.tick();
+    expect(calls).toEqual([['d1']]);
+    expect(enqueued).toEqual(['ns/a']);
+  });
+
+  it('forgets everything a deleted object owned', async () => {
+    const { poller, calls, advance } = setup();
+    poller.track('d1', 'ns/a', 'inflight');
+    poller.track('d2', 'ns/b', 'inflight');
+    poller.untrackKey('ns/a');
+    advance(1_000);
+    await poller.tick();
+    expect(calls).toEqual([['d2']]);
+  });
+});
