@@ -2,9 +2,12 @@
 // under ~90 s so it can run in CI with `npm test`; a long run is asked for explicitly with
 // CHAOS_DURATION (or `npm run chaos -- --duration 10m`, which sets it).
 import { parseDuration } from '../../src/operator/duration.js';
+import { ConfigError, parseRateLimit } from '../../src/operator/config.js';
 
 export interface ChaosConfig {
   seed: number;
+  /** The emulator's limit per API key, and the operator's --rate-limit: the same on purpose. */
+  rateLimit: { count: number; windowSeconds: number };
   /** How long workload and faults run together. */
   faultPhaseMs: number;
   /**
@@ -19,6 +22,13 @@ export interface ChaosConfig {
   maxCreatedObjects: number;
 }
 
+/**
+ * The default limit (CHAOS_RATE_LIMIT overrides it). Low on purpose: at 200/2 s this
+ * workload peaks near 25 requests per window, an eighth of the limit, and "never exceeded
+ * the budget" would hold without trying. At 30/2 s the busiest windows reach the limit.
+ */
+export const DEFAULT_RATE_LIMIT = '30/2';
+
 /** The fault phase of the short (CI and default) run. */
 export const SHORT_FAULT_PHASE_MS = 40_000;
 
@@ -32,6 +42,7 @@ export function chaosConfigFrom(env: NodeJS.ProcessEnv): ChaosConfig {
   const long = faultPhaseMs > SHORT_FAULT_PHASE_MS;
   return {
     seed,
+    rateLimit: parseChaosRateLimit(env.CHAOS_RATE_LIMIT),
     faultPhaseMs,
     killsUntilMs: Math.floor(faultPhaseMs / 2),
     settleTimeoutMs: long ? 180_000 : 120_000,
@@ -51,6 +62,18 @@ function parseFaultPhase(text: string | undefined): number {
     );
   }
   return ms;
+}
+
+function parseChaosRateLimit(text: string | undefined): { count: number; windowSeconds: number } {
+  try {
+    return parseRateLimit(text === undefined || text.trim() === '' ? DEFAULT_RATE_LIMIT : text, 'CHAOS_RATE_LIMIT');
+  } catch (error) {
+    throw new ChaosConfigError(error instanceof ConfigError ? error.message : String(error));
+  }
+}
+
+export function rateLimitText(limit: { count: number; windowSeconds: number }): string {
+  return `${limit.count}/${limit.windowSeconds}s`;
 }
 
 function parseSeed(text: string | undefined): number {

@@ -60,7 +60,7 @@ export class FaultInjector {
         await this.lasting(this.controlPlaneRule(kind, random), random.int(1_000, 5_000));
       }
     }
-    await this.stack.admin('DELETE', '/faults');
+    await this.admin('DELETE', '/faults');
   }
 
   /** The kube loop: until the fault phase ends. Leaves no fault behind. */
@@ -105,16 +105,32 @@ export class FaultInjector {
   }
 
   private async lasting(rule: Record<string, unknown>, durationMs: number): Promise<void> {
-    await this.stack.admin('POST', '/faults', rule);
+    await this.admin('POST', '/faults', rule);
     await sleep(durationMs);
-    await this.stack.admin('DELETE', '/faults');
+    await this.admin('DELETE', '/faults');
   }
 
   private async burst429(rule: Record<string, unknown>, durationMs: number): Promise<void> {
-    const before = await this.stack.admin<EmulatorStats>('GET', '/stats');
+    const before = await this.admin<EmulatorStats>('GET', '/stats');
     await this.lasting(rule, durationMs);
-    const after = await this.stack.admin<EmulatorStats>('GET', '/stats');
+    const after = await this.admin<EmulatorStats>('GET', '/stats');
     this.injected429 += after.throttled - before.throttled;
+  }
+
+  /**
+   * An admin call, tried again when the socket it reused was closed by a restart of the
+   * emulator a moment ago. Repeating one is harmless: adding a rule twice changes nothing
+   * that the DELETE after it does not undo.
+   */
+  private async admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.stack.admin<T>(method, path, body);
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await sleep(100 * attempt);
+      }
+    }
   }
 
   private count(kind: FaultKind): void {

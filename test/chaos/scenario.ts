@@ -12,10 +12,9 @@ import { awaitConvergence, type InvariantResult } from './invariants.js';
 import { judgeMemory, type MemoryVerdict } from './memory.js';
 import { OperatorProcess, type UnexpectedExit } from './operator-process.js';
 import { SeededRandom } from './random.js';
+import { RateWatch } from './rate-watch.js';
 import { Workload, type WorkloadCounts } from './workload.js';
 
-/** Modest, so that the workload and the faults press against it. */
-export const RATE_LIMIT = { count: 200, windowSeconds: 2 };
 /** Each revision state lasts this long: a container rollout takes about 200 ms. */
 const REVISION_PHASE_MS = 50;
 const RSS_SAMPLE_EVERY_MS = 1_000;
@@ -29,7 +28,15 @@ export interface ChaosOutcome {
   workload: WorkloadCounts & { liveAtEnd: number };
   faults: Map<FaultKind, number>;
   operator: { starts: number; kills: number; warnings: number };
-  requests: { total: number; throttled: number; injected429: number; limiter429: number };
+  requests: {
+    total: number;
+    throttled: number;
+    injected429: number;
+    limiter429: number;
+    /** Most requests counted in one of the emulator's windows, and the limit per window. */
+    peakPerWindow: number;
+    limitPerWindow: number;
+  };
   convergence: InvariantResult[];
   crashes: { unexpectedExits: UnexpectedExit[]; crashLines: string[] };
   memory: MemoryVerdict;
@@ -39,7 +46,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
   const random = new SeededRandom(config.seed);
   const stack = await Stack.start({
     withoutOperator: true,
-    controlPlane: { rateLimit: RATE_LIMIT, revisionPhaseMs: REVISION_PHASE_MS },
+    controlPlane: { rateLimit: config.rateLimit, revisionPhaseMs: REVISION_PHASE_MS },
   });
   const logDir = await mkdtemp(join(tmpdir(), 'agent-operator-chaos-'));
   const logPath = join(logDir, 'operator.log');
@@ -47,10 +54,11 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     kubeconfigPath: stack.kube.kubeconfigPath ?? '',
     controlPlaneUrl: stack.controlPlane.url,
     apiKey: API_KEY,
-    rateLimit: RATE_LIMIT,
+    rateLimit: config.rateLimit,
     logPath,
   });
   let sampler: NodeJS.Timeout | undefined;
+  const rateWatch = new RateWatch(stack, config.rateLimit.windowSeconds * 1000);
   try {
     const listenerId = await stack.listenerId();
     const workload = new Workload(stack, listenerId, random.fork('workload'), config);
@@ -58,6 +66,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
 
     const runStart = Date.now();
     operator.start();
+    rateWatch.start();
     sampler = setInterval(() => void operator.sampleRss(), RSS_SAMPLE_EVERY_MS);
 
     const faultPhaseEnd = runStart + config.faultPhaseMs;
@@ -81,6 +90,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     await sleep(3 * RSS_SAMPLE_EVERY_MS);
     clearInterval(sampler);
     sampler = undefined;
+    rateWatch.stop();
 
     const stats = await stack.admin<{ total: number; throttled: number }>('GET', '/stats');
     const runEnd = Date.now();
@@ -97,6 +107,8 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
         throttled: stats.throttled,
         injected429: faults.injected429,
         limiter429: stats.throttled - faults.injected429,
+        peakPerWindow: rateWatch.peak,
+        limitPerWindow: config.rateLimit.count,
       },
       convergence: results,
       crashes: { unexpectedExits: operator.unexpectedExits, crashLines: operator.crashLines },
@@ -104,6 +116,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     };
   } finally {
     if (sampler) clearInterval(sampler);
+    rateWatch.stop();
     await operator.stop();
     await stack.close();
   }

@@ -2,6 +2,7 @@
 // workload counts, request figures, and every invariant with what diverged.
 import { mib, MEMORY_GROWTH_FACTOR, MEMORY_GROWTH_SLACK_BYTES, MEMORY_WARMUP_MS } from './memory.js';
 import type { ChaosOutcome } from './scenario.js';
+import { rateLimitText } from './config.js';
 import type { InvariantResult } from './invariants.js';
 
 /** Every invariant of the run, convergence ones first. */
@@ -40,7 +41,7 @@ export function formatSummary(outcome: ChaosOutcome): string {
   const lines = [
     '',
     '=== chaos summary ===',
-    `seed ${config.seed} (replay with CHAOS_SEED=${config.seed} CHAOS_DURATION=${config.faultPhaseMs / 1000}s)`,
+    `seed ${config.seed} (replay with CHAOS_SEED=${config.seed} CHAOS_DURATION=${config.faultPhaseMs / 1000}s CHAOS_RATE_LIMIT=${config.rateLimit.count}/${config.rateLimit.windowSeconds})`,
     `fault phase ${(outcome.faultPhaseMs / 1000).toFixed(1)} s, settled ${(outcome.settleMs / 1000).toFixed(1)} s after faults stopped`,
     `faults injected: ${totalFaults}`,
     ...faults.map(([kind, count]) => `  ${kind.padEnd(20)} ${count}`),
@@ -48,7 +49,8 @@ export function formatSummary(outcome: ChaosOutcome): string {
     `objects: ${workload.created} created, ${workload.imageChanges} image changes, ${workload.secretRotations} secret rotations, ` +
       `${workload.deletedWithDelete} deleted (Delete), ${workload.deletedWithOrphan} deleted (Orphan), ${workload.liveAtEnd} live at the end; ` +
       `${workload.writeRetries} driver write retries`,
-    `control plane: ${requests.total} requests, ${requests.throttled} answered 429 (${requests.injected429} injected, ${requests.limiter429} by the limiter)`,
+    `control plane: ${requests.total} requests, ${requests.throttled} answered 429 (${requests.injected429} injected, ${requests.limiter429} by the limiter); ` +
+      `peak ${requests.peakPerWindow} requests in one ${rateLimitText(config.rateLimit)} window (the limit)`,
     `memory: survivor pid ${memory.survivorPid ?? 'n/a'}, ${memory.samples} samples, earlier half ${mib(memory.earlierMedianBytes)}, ` +
       `later half ${mib(memory.laterMedianBytes)}, limit ${mib(memory.limitBytes)}, peak ${mib(memory.peakBytes)}; ` +
       `whole run first half ${mib(memory.runFirstHalfMedianBytes)}, second half ${mib(memory.runSecondHalfMedianBytes)}`,
