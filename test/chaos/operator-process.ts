@@ -39,7 +39,7 @@ interface Running {
   child: ChildProcess;
   startedAt: number;
   killedOnPurpose: boolean;
-  exited: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export class OperatorProcess {
@@ -48,6 +48,8 @@ export class OperatorProcess {
   readonly rssSamples: RssSample[] = [];
   starts = 0;
   kills = 0;
+  /** How the final SIGTERM ended the last process: it should drain and exit 0. */
+  shutdown: { code: number | null; signal: NodeJS.Signals | null; forced: boolean } | undefined;
   private current: Running | undefined;
   private readonly log: WriteStream;
   private readonly tail: string[] = [];
@@ -107,7 +109,8 @@ export class OperatorProcess {
       startedAt: Date.now(),
       killedOnPurpose: false,
       exited: new Promise((resolve) => {
-        child.once('exit', (code, signal) => {
+        // 'close', not 'exit': the last lines of its stderr have been read by then.
+        child.once('close', (code, signal) => {
           if (!running.killedOnPurpose) {
             this.unexpectedExits.push({
               pid: child.pid ?? -1,
@@ -117,7 +120,7 @@ export class OperatorProcess {
             });
           }
           if (this.current === running) this.current = undefined;
-          resolve();
+          resolve({ code, signal });
         });
       }),
     };
@@ -138,13 +141,19 @@ export class OperatorProcess {
   /** The clean shutdown at the end of the run (SIGTERM; SIGKILL if it hangs). */
   async stop(): Promise<void> {
     const running = this.current;
-    if (!running) return;
-    running.killedOnPurpose = true;
-    running.child.kill('SIGTERM');
-    const timer = setTimeout(() => running.child.kill('SIGKILL'), 10_000);
-    await running.exited;
-    clearTimeout(timer);
-    await new Promise<void>((resolve) => this.log.end(resolve));
+    if (running) {
+      running.killedOnPurpose = true;
+      running.child.kill('SIGTERM');
+      let forced = false;
+      const timer = setTimeout(() => {
+        forced = true;
+        running.child.kill('SIGKILL');
+      }, 10_000);
+      const exit = await running.exited;
+      clearTimeout(timer);
+      this.shutdown ??= { ...exit, forced };
+    }
+    if (!this.log.writableEnded) await new Promise<void>((resolve) => this.log.end(resolve));
   }
 
   async sampleRss(): Promise<void> {

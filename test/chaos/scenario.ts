@@ -13,6 +13,7 @@ import { judgeMemory, type MemoryVerdict } from './memory.js';
 import { OperatorProcess, type UnexpectedExit } from './operator-process.js';
 import { SeededRandom } from './random.js';
 import { RateWatch } from './rate-watch.js';
+import { checkSecrecy } from './secrecy.js';
 import { Workload, type WorkloadCounts } from './workload.js';
 
 /** Each revision state lasts this long: a container rollout takes about 200 ms. */
@@ -27,7 +28,12 @@ export interface ChaosOutcome {
   settleMs: number;
   workload: WorkloadCounts & { liveAtEnd: number };
   faults: Map<FaultKind, number>;
-  operator: { starts: number; kills: number; warnings: number };
+  operator: {
+    starts: number;
+    kills: number;
+    warnings: number;
+    shutdown?: { code: number | null; signal: NodeJS.Signals | null; forced: boolean };
+  };
   requests: {
     total: number;
     throttled: number;
@@ -38,6 +44,7 @@ export interface ChaosOutcome {
     limitPerWindow: number;
   };
   convergence: InvariantResult[];
+  secrecy: InvariantResult;
   crashes: { unexpectedExits: UnexpectedExit[]; crashLines: string[] };
   memory: MemoryVerdict;
 }
@@ -90,10 +97,13 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     await sleep(3 * RSS_SAMPLE_EVERY_MS);
     clearInterval(sampler);
     sampler = undefined;
+    const runEnd = Date.now();
     rateWatch.stop();
 
+    // The survivor's log is complete only once it has stopped.
+    await operator.stop();
+    const secrecy = await checkSecrecy(stack, logPath, workload.everySecretValue, API_KEY);
     const stats = await stack.admin<{ total: number; throttled: number }>('GET', '/stats');
-    const runEnd = Date.now();
     return {
       config,
       logDir,
@@ -101,7 +111,12 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
       settleMs: waitedMs,
       workload: { ...workload.counts, liveAtEnd: workload.live().length },
       faults: faults.counts,
-      operator: { starts: operator.starts, kills: operator.kills, warnings: operator.warnings },
+      operator: {
+        starts: operator.starts,
+        kills: operator.kills,
+        warnings: operator.warnings,
+        shutdown: operator.shutdown,
+      },
       requests: {
         total: stats.total,
         throttled: stats.throttled,
@@ -111,6 +126,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
         limitPerWindow: config.rateLimit.count,
       },
       convergence: results,
+      secrecy,
       crashes: { unexpectedExits: operator.unexpectedExits, crashLines: operator.crashLines },
       memory: judgeMemory(operator.rssSamples, runStart, runEnd),
     };

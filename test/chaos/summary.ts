@@ -8,17 +8,25 @@ import type { InvariantResult } from './invariants.js';
 /** Every invariant of the run, convergence ones first. */
 export function allInvariants(outcome: ChaosOutcome): InvariantResult[] {
   const { requests, crashes, memory } = outcome;
+  const shutdown = outcome.operator.shutdown;
+  const cleanShutdown = shutdown !== undefined && shutdown.code === 0 && !shutdown.forced;
   return [
     ...outcome.convergence,
+    outcome.secrecy,
     {
       name: 'the request rate never exceeded the budget (no 429 from the emulator\'s limiter)',
       ok: requests.limiter429 === 0,
       problems: requests.limiter429 === 0 ? [] : [`${requests.limiter429} requests over the limit were refused with 429`],
     },
     {
-      name: 'no unhandled rejection or crash (every exit was one of our kills)',
-      ok: crashes.unexpectedExits.length === 0 && crashes.crashLines.length === 0,
+      name: 'no unhandled rejection or crash (every exit was one of our kills; SIGTERM exits 0)',
+      ok: crashes.unexpectedExits.length === 0 && crashes.crashLines.length === 0 && cleanShutdown,
       problems: [
+        ...(cleanShutdown
+          ? []
+          : [
+              `the final SIGTERM did not end in a clean exit: ${JSON.stringify(outcome.operator.shutdown ?? 'not stopped')}`,
+            ]),
         ...crashes.unexpectedExits.map(
           (exit) =>
             `pid ${exit.pid} exited on its own (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}); last log lines:\n      ${exit.stderrTail.slice(-10).join('\n      ')}`,

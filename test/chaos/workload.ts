@@ -48,6 +48,8 @@ export interface WorkloadLimits {
 export class Workload {
   readonly objects = new Map<string, TrackedObject>();
   readonly secretValues = new Map<string, string>();
+  /** Every value ever written, current or rotated away. */
+  readonly everySecretValue = new Set<string>();
   /** What the driver did and when (no secret values), written next to the operator log. */
   readonly journal: string[] = [];
   readonly counts: WorkloadCounts = {
@@ -139,6 +141,7 @@ export class Workload {
     const value = `chaos-value-${this.secretSerial}-${this.random.int(0, 1e9).toString(36)}`;
     await this.retry(`secret ${secretName}`, () => this.stack.putSecret(secretName, { [SECRET_KEY]: value }));
     this.secretValues.set(secretName, value);
+    this.everySecretValue.add(value);
     this.note(`rotated ${secretName} (value #${this.secretSerial})`);
   }
 
