@@ -34,7 +34,10 @@ function escapeXml(text: string): string {
 export function renderConvergeChart(input: ChartInput): string {
   const n = input.floor.n;
   const floorAt = floorSeconds(input.floor);
-  const lastReady = Math.max(floorAt, ...input.series.map((s) => s.readySeconds[s.readySeconds.length - 1] ?? 0));
+  const lastReady = Math.max(
+    floorAt,
+    ...input.series.map((s) => s.readySeconds[s.readySeconds.length - 1] ?? 0),
+  );
   const xStep = niceStep(lastReady, 10);
   const xMax = Math.ceil((lastReady * 1.02) / xStep) * xStep;
   const yStep = niceStep(n, 5);
@@ -99,7 +102,11 @@ export function renderConvergeChart(input: ChartInput): string {
       color: s.color,
       dash: '',
     })),
-    { label: `floor: ${floorAt.toFixed(2)} s (strictly needed calls / allowed rate + build time)`, color: '#444', dash: '6 4' },
+    {
+      label: `floor: ${floorAt.toFixed(2)} s (strictly needed calls / allowed rate + build time)`,
+      color: '#444',
+      dash: '6 4',
+    },
   ];
   legend.forEach((entry, index) => {
     // Bottom right: by then every curve has reached the top.

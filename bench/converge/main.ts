@@ -68,7 +68,9 @@ function parse(argv: string[]): Args | 'help' {
   };
   const buildMs = integer('build-ms', values['build-ms'], 0);
   if (buildMs % TIMED_PHASES !== 0) {
-    throw new Error(`--build-ms: must be a multiple of ${TIMED_PHASES} (one emulator phase per state), got ${buildMs}`);
+    throw new Error(
+      `--build-ms: must be a multiple of ${TIMED_PHASES} (one emulator phase per state), got ${buildMs}`,
+    );
   }
   return {
     n: integer('n', values.n, 1),
@@ -87,11 +89,17 @@ function medianRun(runs: StrategyRun[]): StrategyRun | undefined {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-async function runMany(strategy: Strategy, count: number, args: Args, floor: FloorInput): Promise<StrategyRun[]> {
+async function runMany(
+  strategy: Strategy,
+  count: number,
+  args: Args,
+  floor: FloorInput,
+): Promise<StrategyRun[]> {
   const runs: StrategyRun[] = [];
   for (let i = 0; i < count; i += 1) {
     // Generous: a run that cannot finish in this time has a problem worth an error.
-    const expectedSeconds = strategy === 'operator' ? floorSeconds(floor) : (args.n * 2.5) / 10 + args.buildMs / 1000;
+    const expectedSeconds =
+      strategy === 'operator' ? floorSeconds(floor) : (args.n * 2.5) / 10 + args.buildMs / 1000;
     const run = await runStrategy({
       strategy,
       n: args.n,
@@ -126,7 +134,8 @@ export async function main(argv: string[]): Promise<number> {
   const baselineRuns = await runMany('baseline', args.baselineRuns, args, floor);
 
   const converge = median(operatorRuns.map((r) => r.convergeSeconds));
-  const baselineConverge = baselineRuns.length > 0 ? median(baselineRuns.map((r) => r.convergeSeconds)) : null;
+  const baselineConverge =
+    baselineRuns.length > 0 ? median(baselineRuns.map((r) => r.convergeSeconds)) : null;
   const typical = medianRun(operatorRuns);
   const typicalBaseline = medianRun(baselineRuns);
 
@@ -139,7 +148,13 @@ export async function main(argv: string[]): Promise<number> {
       floor,
       series: [
         ...(typical
-          ? [{ label: 'agent-operator', color: '#1f77b4', readySeconds: typical.readyTimesMs.map((ms) => ms / 1000) }]
+          ? [
+              {
+                label: 'agent-operator',
+                color: '#1f77b4',
+                readySeconds: typical.readyTimesMs.map((ms) => ms / 1000),
+              },
+            ]
           : []),
         ...(typicalBaseline
           ? [

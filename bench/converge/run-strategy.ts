@@ -2,11 +2,7 @@
 // process started and synced, then N AgentDeployments created at once; the clock starts
 // just before the first create and stops when the last object is seen Ready.
 import { join } from 'node:path';
-import {
-  agentDeployment,
-  benchObjectName,
-  createAll,
-} from '../support/agent-deployments.js';
+import { agentDeployment, benchObjectName, createAll } from '../support/agent-deployments.js';
 import { BENCH_API_KEY, Emulators } from '../support/emulators.js';
 import { summarizeCalls, type CallSummary, type StatsSnapshot } from '../support/emulator-stats.js';
 import { OperatorProcess } from '../support/operator-process.js';
@@ -56,7 +52,10 @@ async function startStrategy(options: StrategyRunOptions, emulators: Emulators):
     [emulators.kubeconfigPath, emulators.controlPlaneUrl],
     { env: { AGENT_OPERATOR_API_KEY: BENCH_API_KEY } },
   );
-  await baseline.waitForLine((line) => (line.includes('baseline started') ? line : undefined), 'the baseline');
+  await baseline.waitForLine(
+    (line) => (line.includes('baseline started') ? line : undefined),
+    'the baseline',
+  );
   return baseline;
 }
 
@@ -69,7 +68,9 @@ export async function runStrategy(options: StrategyRunOptions): Promise<Strategy
     const listenerId = await emulators.listenerId();
     // Count only the strategy's calls: the reset clears the counters (listener ids are stable).
     await emulators.admin('POST', '/reset');
-    const objects = Array.from({ length: options.n }, (_, i) => agentDeployment(benchObjectName(i), listenerId));
+    const objects = Array.from({ length: options.n }, (_, i) =>
+      agentDeployment(benchObjectName(i), listenerId),
+    );
     await tracker.start();
     const cpuBefore = cpuSecondsOf(strategy.pid);
     tracker.origin = performance.now();

@@ -18,6 +18,7 @@ import { parseDuration } from '../../src/operator/duration.js';
 import { AGENT_DEPLOYMENTS, benchObjectName, inParallel } from '../support/agent-deployments.js';
 import { BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { median, round, summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js';
+import type { ProbeAnswer } from '../support/operator-entry.js';
 import { OperatorProcess } from '../support/operator-process.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { seedSettledObjects } from './seed.js';
@@ -61,12 +62,15 @@ function parse(argv: string[]): Args | 'help' {
   if (values.help) return 'help';
   const integer = (flag: string, text: string, min: number): number => {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${flag}: must be a whole number >= ${min}, got "${text}"`);
+    if (!Number.isInteger(value) || value < min)
+      throw new Error(`--${flag}: must be a whole number >= ${min}, got "${text}"`);
     return value;
   };
   const resyncPeriodMs = parseDuration(values['resync-period']);
   if (resyncPeriodMs === undefined || resyncPeriodMs < 10_000) {
-    throw new Error(`--resync-period: must be a duration of at least 10s such as 2m, got "${values['resync-period']}"`);
+    throw new Error(
+      `--resync-period: must be a duration of at least 10s such as 2m, got "${values['resync-period']}"`,
+    );
   }
   return {
     n: integer('n', values.n, 1),
@@ -75,6 +79,21 @@ function parse(argv: string[]): Args | 'help' {
     touchRounds: integer('touch-rounds', values['touch-rounds'], 1),
     json: values.json,
     verbose: values.verbose,
+  };
+}
+
+function memoryInMB(answer: ProbeAnswer | undefined): Record<string, number> | null {
+  if (!answer) return null;
+  const mb = (bytes: number): number => round(bytes / MB, 1);
+  return {
+    rss: mb(answer.rssBytes),
+    heapUsed: mb(answer.heapUsedBytes),
+    heapTotal: mb(answer.heapTotalBytes),
+    external: mb(answer.externalBytes),
+    arrayBuffers: mb(answer.arrayBuffersBytes),
+    ...Object.fromEntries(
+      Object.entries(answer.spaces).map(([name, [committed]]) => [`committed:${name}`, mb(committed)]),
+    ),
   };
 }
 
@@ -109,7 +128,12 @@ interface TouchRound {
   perSecond: number;
 }
 
-async function touchRound(emulators: Emulators, operator: OperatorProcess, n: number, round_: number): Promise<TouchRound> {
+async function touchRound(
+  emulators: Emulators,
+  operator: OperatorProcess,
+  n: number,
+  round_: number,
+): Promise<TouchRound> {
   const before = await operator.metric(RECONCILES);
   const cpuBefore = operator.cpuSeconds();
   const start = performance.now();
@@ -176,10 +200,14 @@ export async function main(argv: string[]): Promise<number> {
     await progress(`all ${args.n} Ready ${adoptSeconds.toFixed(1)} s after start, ${adoptCalls} calls`);
 
     const rssProbes: number[] = [];
+    const memoryProbes: ProbeAnswer[] = [];
     const probe = async (): Promise<void> => {
       const answer = await (operator as OperatorProcess).gcAndMeasure();
       rssProbes.push(answer.rssBytes);
-      await progress(`RSS after GC ${(answer.rssBytes / MB).toFixed(1)} MB (heap used ${(answer.heapUsedBytes / MB).toFixed(1)} MB)`);
+      memoryProbes.push(answer);
+      await progress(
+        `RSS after GC ${(answer.rssBytes / MB).toFixed(1)} MB (V8 heap used ${(answer.heapUsedBytes / MB).toFixed(1)} of ${(answer.heapTotalBytes / MB).toFixed(1)} MB, external ${(answer.externalBytes / MB).toFixed(1)} MB)`,
+      );
     };
     await probe();
 
@@ -207,14 +235,16 @@ export async function main(argv: string[]): Promise<number> {
       {
         total: statsAfter.total - statsBefore.total,
         throttled: statsAfter.throttled - statsBefore.throttled,
-        byRoute: statsAfter.byRoute.map((entry) => ({
-          ...entry,
-          count:
-            entry.count -
-            (statsBefore.byRoute.find(
-              (b) => b.method === entry.method && b.route === entry.route && b.status === entry.status,
-            )?.count ?? 0),
-        })),
+        byRoute: statsAfter.byRoute
+          .map((entry) => ({
+            ...entry,
+            count:
+              entry.count -
+              (statsBefore.byRoute.find(
+                (b) => b.method === entry.method && b.route === entry.route && b.status === entry.status,
+              )?.count ?? 0),
+          }))
+          .filter((entry) => entry.count > 0),
       },
       args.n,
     );
@@ -227,6 +257,8 @@ export async function main(argv: string[]): Promise<number> {
       adoptCalls,
       rssAfterGcMB: round(Math.max(...rssProbes) / MB, 1),
       rssAfterGcMBProbes: rssProbes.map((bytes) => round(bytes / MB, 1)),
+      rssSettledMB: round((rssProbes[rssProbes.length - 1] ?? 0) / MB, 1),
+      memoryAtLastProbe: memoryInMB(memoryProbes[memoryProbes.length - 1]),
       noopReconcilesPerCpuSecond: median(rounds.map((r) => r.perCpuSecond)),
       noopReconcilesPerSecond: median(rounds.map((r) => r.perSecond)),
       noopRounds: rounds,
@@ -247,7 +279,7 @@ export async function main(argv: string[]): Promise<number> {
         [
           `N = ${args.n} settled AgentDeployments, limit 1000 requests / 10 s, ${availableParallelism()} cores, node ${process.version}`,
           `seeded in ${report.seedSeconds} s; the operator adopted all in ${report.adoptSeconds} s with ${adoptCalls} calls`,
-          `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB)`,
+          `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB); at the last probe ${JSON.stringify(report.memoryAtLastProbe)}`,
           `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds), ${report.noopReconcilesPerSecond}/s wall`,
           `calls over one resync period (${report.resyncPeriodSeconds} s): ${report.callsPerResyncPeriod} = ${(report.shareOfBudget * 100).toFixed(2)}% of the budget; ${JSON.stringify(report.callsPerResyncPeriodByRoute)}`,
           `reconciles in the period: ${reconcilesInPeriod}; operator CPU while idle: ${(report.idleCpuShare * 100).toFixed(2)}% of a core; 429s: ${report.throttled429}`,

@@ -3,10 +3,7 @@
 // bodies the operator would send: toWireCreateRequest), and the objects are created already
 // annotated with their deployment id and carrying the finalizer, as the operator leaves them
 // after a create. The operator then only adopts them (observe, write Ready) on start.
-import {
-  toWireCreateRequest,
-  type AgentDeploymentSpec,
-} from '../../src/api/agentdeployment/index.js';
+import { toWireCreateRequest, type AgentDeploymentSpec } from '../../src/api/agentdeployment/index.js';
 import { DEPLOYMENT_ID_ANNOTATION, FINALIZER } from '../../src/reconcilers/agentdeployment/object.js';
 import {
   agentDeployment,

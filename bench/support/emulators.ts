@@ -45,28 +45,27 @@ export class Emulators {
     const dir = await mkdtemp(join(tmpdir(), 'agent-operator-bench-'));
     const kubeconfigPath = join(dir, 'kubeconfig');
     const cli = join(ROOT, 'src/cli.ts');
-    const controlPlaneProcess = spawnTsNode(cli, [
-      'emulate',
-      'control-plane',
-      '--port',
-      '0',
-      '--api-key',
-      BENCH_API_KEY,
-      '--revision-phase-ms',
-      String(options.revisionPhaseMs),
-      '--rate-limit',
-      options.rateLimit ?? '1000/10',
-    ], { quietStderr: true });
-    const kubeProcess = spawnTsNode(cli, [
-      'emulate',
-      'kube',
-      '--port',
-      '0',
-      '--write-kubeconfig',
-      kubeconfigPath,
-      '--log-level',
-      'silent',
-    ], { quietStderr: true });
+    const controlPlaneProcess = spawnTsNode(
+      cli,
+      [
+        'emulate',
+        'control-plane',
+        '--port',
+        '0',
+        '--api-key',
+        BENCH_API_KEY,
+        '--revision-phase-ms',
+        String(options.revisionPhaseMs),
+        '--rate-limit',
+        options.rateLimit ?? '1000/10',
+      ],
+      { quietStderr: true },
+    );
+    const kubeProcess = spawnTsNode(
+      cli,
+      ['emulate', 'kube', '--port', '0', '--write-kubeconfig', kubeconfigPath, '--log-level', 'silent'],
+      { quietStderr: true },
+    );
     const url = (line: string): string | undefined => /(http:\/\/\S+)/.exec(line)?.[1];
     const [controlPlaneUrl] = await Promise.all([
       controlPlaneProcess.waitForLine(url, 'the control-plane emulator URL'),
@@ -82,7 +81,15 @@ export class Emulators {
       kind: 'Namespace',
       metadata: { name: BENCH_NAMESPACE },
     });
-    return new Emulators(controlPlaneUrl, kubeconfigPath, client, controlPlaneProcess, kubeProcess, transport, dir);
+    return new Emulators(
+      controlPlaneUrl,
+      kubeconfigPath,
+      client,
+      controlPlaneProcess,
+      kubeProcess,
+      transport,
+      dir,
+    );
   }
 
   /** Calls the control-plane emulator's admin API (not rate limited, not counted). */

@@ -1,11 +1,18 @@
 // The operator exactly as `agent-operator run` starts it (the same `main`), plus a probe on
 // the IPC channel so that a benchmark can ask for a full GC and the resident memory after
 // it. Start it with `node --expose-gc --import tsx bench/support/operator-entry.ts <run flags>`.
+import { getHeapSpaceStatistics } from 'node:v8';
 import { main } from '../../src/operator/cli.js';
 
 export interface ProbeAnswer {
   rssBytes: number;
   heapUsedBytes: number;
+  heapTotalBytes: number;
+  /** Memory of C++ objects bound to JS objects (Buffers, sockets...). */
+  externalBytes: number;
+  arrayBuffersBytes: number;
+  /** V8 heap spaces: name -> [committed physical bytes, used bytes]. */
+  spaces: Record<string, [number, number]>;
 }
 
 process.on('message', (message: unknown) => {
@@ -15,7 +22,19 @@ process.on('message', (message: unknown) => {
   collect?.();
   collect?.();
   const memory = process.memoryUsage();
-  const answer: ProbeAnswer = { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed };
+  const answer: ProbeAnswer = {
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+    heapTotalBytes: memory.heapTotal,
+    externalBytes: memory.external,
+    arrayBuffersBytes: memory.arrayBuffers,
+    spaces: Object.fromEntries(
+      getHeapSpaceStatistics().map((space) => [
+        space.space_name,
+        [space.physical_space_size, space.space_used_size] as [number, number],
+      ]),
+    ),
+  };
   process.send?.(answer);
 });
 

@@ -28,12 +28,14 @@ export interface SpawnOptions {
   onLine?: (line: string) => void;
   /** Read lines from stderr (where pino logs go) instead of stdout; stdout is then ignored. */
   linesFromStderr?: boolean;
+  /** Run plain JavaScript (a compiled build) instead of TypeScript through tsx. */
+  plainNode?: boolean;
   /** Drop stderr (the emulators' start/stop log lines) instead of inheriting it. */
   quietStderr?: boolean;
 }
 
 /**
- * Starts `node --import tsx <script> <args>` in the repository root. Lines are read from
+ * Starts `node --import tsx <script> <args>` (or plain `node` for a build) in the repository root. Lines are read from
  * stdout (stderr inherited), or from stderr (stdout ignored) with `linesFromStderr`.
  */
 export function spawnTsNode(script: string, args: string[], options: SpawnOptions = {}): NodeProcess {
@@ -41,7 +43,8 @@ export function spawnTsNode(script: string, args: string[], options: SpawnOption
     ? ['ignore', 'ignore', 'pipe']
     : ['ignore', 'pipe', options.quietStderr ? 'ignore' : 'inherit'];
   const stdio: StdioOptions = options.ipc ? [...streams, 'ipc'] : streams;
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', script, ...args], {
+  const loader = options.plainNode ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...loader, script, ...args], {
     cwd: ROOT,
     stdio,
     env: { ...process.env, NODE_ENV: 'production', ...options.env },

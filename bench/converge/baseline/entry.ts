@@ -2,10 +2,7 @@
 // reconciler (naive-reconciler.ts). Run as
 //   AGENT_OPERATOR_API_KEY=... node --import tsx bench/converge/baseline/entry.ts <kubeconfig> <control-plane-url>
 // Prints "baseline started" once its cache has synced; stops on SIGTERM.
-import {
-  toWireCreateRequest,
-  type AgentDeploymentSpec,
-} from '../../../src/api/agentdeployment/index.js';
+import { toWireCreateRequest, type AgentDeploymentSpec } from '../../../src/api/agentdeployment/index.js';
 import { createControlPlaneClient } from '../../../src/controlplane/client/index.js';
 import { kubeClientFrom, loadKubeConfig } from '../../../src/runtime/kube/kubeconfig.js';
 import { Informer } from '../../../src/runtime/manager/informer.js';
