@@ -49,7 +49,7 @@ export function chaosConfigFrom(env: NodeJS.ProcessEnv): ChaosConfig {
     maxLiveObjects: long ? 40 : 25,
     // A long run keeps churning: names are never reused (an Orphan-deleted object leaves a
     // deployment with its name behind), so the total grows with the duration.
-    maxCreatedObjects: long ? Math.max(50, Math.ceil(faultPhaseMs / 4_000)) : 40,
+    maxCreatedObjects: long ? Math.max(50, Math.ceil(faultPhaseMs / 1_500)) : 40,
   };
 }
 

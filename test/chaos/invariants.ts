@@ -29,16 +29,17 @@ export async function awaitConvergence(
   stack: Stack,
   workload: Workload,
   timeoutMs: number,
-): Promise<{ results: InvariantResult[]; waitedMs: number }> {
+): Promise<{ results: InvariantResult[]; waitedMs: number; atFaultStop: InvariantResult[] }> {
   const started = Date.now();
   let results = await checkConvergence(stack, workload);
+  const atFaultStop = results;
   while (results.some((result) => !result.ok) && Date.now() - started < timeoutMs) {
     await sleep(1_000);
     results = await checkConvergence(stack, workload).catch((error: unknown) => [
       { name: 'reading the state', ok: false, problems: [String(error)] },
     ]);
   }
-  return { results, waitedMs: Date.now() - started };
+  return { results, waitedMs: Date.now() - started, atFaultStop };
 }
 
 export async function checkConvergence(stack: Stack, workload: Workload): Promise<InvariantResult[]> {

@@ -1,15 +1,20 @@
 // How hard the run pressed against the rate limit: the emulator's request count read at
 // each boundary of its fixed windows (multiples of the window length since the epoch, as
 // the emulator aligns them), giving the requests per window. A printed figure, not an
-// assertion: timer lateness blurs the boundaries by a few milliseconds. The assertion on
-// the budget is the count of the limiter's own 429s.
+// assertion: timer lateness and the admin call's round trip blur the boundaries by a few
+// milliseconds, so a reading may count a request or two of the next window. Readings whose
+// span strays more than SPAN_TOLERANCE_MS from the window (a late timer, a restart of the
+// emulator in between) are dropped. The assertion on the budget is the count of the
+// limiter's own 429s.
 import type { Stack } from '../operator/harness.js';
+
+const SPAN_TOLERANCE_MS = 50;
 
 export class RateWatch {
   /** Requests counted in each completed window (every API request, any status). */
   readonly perWindow: number[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private lastTotal: number | undefined;
+  private last: { total: number; atMs: number } | undefined;
   private stopped = false;
 
   constructor(
@@ -38,12 +43,17 @@ export class RateWatch {
   }
 
   private async read(): Promise<void> {
+    const atMs = Date.now();
     try {
       const { total } = await this.stack.admin<{ total: number }>('GET', '/stats');
-      if (this.lastTotal !== undefined) this.perWindow.push(total - this.lastTotal);
-      this.lastTotal = total;
+      const previous = this.last;
+      if (previous && Math.abs(atMs - previous.atMs - this.windowMs) <= SPAN_TOLERANCE_MS) {
+        this.perWindow.push(total - previous.total);
+      }
+      this.last = { total, atMs };
     } catch {
-      // The emulator is restarting: this window merges into the next reading's.
+      // The emulator is restarting: no reading at this boundary, and none spanning it.
+      this.last = undefined;
     }
     this.schedule();
   }

@@ -44,6 +44,8 @@ export interface ChaosOutcome {
     limitPerWindow: number;
   };
   convergence: InvariantResult[];
+  /** The first look, right after the faults stopped: what was still on its way then. */
+  atFaultStop: InvariantResult[];
   secrecy: InvariantResult;
   crashes: { unexpectedExits: UnexpectedExit[]; crashLines: string[] };
   memory: MemoryVerdict;
@@ -90,7 +92,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     const faultPhaseMs = Date.now() - runStart;
     progress(`faults stopped after ${(faultPhaseMs / 1000).toFixed(1)} s; waiting for convergence`);
 
-    const { results, waitedMs } = await awaitConvergence(stack, workload, config.settleTimeoutMs);
+    const { results, waitedMs, atFaultStop } = await awaitConvergence(stack, workload, config.settleTimeoutMs);
     await writeFile(join(logDir, 'workload.log'), `${workload.journal.join('\n')}\n`);
     progress(`settled in ${(waitedMs / 1000).toFixed(1)} s`);
     // A few more samples of a quiet operator: the end of the survivor's life is at rest.
@@ -126,6 +128,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
         limitPerWindow: config.rateLimit.count,
       },
       convergence: results,
+      atFaultStop,
       secrecy,
       crashes: { unexpectedExits: operator.unexpectedExits, crashLines: operator.crashLines },
       memory: judgeMemory(operator.rssSamples, runStart, runEnd),

@@ -51,6 +51,7 @@ export function formatSummary(outcome: ChaosOutcome): string {
     '=== chaos summary ===',
     `seed ${config.seed} (replay with CHAOS_SEED=${config.seed} CHAOS_DURATION=${config.faultPhaseMs / 1000}s CHAOS_RATE_LIMIT=${config.rateLimit.count}/${config.rateLimit.windowSeconds})`,
     `fault phase ${(outcome.faultPhaseMs / 1000).toFixed(1)} s, settled ${(outcome.settleMs / 1000).toFixed(1)} s after faults stopped`,
+    `when faults stopped: ${pending(outcome.atFaultStop)}`,
     `faults injected: ${totalFaults}`,
     ...faults.map(([kind, count]) => `  ${kind.padEnd(20)} ${count}`),
     `operator: ${operator.kills} SIGKILLs, ${operator.starts} processes, ${operator.warnings} warn/error log lines`,
@@ -71,4 +72,10 @@ export function formatSummary(outcome: ChaosOutcome): string {
     if (invariant.problems.length > 30) lines.push(`      ... and ${invariant.problems.length - 30} more`);
   }
   return lines.join('\n');
+}
+
+function pending(results: readonly InvariantResult[]): string {
+  const open = results.filter((result) => !result.ok);
+  if (open.length === 0) return 'already converged';
+  return open.map((result) => `${result.problems.length} pending for "${result.name.split(' (')[0]}"`).join('; ');
 }
