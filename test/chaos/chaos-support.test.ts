@@ -8,7 +8,12 @@ import { SeededRandom } from './random.js';
 
 const MiB = 1024 * 1024;
 
-function samples(pid: number, startMs: number, rssMiB: (second: number) => number, seconds: number): RssSample[] {
+function samples(
+  pid: number,
+  startMs: number,
+  rssMiB: (second: number) => number,
+  seconds: number,
+): RssSample[] {
   return Array.from({ length: seconds }, (_, second) => ({
     atMs: startMs + second * 1000,
     pid,
@@ -51,7 +56,12 @@ describe('chaosConfigFrom', () => {
 describe('judgeMemory', () => {
   it('passes a plateau and ignores the warm-up climb and killed processes', () => {
     const killed = samples(1, 0, () => 400, 20); // a process killed early does not count
-    const survivor = samples(2, 20_000, (s) => (s * 1000 < MEMORY_WARMUP_MS ? 50 + s * 10 : 180 + (s % 3)), 60);
+    const survivor = samples(
+      2,
+      20_000,
+      (s) => (s * 1000 < MEMORY_WARMUP_MS ? 50 + s * 10 : 180 + (s % 3)),
+      60,
+    );
     const verdict = judgeMemory([...killed, ...survivor], 0, 80_000);
     expect(verdict).toMatchObject({ ok: true, survivorPid: 2 });
     expect(verdict.peakBytes).toBe(400 * MiB);
@@ -65,7 +75,13 @@ describe('judgeMemory', () => {
   });
 
   it('refuses to judge from too few samples', () => {
-    expect(judgeMemory(samples(4, 0, () => 100, 12), 0, 12_000)).toMatchObject({ ok: false });
+    expect(
+      judgeMemory(
+        samples(4, 0, () => 100, 12),
+        0,
+        12_000,
+      ),
+    ).toMatchObject({ ok: false });
     expect(judgeMemory([], 0, 1).problem).toMatch(/no memory sample/);
   });
 });

@@ -66,7 +66,10 @@ function parseFaultPhase(text: string | undefined): number {
 
 function parseChaosRateLimit(text: string | undefined): { count: number; windowSeconds: number } {
   try {
-    return parseRateLimit(text === undefined || text.trim() === '' ? DEFAULT_RATE_LIMIT : text, 'CHAOS_RATE_LIMIT');
+    return parseRateLimit(
+      text === undefined || text.trim() === '' ? DEFAULT_RATE_LIMIT : text,
+      'CHAOS_RATE_LIMIT',
+    );
   } catch (error) {
     throw new ChaosConfigError(error instanceof ConfigError ? error.message : String(error));
   }

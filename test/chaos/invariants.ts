@@ -73,7 +73,10 @@ export async function checkConvergence(stack: Stack, workload: Workload): Promis
       continue;
     }
     if (object) {
-      report(deletedGone, `${tracked.name}: still present (deletionTimestamp ${object.metadata.deletionTimestamp ?? 'unset'})`);
+      report(
+        deletedGone,
+        `${tracked.name}: still present (deletionTimestamp ${object.metadata.deletionTimestamp ?? 'unset'})`,
+      );
     }
     if (tracked.policy === 'Delete' && found.length > 0) {
       report(deleteRemoved, `${tracked.name}: ${found.map((d) => `${d.id} (${d.status})`).join(', ')}`);
@@ -84,7 +87,10 @@ export async function checkConvergence(stack: Stack, workload: Workload): Promis
       if (tracked.deploymentIdAtDeletion !== undefined) {
         // It had a deployment when it was deleted: exactly that one must remain.
         if (found.length !== 1 || kept[0]?.id !== tracked.deploymentIdAtDeletion) {
-          report(orphanKept, `${tracked.name}: had ${tracked.deploymentIdAtDeletion} when deleted; now ${describe}`);
+          report(
+            orphanKept,
+            `${tracked.name}: had ${tracked.deploymentIdAtDeletion} when deleted; now ${describe}`,
+          );
         }
       } else if (found.length > 1 || kept.length !== found.length) {
         // Deleted before its deployment was known: the operator may have created one in the
@@ -94,7 +100,8 @@ export async function checkConvergence(stack: Stack, workload: Workload): Promis
     }
   }
   for (const [name, found] of byName) {
-    if (!workload.objects.has(name)) report(noStrays, `${name}: ${found.length} deployment(s) no object made`);
+    if (!workload.objects.has(name))
+      report(noStrays, `${name}: ${found.length} deployment(s) no object made`);
   }
   return CONVERGENCE_INVARIANTS.map((name) => {
     const list = problems.get(name) ?? [];
@@ -128,7 +135,8 @@ function convergenceProblems(
     problems.push(`the latest revision ${deployment.latest_revision_id ?? 'null'} is not active yet`);
   }
   const image = deployment.source_revision_config.image_uri;
-  if (image !== tracked.image) problems.push(`control plane image ${image ?? 'null'} != spec ${tracked.image}`);
+  if (image !== tracked.image)
+    problems.push(`control plane image ${image ?? 'null'} != spec ${tracked.image}`);
   const expected = tracked.secretName
     ? [{ name: SECRET_ENV_NAME, value: secretValues.get(tracked.secretName) ?? '' }]
     : [];

@@ -29,7 +29,11 @@ export interface MemoryVerdict {
   problem?: string;
 }
 
-export function judgeMemory(samples: readonly RssSample[], runStartMs: number, runEndMs: number): MemoryVerdict {
+export function judgeMemory(
+  samples: readonly RssSample[],
+  runStartMs: number,
+  runEndMs: number,
+): MemoryVerdict {
   const peakBytes = Math.max(0, ...samples.map((s) => s.rssBytes));
   const runMiddle = (runStartMs + runEndMs) / 2;
   const run = {
@@ -42,7 +46,14 @@ export function judgeMemory(samples: readonly RssSample[], runStartMs: number, r
   const first = survivor[0];
   const final = survivor[survivor.length - 1];
   if (!first || !final) {
-    return { ok: false, survivorPid: last.pid, samples: 0, peakBytes, ...run, problem: 'the survivor has no sample after warm-up' };
+    return {
+      ok: false,
+      survivorPid: last.pid,
+      samples: 0,
+      peakBytes,
+      ...run,
+      problem: 'the survivor has no sample after warm-up',
+    };
   }
   const middle = (first.atMs + final.atMs) / 2;
   const earlier = survivor.filter((s) => s.atMs < middle).map((s) => s.rssBytes);
@@ -65,7 +76,11 @@ export function judgeMemory(samples: readonly RssSample[], runStartMs: number, r
     earlierMedianBytes,
     laterMedianBytes,
     limitBytes,
-    ...(ok ? {} : { problem: `resident memory grew from ${mib(earlierMedianBytes)} to ${mib(laterMedianBytes)} (limit ${mib(limitBytes)})` }),
+    ...(ok
+      ? {}
+      : {
+          problem: `resident memory grew from ${mib(earlierMedianBytes)} to ${mib(laterMedianBytes)} (limit ${mib(limitBytes)})`,
+        }),
   };
 }
 

@@ -53,7 +53,11 @@ function main(argv: string[]): Promise<number> {
     return Promise.resolve(2);
   }
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const vitest = spawn('npx', ['vitest', 'run', 'test/chaos/chaos.test.ts'], { cwd: root, env, stdio: 'inherit' });
+  const vitest = spawn('npx', ['vitest', 'run', 'test/chaos/chaos.test.ts'], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
   return new Promise((resolve) => vitest.once('exit', (code) => resolve(code ?? 1)));
 }
 

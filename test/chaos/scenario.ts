@@ -81,7 +81,9 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     const faultPhaseEnd = runStart + config.faultPhaseMs;
     const running = (): boolean => Date.now() < faultPhaseEnd;
     const faults = new FaultInjector(stack, running);
-    progress(`fault phase: ${config.faultPhaseMs / 1000} s (operator kills in the first ${config.killsUntilMs / 1000} s)`);
+    progress(
+      `fault phase: ${config.faultPhaseMs / 1000} s (operator kills in the first ${config.killsUntilMs / 1000} s)`,
+    );
     await Promise.all([
       runWorkload(workload, random.fork('workload-pace'), running),
       faults.runControlPlane(random.fork('control-plane-faults')),
@@ -92,7 +94,11 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     const faultPhaseMs = Date.now() - runStart;
     progress(`faults stopped after ${(faultPhaseMs / 1000).toFixed(1)} s; waiting for convergence`);
 
-    const { results, waitedMs, atFaultStop } = await awaitConvergence(stack, workload, config.settleTimeoutMs);
+    const { results, waitedMs, atFaultStop } = await awaitConvergence(
+      stack,
+      workload,
+      config.settleTimeoutMs,
+    );
     await writeFile(join(logDir, 'workload.log'), `${workload.journal.join('\n')}\n`);
     progress(`settled in ${(waitedMs / 1000).toFixed(1)} s`);
     // A few more samples of a quiet operator: the end of the survivor's life is at rest.

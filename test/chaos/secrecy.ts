@@ -15,7 +15,10 @@ export async function checkSecrecy(
   const places: Array<[string, string]> = [
     ['the operator log', await readFile(logPath, 'utf8')],
     ['events', JSON.stringify((await stack.client.list(EVENTS, { namespace: NAMESPACE })).items)],
-    ['AgentDeployments', JSON.stringify((await stack.client.list(AGENT_DEPLOYMENTS, { namespace: NAMESPACE })).items)],
+    [
+      'AgentDeployments',
+      JSON.stringify((await stack.client.list(AGENT_DEPLOYMENTS, { namespace: NAMESPACE })).items),
+    ],
   ];
   const problems: string[] = [];
   for (const [where, text] of places) {

@@ -14,9 +14,12 @@ export function allInvariants(outcome: ChaosOutcome): InvariantResult[] {
     ...outcome.convergence,
     outcome.secrecy,
     {
-      name: 'the request rate never exceeded the budget (no 429 from the emulator\'s limiter)',
+      name: "the request rate never exceeded the budget (no 429 from the emulator's limiter)",
       ok: requests.limiter429 === 0,
-      problems: requests.limiter429 === 0 ? [] : [`${requests.limiter429} requests over the limit were refused with 429`],
+      problems:
+        requests.limiter429 === 0
+          ? []
+          : [`${requests.limiter429} requests over the limit were refused with 429`],
     },
     {
       name: 'no unhandled rejection or crash (every exit was one of our kills; SIGTERM exits 0)',
@@ -77,5 +80,7 @@ export function formatSummary(outcome: ChaosOutcome): string {
 function pending(results: readonly InvariantResult[]): string {
   const open = results.filter((result) => !result.ok);
   if (open.length === 0) return 'already converged';
-  return open.map((result) => `${result.problems.length} pending for "${result.name.split(' (')[0]}"`).join('; ');
+  return open
+    .map((result) => `${result.problems.length} pending for "${result.name.split(' (')[0]}"`)
+    .join('; ');
 }

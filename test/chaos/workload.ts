@@ -30,6 +30,7 @@ export interface WorkloadCounts {
   secretRotations: number;
   deletedWithDelete: number;
   deletedWithOrphan: number;
+  /** Driver calls repeated after an injected failure, a reset or a restart. */
   writeRetries: number;
 }
 
@@ -82,7 +83,8 @@ export class Workload {
   /** One random step; the mix leans towards creating while few objects exist. */
   async step(): Promise<void> {
     const live = this.live();
-    const canCreate = live.length < this.limits.maxLiveObjects && this.objects.size < this.limits.maxCreatedObjects;
+    const canCreate =
+      live.length < this.limits.maxLiveObjects && this.objects.size < this.limits.maxCreatedObjects;
     const action = this.random.weighted({
       create: canCreate ? (live.length < 10 ? 6 : 3) : 0,
       image: live.length > 0 ? 3 : 0,
@@ -104,7 +106,11 @@ export class Workload {
       deletionPolicy: policy,
       sourceRevisionConfig: { imageUri: image },
       ...(secretName
-        ? { secrets: [{ name: SECRET_ENV_NAME, valueFrom: { secretKeyRef: { name: secretName, key: SECRET_KEY } } }] }
+        ? {
+            secrets: [
+              { name: SECRET_ENV_NAME, valueFrom: { secretKeyRef: { name: secretName, key: SECRET_KEY } } },
+            ],
+          }
         : {}),
     };
     // Recorded before the write: if the write happened but its answer was lost, the object
@@ -146,7 +152,7 @@ export class Workload {
   }
 
   private async remove(object: TrackedObject): Promise<void> {
-    const current = await this.retryRead(`get ${object.name}`, () => this.stack.get(object.name));
+    const current = await this.retry(`get ${object.name}`, () => this.stack.get(object.name));
     object.deploymentIdAtDeletion =
       current.metadata.annotations?.[DEPLOYMENT_ID_ANNOTATION] ?? current.status?.deploymentId;
     object.deleted = true;
@@ -159,7 +165,9 @@ export class Workload {
     });
     if (object.policy === 'Delete') this.counts.deletedWithDelete += 1;
     else this.counts.deletedWithOrphan += 1;
-    this.note(`deleted ${object.name} policy=${object.policy} deployment=${object.deploymentIdAtDeletion ?? 'none yet'}`);
+    this.note(
+      `deleted ${object.name} policy=${object.policy} deployment=${object.deploymentIdAtDeletion ?? 'none yet'}`,
+    );
   }
 
   private note(line: string): void {
@@ -171,12 +179,11 @@ export class Workload {
     return `registry.example/chaos-agent:${this.imageSerial}`;
   }
 
-  /** Injected kube failures, latency and restarts hit this driver too: try until it lands. */
-  private async retry(what: string, write: () => Promise<unknown>): Promise<void> {
-    await this.retryRead(what, write);
-  }
-
-  private async retryRead<T>(what: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * Injected kube failures, latency and restarts hit this driver too: try until the API
+   * server answers. Every call passed here is safe to repeat (see the callers).
+   */
+  private async retry<T>(what: string, call: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + 60_000;
     for (let attempt = 0; ; attempt++) {
       try {
