@@ -55,6 +55,9 @@ export function formatSummary(outcome: ChaosOutcome): string {
     `seed ${config.seed} (replay with CHAOS_SEED=${config.seed} CHAOS_DURATION=${config.faultPhaseMs / 1000}s CHAOS_RATE_LIMIT=${config.rateLimit.count}/${config.rateLimit.windowSeconds})`,
     `fault phase ${(outcome.faultPhaseMs / 1000).toFixed(1)} s, settled ${(outcome.settleMs / 1000).toFixed(1)} s after faults stopped`,
     `when faults stopped: ${pending(outcome.atFaultStop)}`,
+    ...outcome.atFaultStop.flatMap((result) =>
+      result.problems.slice(0, 3).map((problem) => `    e.g. ${problem}`),
+    ),
     `faults injected: ${totalFaults}`,
     ...faults.map(([kind, count]) => `  ${kind.padEnd(20)} ${count}`),
     `operator: ${operator.kills} SIGKILLs, ${operator.starts} processes, ${operator.warnings} warn/error log lines`,
