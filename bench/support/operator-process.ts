@@ -24,17 +24,16 @@ const BUILT_ENTRY = join(ROOT, 'node_modules/.cache/agent-operator-bench/bench/s
 let building: Promise<void> | undefined;
 
 /**
- * Compiles the operator (and its probe entry) with tsc to node_modules/.cache/agent-operator-bench (where Node finds the packages and no linter looks), once per
- * benchmark process: the image runs compiled JavaScript (`node dist/cli.js run`), and the
+ * Compiles the operator (and its probe entry) with tsc, once per benchmark process, into
+ * node_modules/.cache/agent-operator-bench: Node finds the packages from there and no linter
+ * or formatter looks there. The image runs compiled JavaScript (`node dist/cli.js run`); the
  * tsx loader would add its own memory and start-up cost to the figures.
  */
 export function buildOperator(): Promise<void> {
   building ??= promisify(execFile)(
     process.execPath,
     [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', BUILD_CONFIG],
-    {
-      cwd: ROOT,
-    },
+    { cwd: ROOT },
   ).then(() => undefined);
   return building;
 }

@@ -1,5 +1,5 @@
 // Child processes of the benchmarks: the emulators and the operator each run in their own
-// Node process (from source, through tsx), so that the operator competes with them for the
+// Node process (TypeScript through tsx, or a compiled build), so that the operator competes with them for the
 // two cores through the OS scheduler instead of sharing one event loop with them.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,14 +12,14 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface NodeProcess {
   child: ChildProcess;
   pid: number;
-  /** Resolves with what `match` returns for the first stdout line it accepts. */
+  /** Resolves with what `match` returns for the first line it accepts (stdout, or stderr). */
   waitForLine(match: (line: string) => string | undefined, what: string, timeoutMs?: number): Promise<string>;
   /** Sends SIGTERM (SIGKILL after 15 s) and waits for the exit. */
   stop(): Promise<void>;
 }
 
 export interface SpawnOptions {
-  /** Extra node flags placed before `--import tsx` (e.g. --expose-gc). */
+  /** Extra node flags placed before the script (e.g. --expose-gc). */
   nodeFlags?: string[];
   env?: NodeJS.ProcessEnv;
   /** Opens an IPC channel (the operator probe answers GC and RSS requests on it). */
