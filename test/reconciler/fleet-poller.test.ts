@@ -118,3 +118,38 @@ describe('FleetPoller', () => {
     expect(calls).toEqual([['d2']]);
   });
 });
+
+describe('FleetPoller resync cost', () => {
+  it('fills list calls with settled deployments due soon, so resync stays near N/100 calls per period', async () => {
+    let now = 0;
+    const calls: number[] = [];
+    let seed = 1;
+    const poller = new FleetPoller({
+      cache: new ObservationCache(),
+      now: () => now,
+      // A deterministic spread of jitter, as Math.random would give.
+      random: () => ((seed = (seed * 16807) % 2147483647) / 2147483647),
+      resyncPeriodMs: 60_000,
+      tickMs: 200,
+      enqueue: () => {},
+      controlPlane: {
+        listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
+          calls.push(ids.length);
+          return { ok: true, value: ids.map((id) => deployment(id, 'r1')) };
+        },
+      },
+    });
+    for (let i = 0; i < 2_000; i += 1) poller.track(`d${i}`, `ns/o${i}`, 'steady');
+    // Twelve periods, ticking as the real timer does; count the calls of the last period.
+    const periods = 12;
+    let lastPeriodCalls = 0;
+    for (now = 0; now <= periods * 60_000; now += 200) {
+      const before = calls.length;
+      await poller.tick();
+      if (now > (periods - 1) * 60_000) lastPeriodCalls += calls.length - before;
+    }
+    // 2,000 objects need 20 full calls per period; allow slack for partly filled calls.
+    expect(lastPeriodCalls).toBeLessThanOrEqual(40);
+    expect(lastPeriodCalls).toBeGreaterThanOrEqual(20);
+  });
+});
