@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../observability/logger.js';
 import { parseDuration } from '../operator/duration.js';
 import { AGENT_DEPLOYMENTS, startOperator, type RunningOperator } from '../operator/operator.js';
-import { kubeClientFrom } from '../runtime/kube/kubeconfig.js';
+import { kubeClientFrom } from '../runtime/kube/cluster-access.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import { startDemoEnvironment, type DemoEnvironment } from './environment.js';
 import { createView, type DemoView } from './live-view.js';

@@ -3,9 +3,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { loadKubeConfig } from '../runtime/kube/kubeconfig.js';
+import { loadClusterAccess, type ClusterAccess } from '../runtime/kube/cluster-access.js';
 import { DEFAULT_API_KEY, startControlPlaneEmulator } from '../sim/controlplane/index.js';
 import { startKubeEmulator } from '../sim/kube/index.js';
 
@@ -19,7 +18,7 @@ export interface DemoEnvironmentOptions {
 }
 
 export interface DemoEnvironment {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   kubeconfigPath: string;
   controlPlaneUrl: string;
   apiKey: string;
@@ -55,7 +54,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
   }
 
   return {
-    kubeConfig: loadKubeConfig({ kind: 'file', path: kubeconfigPath }),
+    kubeConfig: await loadClusterAccess({ kind: 'file', path: kubeconfigPath }),
     kubeconfigPath,
     controlPlaneUrl,
     apiKey,

@@ -3,7 +3,6 @@
 // election, metrics and probes. The embedded demo and the tests start it the same way the
 // `run` command does, with only the kubeconfig and URLs differing.
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import {
@@ -31,7 +30,7 @@ import {
 import { referencedSecretNames, type SecretSource } from '../reconcilers/agentdeployment/secrets.js';
 import { Controller } from '../runtime/controller/controller.js';
 import { EventRecorder } from '../runtime/events/recorder.js';
-import { kubeClientFrom, loadKubeConfig } from '../runtime/kube/kubeconfig.js';
+import { kubeClientFrom, loadClusterAccess, type ClusterAccess } from '../runtime/kube/cluster-access.js';
 import type { KubeObject } from '../runtime/kube/objects.js';
 import type { ResourceType } from '../runtime/kube/resource.js';
 import { Informer } from '../runtime/manager/informer.js';
@@ -49,8 +48,8 @@ const BY_SECRET = 'bySecret';
 export interface OperatorOptions {
   config: OperatorConfig;
   logger: Logger;
-  /** A ready KubeConfig (the demo's); otherwise built from config.kubeconfig or the environment. */
-  kubeConfig?: KubeConfig;
+  /** Ready cluster access (the demo's, a test's); otherwise from config.kubeconfig or the environment. */
+  kubeConfig?: ClusterAccess;
   /** Leader-election identity; default hostname and pid. */
   identity?: string;
   /** Serve /metrics, /healthz, /readyz on config.metricsBindAddress (default true). */
@@ -72,7 +71,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const kubeConfig = options.kubeConfig ?? loadKubeConfig(kubeConfigSource(config));
+  const kubeConfig = options.kubeConfig ?? (await loadClusterAccess(kubeConfigSource(config)));
   const { client: kube, transport } = kubeClientFrom(kubeConfig);
 
   const rateLimit = config.rateLimit ?? { count: 1000, windowSeconds: 10 };

@@ -10,7 +10,11 @@ import { createLogger } from '../../src/observability/logger.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
 import { AGENT_DEPLOYMENTS, startOperator, type RunningOperator } from '../../src/operator/operator.js';
 import type { ReconcilerOptions } from '../../src/reconcilers/agentdeployment/reconciler.js';
-import { kubeClientFrom, loadKubeConfig } from '../../src/runtime/kube/kubeconfig.js';
+import {
+  kubeClientFrom,
+  loadClusterAccess,
+  type ClusterAccess,
+} from '../../src/runtime/kube/cluster-access.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
@@ -20,7 +24,6 @@ import {
   type ControlPlaneEmulatorOptions,
 } from '../../src/sim/controlplane/index.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Deployment } from '../../src/controlplane/models/index.js';
 
 export const API_KEY = 'harness-key-0123456789';
@@ -70,7 +73,7 @@ export class Stack {
   private constructor(
     readonly controlPlane: ControlPlaneEmulator,
     readonly kube: KubeEmulator,
-    readonly kubeConfig: KubeConfig,
+    readonly kubeConfig: ClusterAccess,
     readonly client: KubeClient,
     private readonly dir: string,
     private readonly options: StackOptions,
@@ -87,7 +90,7 @@ export class Stack {
       kubeconfigPath: join(dir, 'kubeconfig'),
       bookmarkIntervalMs: 200,
     });
-    const kubeConfig = loadKubeConfig({ kind: 'file', path: kube.kubeconfigPath ?? '' });
+    const kubeConfig = await loadClusterAccess({ kind: 'file', path: kube.kubeconfigPath ?? '' });
     const { client } = kubeClientFrom(kubeConfig);
     const crd = yaml.load(await readFile(CRD_FILE, 'utf8')) as KubeObject;
     await client.create(CRDS, crd);

@@ -1,8 +1,9 @@
-// Where the operator finds its cluster: an explicit kubeconfig file, the in-cluster service
-// account, or client-node's default search (KUBECONFIG, ~/.kube/config, then in-cluster).
+// client-node's full KubeConfig: every authentication kubectl knows (exec plugins, auth
+// providers, merged KUBECONFIG files). The operator reaches it through loadClusterAccess
+// (cluster-access.ts), which loads this module only when its light reader cannot serve.
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from './client.js';
-import { KubeConfigTransport } from './transport.js';
+
+export { kubeClientFrom } from './cluster-access.js';
 
 export type KubeConfigSource =
   { kind: 'file'; path: string; context?: string } | { kind: 'in-cluster' } | { kind: 'default' };
@@ -22,10 +23,4 @@ export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
       break;
   }
   return config;
-}
-
-/** A KubeClient and the transport behind it (close the transport on shutdown). */
-export function kubeClientFrom(config: KubeConfig): { client: KubeClient; transport: KubeConfigTransport } {
-  const transport = new KubeConfigTransport(config);
-  return { client: new KubeClient(transport), transport };
 }

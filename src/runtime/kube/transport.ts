@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './cluster-access.js';
 import { KubeApiError } from './errors.js';
 
 export type QueryValue = string | number | boolean | undefined;
@@ -41,7 +41,7 @@ export class KubeConfigTransport implements KubeTransport {
   private readonly server: URL;
   private agent: http.Agent | undefined;
 
-  constructor(private readonly kubeConfig: KubeConfig) {
+  constructor(private readonly kubeConfig: ClusterAccess) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster)
       throw new Error('kubeconfig has no current cluster: set current-context to a context with a cluster');
