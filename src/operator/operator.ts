@@ -125,12 +125,13 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const observations = new ObservationCache();
   // The poller and the controller refer to each other: the poller enqueues keys.
   const enqueue = { to: (_key: string): void => {} };
+  const port = controlPlanePort({
+    client: controlPlane,
+    allowedRatePerSecond: rateLimit.count / rateLimit.windowSeconds,
+    budgetHeadroom: budgetProbe,
+  });
   const poller = new FleetPoller({
-    controlPlane: controlPlanePort({
-      client: controlPlane,
-      allowedRatePerSecond: 0,
-      budgetHeadroom: () => 1,
-    }),
+    controlPlane: port,
     cache: observations,
     enqueue: (key) => enqueue.to(key),
     inflightPollMs: options.reconciler?.inflightPollMs ?? config.pollIntervalMs,
@@ -138,11 +139,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     onError: (message) => logger.debug({ component: 'poller' }, message),
   });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
-    controlPlane: controlPlanePort({
-      client: controlPlane,
-      allowedRatePerSecond: rateLimit.count / rateLimit.windowSeconds,
-      budgetHeadroom: budgetProbe,
-    }),
+    controlPlane: port,
     kube: kubePort,
     observations,
     poller,

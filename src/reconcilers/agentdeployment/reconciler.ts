@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Deployment, DeploymentCreateRequest, Secret } from '../../controlplane/models/index.js';
 import { isReadyAt } from './conditions.js';
+import { equalIgnoringUnset } from './deep-equal.js';
 import { diffDeployment } from './diff.js';
 import { KeyMemoryStore, type KeyMemory } from './key-memory.js';
 import {
@@ -280,7 +281,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): void {
     const specUnchanged =
       object.status?.observedGeneration === generationOf(object) &&
-      sameVersions(object.status.secretVersions, facts.secretVersions);
+      equalIgnoringUnset(object.status.secretVersions ?? {}, facts.secretVersions ?? {});
     const what = fields.join(', ');
     if (specUnchanged) {
       this.deps.kube.event(
@@ -554,12 +555,4 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
 
 function withFinalizer(object: AgentDeploymentView): string[] {
   return [...(object.metadata.finalizers ?? []), FINALIZER];
-}
-
-function sameVersions(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const left = a ?? {};
-  const right = b ?? {};
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-  for (const key of keys) if (left[key] !== right[key]) return false;
-  return true;
 }
