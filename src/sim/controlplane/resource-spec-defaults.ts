@@ -24,8 +24,11 @@ const COPY_DEFAULTS: [NumericField, NumericField][] = [
   ['queue_memory_mb', 'memory_mb'],
 ];
 
-/** [limit, request]: the limit defaults to twice the request. Applied after COPY_DEFAULTS. */
-const DOUBLE_DEFAULTS: [NumericField, NumericField][] = [
+/**
+ * [limit, request]: the limit defaults to twice the request (applied after COPY_DEFAULTS),
+ * and may not be below it (resource-spec-rules.ts).
+ */
+export const LIMIT_REQUEST_PAIRS: [NumericField, NumericField][] = [
   ['cpu_limit', 'cpu'],
   ['memory_limit_mb', 'memory_mb'],
   ['queue_cpu_limit', 'queue_cpu'],
@@ -45,7 +48,7 @@ export function applyResourceSpecDefaults(input: Spec): Spec {
     const baseValue = spec[base];
     if (spec[field] == null && baseValue != null) spec[field] = baseValue;
   }
-  for (const [limit, request] of DOUBLE_DEFAULTS) {
+  for (const [limit, request] of LIMIT_REQUEST_PAIRS) {
     const requestValue = spec[request];
     if (spec[limit] == null && requestValue != null) {
       spec[limit] = (CPU_FIELDS as readonly string[]).includes(limit)

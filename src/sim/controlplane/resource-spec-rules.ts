@@ -3,19 +3,9 @@
 // defaulted limit is compared like a given one.
 import type { Container, ResourceSpec, VolumeMount } from '../../controlplane/models/index.js';
 import { detailError } from './http-error.js';
+import { LIMIT_REQUEST_PAIRS } from './resource-spec-defaults.js';
 
 const PREFIX = 'source_config.resource_spec';
-
-/** [limit, request] pairs where the limit may not be below the request (Kubernetes' rule). */
-const LIMIT_PAIRS: [keyof ResourceSpec, keyof ResourceSpec][] = [
-  ['cpu_limit', 'cpu'],
-  ['memory_limit_mb', 'memory_mb'],
-  ['queue_cpu_limit', 'queue_cpu'],
-  ['queue_memory_limit_mb', 'queue_memory_mb'],
-  ['cache_cpu_limit', 'cache_cpu'],
-  ['db_cpu_limit', 'db_cpu'],
-  ['db_memory_limit_mb', 'db_memory_mb'],
-];
 
 const SCALE_PAIRS: [keyof ResourceSpec, keyof ResourceSpec][] = [
   ['min_scale', 'max_scale'],
@@ -71,7 +61,7 @@ export function checkResourceSpecRules(spec: ResourceSpec): void {
   checkContainers(spec.init_containers, 'init_containers', volumeNames, containerNames);
   checkContainers(spec.sidecars, 'sidecars', volumeNames, containerNames);
 
-  for (const [limit, request] of LIMIT_PAIRS) {
+  for (const [limit, request] of LIMIT_REQUEST_PAIRS) {
     const limitValue = spec[limit];
     const requestValue = spec[request];
     if (typeof limitValue === 'number' && typeof requestValue === 'number' && limitValue < requestValue) {
