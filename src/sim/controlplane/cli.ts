@@ -1,10 +1,16 @@
 // `agent-operator emulate control-plane`: serves the emulator until SIGINT or SIGTERM.
-// Prints exactly one stdout line, containing the base URL, once it listens.
+// Prints, once it listens, one stdout line with the base URL, then one with the address
+// pattern of the deployments' agent runtimes.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
-import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulatorOptions } from './index.js';
+import {
+  DEFAULT_API_KEY,
+  agentUrl,
+  startControlPlaneEmulator,
+  type ControlPlaneEmulatorOptions,
+} from './index.js';
 import type { RateLimitConfig } from './rate-limiter.js';
 
 const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
@@ -102,6 +108,7 @@ export async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ name: 'control-plane-emulator' });
   const emulator = await startControlPlaneEmulator(options);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
+  process.stdout.write(`agent runtimes at ${agentUrl(emulator.url, '<deployment id>')}\n`);
   logger.info(
     {
       url: emulator.url,
