@@ -204,3 +204,26 @@ describe('graph errors', () => {
     expect(run?.status).toBe('error');
   });
 });
+
+describe('clients that go away', () => {
+  it('keeps serving after a waiting client disconnects, and the run still completes', async () => {
+    const thread = await client.threads.create();
+    const controller = new AbortController();
+    const waiting = fetch(`${agentUrl}/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      headers: { ...AUTH_HEADERS, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'agent', input: userInput('sleep:1300 left early') }),
+      signal: controller.signal,
+    }).then((response) => response.text());
+    while ((await client.threads.get(thread.thread_id)).status !== 'busy') await new Promise(setImmediate);
+    controller.abort();
+    await expect(waiting).rejects.toThrow();
+    // The keep-alive ticks at 1 s, after the client left; the run ends at 1.3 s.
+    while ((await client.threads.get(thread.thread_id)).status === 'busy') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const state = await client.threads.getState(thread.thread_id);
+    expect(messagesOf(state.values).map((m) => m.type)).toEqual(['human', 'ai']);
+    expect(await client.assistants.get('agent')).toMatchObject({ graph_id: 'agent' });
+  });
+});

@@ -87,6 +87,8 @@ export class RunHandlers {
       'content-location': location,
     });
     const keepAlive = setInterval(() => res.write('\n'), KEEP_ALIVE_MS);
+    // A client that went away needs no keep-alives; the run itself goes on.
+    res.once('close', () => clearInterval(keepAlive));
     try {
       const outcome = await run.done;
       if (!res.writableEnded && !res.destroyed) res.end(toJson(waitBody(outcome)));
