@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     const basePath = new URL(agentUrl).pathname;
     const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
     try {
-      await throughput(pool, basePath, server.pid, 1); // warm-up: the JIT compiles the hot path
+      await throughput(pool, basePath, server.pid, 2); // warm-up: the JIT compiles the hot path
       const results: ThroughputResult[] = [];
       for (let i = 0; i < RUNS; i++) {
         const result = await throughput(pool, basePath, server.pid, SECONDS);

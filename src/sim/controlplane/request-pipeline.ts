@@ -15,6 +15,9 @@ import type { Router } from './router.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { RESET_STATUS } from './stats.js';
 
+/** The admin path of the agent runtimes' call counts. */
+export const AGENT_CALLS_PATH = '/_emulator/agent-calls';
+
 /** The route name stats and fault rules use for a path that matches no route. */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
@@ -46,6 +49,16 @@ export class RequestPipeline {
     });
   };
 
+  /** GET: the calls the agent runtimes answered; DELETE: clears them. */
+  private agentCalls(method: string, res: ServerResponse): void {
+    if (method === 'GET') return writeJson(res, 200, this.agents.calls.snapshot());
+    if (method === 'DELETE') {
+      this.agents.calls.reset();
+      return writeJson(res, 204, undefined);
+    }
+    writeJson(res, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, DELETE' });
+  }
+
   private fingerprint(key: string): string {
     let fingerprint = this.fingerprints.get(key);
     if (fingerprint === undefined) {
@@ -63,6 +76,7 @@ export class RequestPipeline {
     const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
     // The deployments' agent runtimes: another service on the same listener.
     if (pathname.startsWith(AGENT_PATH_PREFIX)) return this.agents.handle(req, res, pathname);
+    if (pathname === AGENT_CALLS_PATH) return this.agentCalls(method, res);
     const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {

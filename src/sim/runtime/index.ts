@@ -5,9 +5,10 @@
 // and keys only through an AgentDirectory.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../controlplane/http-io.js';
-import { isUuid } from '../controlplane/ids.js';
+import { isUuid, keyFingerprint } from '../controlplane/ids.js';
 import { Router } from '../controlplane/router.js';
 import { authorizedDeployment } from './auth.js';
+import { AgentCallCounter } from './call-counter.js';
 import type { DeploymentState, RuntimeHandler } from './context.js';
 import type { AgentDirectory, HostedDeployment } from './directory.js';
 import { writeJson, writeText } from './http-io.js';
@@ -18,6 +19,7 @@ import { RuntimeHttpError } from './runtime-error.js';
 export type { AgentDirectory, AgentRevision, HostedDeployment } from './directory.js';
 export { ASSISTANT_ID, GRAPH_ID } from './agent.js';
 export { AUTH_SCHEME } from './auth.js';
+export type { AgentCallCount } from './call-counter.js';
 
 /** Where the runtimes live on the emulator's listener: `/agents/<deployment id>/...`. */
 export const AGENT_PATH_PREFIX = '/agents/';
@@ -59,6 +61,8 @@ function parseJson(raw: string): unknown {
 export class AgentRuntimeEmulator {
   private readonly router = runtimeRouter();
   private readonly states = new Map<string, DeploymentState>();
+  /** Every answered call, for tests; read and cleared through the admin API. */
+  readonly calls = new AgentCallCounter();
 
   constructor(private readonly directory: AgentDirectory) {}
 
@@ -78,6 +82,8 @@ export class AgentRuntimeEmulator {
     const route = slash < 0 ? '/' : rest.slice(slash);
     if (!isUuid(deploymentId)) throw new RuntimeHttpError(404, '404 Not Found');
     const method = req.method ?? 'GET';
+    const match = this.router.match(method, route);
+    this.countOnClose(req, res, deploymentId, match.kind === 'not-found' ? '(unmatched)' : match.template);
     const body = METHODS_WITH_BODY.has(method) ? await this.body(req) : undefined;
 
     if (method === 'GET' && route === '/info') {
@@ -89,7 +95,6 @@ export class AgentRuntimeEmulator {
     const deployment = this.authorize(deploymentId, req);
     const revision = deployment.activeRevision;
     if (revision === null) throw new RuntimeHttpError(503, 'The agent has no deployed revision yet');
-    const match = this.router.match(method, route);
     if (match.kind !== 'found') throw new RuntimeHttpError(404, '404 Not Found');
     const state = this.stateOf(deployment.id);
     await match.handler({ req, res, params: match.params, body, deployment, revision, state });
@@ -104,6 +109,20 @@ export class AgentRuntimeEmulator {
       throw new RuntimeHttpError(415, 'Content-Type must be application/json');
     }
     return parseJson(raw);
+  }
+
+  private countOnClose(req: IncomingMessage, res: ServerResponse, deploymentId: string, route: string): void {
+    const key = req.headers['x-api-key'];
+    const fingerprint = typeof key === 'string' && key !== '' ? keyFingerprint(key) : null;
+    res.once('close', () =>
+      this.calls.record({
+        deployment_id: deploymentId,
+        method: req.method ?? 'GET',
+        route,
+        status: res.statusCode,
+        key_fingerprint: fingerprint,
+      }),
+    );
   }
 
   private authorize(deploymentId: string, req: IncomingMessage): HostedDeployment {
