@@ -37,6 +37,7 @@ export interface RunOptions extends CallOptions {
 }
 
 export interface StreamOptions extends RunOptions {
+  /** Default `['updates']`: one event per step, what a caller printing progress wants. */
   streamMode?: ('values' | 'updates')[];
 }
 
