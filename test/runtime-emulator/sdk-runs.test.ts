@@ -227,3 +227,15 @@ describe('clients that go away', () => {
     expect(await client.assistants.get('agent')).toMatchObject({ graph_id: 'agent' });
   });
 });
+
+describe('background runs', () => {
+  it('creates a run that goes on, then joins it for the final state', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'agent', { input: userInput('sleep:200 later') });
+    expect(run).toMatchObject({ thread_id: thread.thread_id, status: 'pending' });
+    const values = await client.runs.join(thread.thread_id, run.run_id);
+    expect(messagesOf(values)[1]?.content).toContain('sleep:200 later');
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    expect(await client.runs.join(thread.thread_id, run.run_id)).toEqual(values);
+  });
+});

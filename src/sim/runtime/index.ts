@@ -41,9 +41,12 @@ function runtimeRouter(): Router<RuntimeHandler> {
       .add('GET', '/threads/{thread_id}/state', r.getState)
       .add('POST', '/threads/{thread_id}/history', r.history)
       .add('GET', '/threads/{thread_id}/runs', r.listRuns)
+      .add('POST', '/threads/{thread_id}/runs', runs.threadCreate)
       .add('POST', '/threads/{thread_id}/runs/wait', runs.threadWait)
       .add('POST', '/threads/{thread_id}/runs/stream', runs.threadStream)
       .add('GET', '/threads/{thread_id}/runs/{run_id}', r.getRun)
+      .add('GET', '/threads/{thread_id}/runs/{run_id}/join', runs.join)
+      .add('POST', '/runs', runs.statelessCreate)
       .add('POST', '/runs/wait', runs.statelessWait)
       .add('POST', '/runs/stream', runs.statelessStream)
   );

@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { GRAPH_ID } from './agent.js';
 import type { RuntimeContext } from './context.js';
-import { COMMON_HEADERS, toJson } from './http-io.js';
+import { COMMON_HEADERS, toJson, writeJson } from './http-io.js';
 import { storedMessage } from './messages.js';
 import { findThread, resolveAssistant } from './resource-handlers.js';
+import { RuntimeHttpError } from './runtime-error.js';
 import { RunCoordinator, type EmitEvent, type RunExecution, type RunOutcome } from './runs.js';
 import { RunCreate, ThreadIdParam, parse, type StreamMode } from './schemas.js';
 import { SseWriter } from './sse.js';
@@ -21,6 +22,8 @@ function waitBody(outcome: RunOutcome): unknown {
 
 export class RunHandlers {
   private readonly coordinator = new RunCoordinator();
+  /** Background runs in flight, so that a join can wait for them. */
+  private readonly background = new Map<string, RunExecution>();
 
   private thread(
     ctx: RuntimeContext,
@@ -106,6 +109,26 @@ export class RunHandlers {
     sse.end();
   }
 
+  /** A background run: answers its record at once; the run goes on and can be joined. */
+  private create(ctx: RuntimeContext, stateful: boolean): void {
+    const { run, location } = this.start(ctx, stateful, () => undefined);
+    this.background.set(run.record.run_id, run);
+    void run.done.then(() => this.background.delete(run.record.run_id));
+    writeJson(ctx.res, 200, run.record, { 'content-location': location });
+  }
+
+  /** Waits for a thread's run and answers like /wait; a finished run answers the thread's values. */
+  join = async (ctx: RuntimeContext): Promise<void> => {
+    const thread = findThread(ctx);
+    const runId = (ctx.params.run_id ?? '').toLowerCase();
+    if (!thread.runs.has(runId)) throw new RuntimeHttpError(404, 'Run not found');
+    const running = this.background.get(runId);
+    const body = running ? waitBody(await running.done) : (thread.values ?? {});
+    writeJson(ctx.res, 200, body);
+  };
+
+  statelessCreate = (ctx: RuntimeContext): void => this.create(ctx, false);
+  threadCreate = (ctx: RuntimeContext): void => this.create(ctx, true);
   statelessWait = (ctx: RuntimeContext): Promise<void> => this.wait(ctx, false);
   statelessStream = (ctx: RuntimeContext): Promise<void> => this.stream(ctx, false);
   threadWait = (ctx: RuntimeContext): Promise<void> => this.wait(ctx, true);
