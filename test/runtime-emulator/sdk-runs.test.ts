@@ -239,3 +239,44 @@ describe('background runs', () => {
     expect(await client.runs.join(thread.thread_id, run.run_id)).toEqual(values);
   });
 });
+
+describe('malformed requests', () => {
+  async function post(path: string, body: string, contentType = 'application/json'): Promise<Response> {
+    return fetch(`${agentUrl}${path}`, {
+      method: 'POST',
+      headers: { ...AUTH_HEADERS, 'content-type': contentType },
+      body,
+    });
+  }
+
+  it('answers 400 for JSON that does not parse and 415 for a body that is not JSON', async () => {
+    const broken = await post('/runs/wait', '{"assistant_id": ');
+    expect(broken.status).toBe(400);
+    expect(await broken.text()).toBe('Malformed JSON in request body');
+    const plain = await post('/runs/wait', 'hello', 'text/plain');
+    expect(plain.status).toBe(415);
+  });
+
+  it('names the field of a message without a role, and of an unknown stream mode', async () => {
+    const noRole = await post(
+      '/runs/wait',
+      JSON.stringify({ assistant_id: 'agent', input: { messages: [{ content: 'x' }] } }),
+    );
+    expect(noRole.status).toBe(400);
+    const body = (await noRole.json()) as { error: { issues: { path: (string | number)[] }[] } };
+    expect(body.error.issues[0]?.path).toEqual(['input', 'messages', 0, 'role']);
+    const badMode = await post(
+      '/runs/stream',
+      JSON.stringify({ assistant_id: 'agent', stream_mode: ['everything'] }),
+    );
+    expect(badMode.status).toBe(400);
+    expect(JSON.stringify(await badMode.json())).toContain('"stream_mode"');
+  });
+
+  it('takes LangChain-style messages ({type, content parts}) as well as {role, content}', async () => {
+    const values = await client.runs.wait(null, 'agent', {
+      input: { messages: [{ type: 'human', content: [{ type: 'text', text: 'from parts' }] }] },
+    });
+    expect(messagesOf(values)[1]?.content).toContain('You said: from parts.');
+  });
+});
