@@ -24,6 +24,9 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
+
+Each deployment with a DEPLOYED revision also serves its agent runtime at
+<url>/agents/<deployment id> (its custom_url), with the keys above.
 `;
 
 export class UsageError extends Error {}
