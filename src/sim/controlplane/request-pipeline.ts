@@ -4,7 +4,7 @@
 // then the handler. Every API answer is counted in the stats; admin requests are not.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
+import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
 import { presentedKey } from './auth.js';
 import { HttpError, detailError } from './http-error.js';
 import { readBody, writeJson } from './http-io.js';
@@ -14,9 +14,6 @@ import { ADMIN_PREFIX, adminRouter, apiRouter } from './routes.js';
 import type { Router } from './router.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { RESET_STATUS } from './stats.js';
-
-/** The admin path of the agent runtimes' call counts. */
-export const AGENT_CALLS_PATH = '/_emulator/agent-calls';
 
 /** The route name stats and fault rules use for a path that matches no route. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -49,16 +46,6 @@ export class RequestPipeline {
     });
   };
 
-  /** GET: the calls the agent runtimes answered; DELETE: clears them. */
-  private agentCalls(method: string, res: ServerResponse): void {
-    if (method === 'GET') return writeJson(res, 200, this.agents.calls.snapshot());
-    if (method === 'DELETE') {
-      this.agents.calls.reset();
-      return writeJson(res, 204, undefined);
-    }
-    writeJson(res, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, DELETE' });
-  }
-
   private fingerprint(key: string): string {
     let fingerprint = this.fingerprints.get(key);
     if (fingerprint === undefined) {
@@ -76,7 +63,7 @@ export class RequestPipeline {
     const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
     // The deployments' agent runtimes: another service on the same listener.
     if (pathname.startsWith(AGENT_PATH_PREFIX)) return this.agents.handle(req, res, pathname);
-    if (pathname === AGENT_CALLS_PATH) return this.agentCalls(method, res);
+    if (pathname.startsWith(AGENT_ADMIN_PREFIX)) return this.agents.handleAdmin(req, res, pathname);
     const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {

@@ -7,6 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../controlplane/http-io.js';
 import { isUuid, keyFingerprint } from '../controlplane/ids.js';
 import { Router } from '../controlplane/router.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RuntimeAdmin } from './admin.js';
 import { authorizedDeployment } from './auth.js';
 import { AgentCallCounter } from './call-counter.js';
 import type { DeploymentState, RuntimeHandler } from './context.js';
@@ -18,6 +20,7 @@ import { RuntimeHttpError } from './runtime-error.js';
 
 export type { AgentDirectory, AgentRevision, HostedDeployment } from './directory.js';
 export { ASSISTANT_ID, GRAPH_ID } from './agent.js';
+export { AGENT_ADMIN_PREFIX } from './admin.js';
 export { AUTH_SCHEME } from './auth.js';
 export type { AgentCallCount } from './call-counter.js';
 
@@ -65,7 +68,8 @@ export class AgentRuntimeEmulator {
   private readonly router = runtimeRouter();
   private readonly states = new Map<string, DeploymentState>();
   /** Every answered call, for tests; read and cleared through the admin API. */
-  readonly calls = new AgentCallCounter();
+  private readonly calls = new AgentCallCounter();
+  private readonly admin = new RuntimeAdmin(this.calls);
 
   constructor(private readonly directory: AgentDirectory) {}
 
@@ -78,6 +82,14 @@ export class AgentRuntimeEmulator {
     });
   }
 
+  /** Serves the runtimes' admin paths (AGENT_ADMIN_PREFIX): call counts and faults. */
+  handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+    this.admin.handle(req, res, pathname).catch((error: unknown) => {
+      if (error instanceof RuntimeHttpError) error.write(res);
+      else writeText(res, 500, 'Internal Server Error');
+    });
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     const rest = pathname.slice(AGENT_PATH_PREFIX.length);
     const slash = rest.indexOf('/');
@@ -86,8 +98,18 @@ export class AgentRuntimeEmulator {
     if (!isUuid(deploymentId)) throw new RuntimeHttpError(404, '404 Not Found');
     const method = req.method ?? 'GET';
     const match = this.router.match(method, route);
-    this.countOnClose(req, res, deploymentId, match.kind === 'not-found' ? '(unmatched)' : match.template);
+    const template = match.kind === 'not-found' ? '(unmatched)' : match.template;
+    this.countOnClose(req, res, deploymentId, template);
     const body = METHODS_WITH_BODY.has(method) ? await this.body(req) : undefined;
+    // Injected faults act first, as a proxy in front of the agent would.
+    const fault = this.admin.faults.take(method, template);
+    if (fault) {
+      if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+      if (fault.outcome.kind === 'reset') return void req.socket.destroy();
+      if (fault.outcome.kind === 'status') {
+        throw new RuntimeHttpError(fault.outcome.status, `Injected fault: HTTP ${fault.outcome.status}`);
+      }
+    }
 
     if (method === 'GET' && route === '/info') {
       return writeJson(res, 200, {
