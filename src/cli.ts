@@ -21,6 +21,7 @@ const COMMANDS: CommandEntry[] = [
     summary: 'start both emulators and the operator, apply the examples, watch them converge',
     load: () => import('./demo/cli.js'),
   },
+  { words: ['invoke'], summary: 'send a message to an agent', load: () => import('./invoke/cli.js') },
   { words: ['crds'], summary: 'print the generated CustomResourceDefinitions', load: () => import('./api/crds-cli.js') },
   {
     words: ['emulate', 'control-plane'],

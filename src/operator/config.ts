@@ -161,7 +161,7 @@ export function parseOperatorConfig({
   };
 }
 
-function readApiKey(
+export function readApiKey(
   path: string | undefined,
   env: NodeJS.ProcessEnv,
   readFile: (path: string) => string,

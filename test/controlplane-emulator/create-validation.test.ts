@@ -518,14 +518,12 @@ describe('201: what create makes', () => {
     expect(got.body).toEqual(response.body);
   });
 
-  it('sets custom_url for repo_host and a fake 40-hex commit sha', async () => {
+  it('sets custom_url for repo_host to its agent runtime, and a fake 40-hex commit sha', async () => {
     const response = await client.call<WireDeployment>('POST', '/v2/deployments', {
       body: repoHostBody(integrationId),
     });
     expect(response.status).toBe(201);
-    expect(response.body.source_config.custom_url).toMatch(
-      /^https:\/\/repo-.*-[0-9a-f]{8}\.agents\.emulator\.local$/,
-    );
+    expect(response.body.source_config.custom_url).toBe(`${client.url}/agents/${response.body.id}`);
     expect(response.body.source_revision_config.repo_commit_sha).toMatch(/^[0-9a-f]{40}$/);
   });
 
@@ -536,6 +534,10 @@ describe('201: what create makes', () => {
       }),
     });
     expect(external.body.source_config.custom_url).toBe('https://agent.example');
+    const unnamed = await client.call<WireDeployment>('POST', '/v2/deployments', {
+      body: containerBody(listenerId),
+    });
+    expect(unnamed.body.source_config.custom_url).toBe(`${client.url}/agents/${unnamed.body.id}`);
     const internal = await client.call<WireDeployment>('POST', '/v2/deployments', {
       body: containerBody(listenerId, { source: 'internal_container', source_config: {} }),
     });

@@ -1,10 +1,16 @@
 // `agent-operator emulate control-plane`: serves the emulator until SIGINT or SIGTERM.
-// Prints exactly one stdout line, containing the base URL, once it listens.
+// Prints, once it listens, one stdout line with the base URL, then one with the address
+// pattern of the deployments' agent runtimes.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
-import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulatorOptions } from './index.js';
+import {
+  DEFAULT_API_KEY,
+  agentUrl,
+  startControlPlaneEmulator,
+  type ControlPlaneEmulatorOptions,
+} from './index.js';
 import type { RateLimitConfig } from './rate-limiter.js';
 
 const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
@@ -18,6 +24,9 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
+
+Each deployment with a DEPLOYED revision also serves its agent runtime at
+<url>/agents/<deployment id> (its custom_url), with the keys above.
 `;
 
 export class UsageError extends Error {}
@@ -102,6 +111,7 @@ export async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ name: 'control-plane-emulator' });
   const emulator = await startControlPlaneEmulator(options);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
+  process.stdout.write(`agent runtimes at ${agentUrl(emulator.url, '<deployment id>')}\n`);
   logger.info(
     {
       url: emulator.url,

@@ -13,9 +13,6 @@ import { applyResourceSpecDefaults } from './resource-spec-defaults.js';
 import { checkResourceSpecRules } from './resource-spec-rules.js';
 import type { DeploymentRecord, EmulatorStore, StoredSourceConfig, TenantRecord } from './store.js';
 
-/** The host under which repo_host deployments get their automatic custom_url. */
-export const CUSTOM_URL_DOMAIN = 'agents.emulator.local';
-
 function normalizedResourceSpec(spec: ResourceSpec | null | undefined): ResourceSpec | null {
   if (spec == null) return null;
   const normalized = applyResourceSpecDefaults(spec);
@@ -40,13 +37,15 @@ function storedSourceConfig(input: SourceConfig, resourceSpec: ResourceSpec | nu
   };
 }
 
-function automaticCustomUrl(record: DeploymentRecord): string {
-  const slug =
-    record.name
-      .toLowerCase()
-      .replace(/[^a-z0-9-]+/g, '-')
-      .replace(/^-+|-+$/g, '') || 'agent';
-  return `https://${slug}-${record.id.slice(0, 8)}.${CUSTOM_URL_DOMAIN}`;
+/**
+ * The address of the deployment's agent runtime, which this emulator serves. The platform
+ * sets custom_url itself for repo_host; an external_container deployment that names no
+ * address of its own gets it too, so that its agent can be reached. internal_container
+ * takes no custom_url.
+ */
+function takesAutomaticCustomUrl(record: DeploymentRecord): boolean {
+  if (record.source === 'repo_host') return true;
+  return record.source === 'external_container' && record.sourceConfig.custom_url === null;
 }
 
 export function createDeployment(
@@ -73,7 +72,7 @@ export function createDeployment(
     },
     now,
   );
-  if (record.source === 'repo_host') record.sourceConfig.custom_url = automaticCustomUrl(record);
+  if (takesAutomaticCustomUrl(record)) record.sourceConfig.custom_url = `${store.agentBaseUrl}${record.id}`;
   return record;
 }
 

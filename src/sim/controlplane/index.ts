@@ -2,6 +2,8 @@
 // spec's API from memory. Everything is lost when the process ends; restart() keeps it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../runtime/index.js';
+import { agentDirectory } from './agent-directory.js';
 import { KeyRegistry, type ApiKeyGrant } from './auth.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
@@ -14,6 +16,11 @@ import { EmulatorStore } from './store.js';
 export type { ApiKeyGrant } from './auth.js';
 export { tenantIdForKey } from './auth.js';
 export { keyFingerprint } from './ids.js';
+
+/** Where a deployment's agent runtime answers once a revision of it is deployed. */
+export function agentUrl(emulatorUrl: string, deploymentId: string): string {
+  return `${emulatorUrl}${AGENT_PATH_PREFIX}${deploymentId}`;
+}
 
 export interface ControlPlaneEmulatorOptions {
   host?: string;
@@ -105,7 +112,8 @@ export async function startControlPlaneEmulator(
     settings: { retryAfter: options.retryAfter ?? true },
     clock,
   };
-  const pipeline = new RequestPipeline(runtime);
+  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock));
+  const pipeline = new RequestPipeline(runtime, agents);
   const newServer = (): Server => {
     const server = createServer({ keepAlive: true }, pipeline.handle);
     server.keepAliveTimeout = 30_000;
@@ -115,8 +123,10 @@ export async function startControlPlaneEmulator(
   let server = newServer();
   const port = await listen(server, options.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+  runtime.store.agentBaseUrl = agentUrl(url, '');
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     close: () => shutdown(server),
     restart: async () => {
       await shutdown(server);

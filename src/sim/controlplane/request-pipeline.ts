@@ -4,6 +4,7 @@
 // then the handler. Every API answer is counted in the stats; admin requests are not.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
 import { presentedKey } from './auth.js';
 import { HttpError, detailError } from './http-error.js';
 import { readBody, writeJson } from './http-io.js';
@@ -30,7 +31,10 @@ export class RequestPipeline {
   private readonly admin: Router<Handler<RequestContext>>;
   private readonly fingerprints = new Map<string, string>();
 
-  constructor(private readonly runtime: EmulatorRuntime) {
+  constructor(
+    private readonly runtime: EmulatorRuntime,
+    private readonly agents: AgentRuntimeEmulator,
+  ) {
     this.api = apiRouter(runtime);
     this.admin = adminRouter(runtime);
   }
@@ -57,6 +61,9 @@ export class RequestPipeline {
     const target = req.url ?? '/';
     const queryStart = target.indexOf('?');
     const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
+    // The deployments' agent runtimes: another service on the same listener.
+    if (pathname.startsWith(AGENT_PATH_PREFIX)) return this.agents.handle(req, res, pathname);
+    if (pathname.startsWith(AGENT_ADMIN_PREFIX)) return this.agents.handleAdmin(req, res, pathname);
     const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {

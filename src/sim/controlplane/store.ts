@@ -88,6 +88,8 @@ export class EmulatorStore {
   private failureInjections: FailureInjection[] = [];
   /** Deleted deployments in deletion order; with one phase length, that is also expiry order. */
   private pendingDeletions: DeploymentRecord[] = [];
+  /** Where deployments' runtimes answer (`<url>/agents/`); known once the server listens. */
+  agentBaseUrl = '';
 
   constructor(
     private readonly tenantIds: readonly string[],

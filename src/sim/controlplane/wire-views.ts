@@ -20,7 +20,7 @@ export function deploymentStatusAt(
 }
 
 /** The newest revision that is DEPLOYED now; an older DEPLOYED one stays active until then. */
-function activeRevisionId(record: DeploymentRecord, phaseMs: number, now: number): string | null {
+export function activeRevisionId(record: DeploymentRecord, phaseMs: number, now: number): string | null {
   for (let i = record.revisions.length - 1; i >= 0; i--) {
     const revision = record.revisions[i];
     if (revision && revisionStateAt(revision.timeline, phaseMs, now).status === 'DEPLOYED')

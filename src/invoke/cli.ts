@@ -1,0 +1,85 @@
+// `agent-operator invoke`: sends one message to the agent behind an AgentDeployment and
+// prints the reply (or, with --stream, each update as it arrives). Exit 0 when the agent
+// answered, 1 when the call failed, 2 for bad arguments.
+import { AgentRuntimeClient } from '../agentruntime/client.js';
+import { INVOKE_USAGE, parseInvokeArgs, type InvokeArgs } from './args.js';
+import { describeFailure, replyText, updateTexts } from './output.js';
+import { TargetError, findAgent } from './target.js';
+
+export interface InvokeIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const processIo: InvokeIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+async function converse(args: InvokeArgs, io: InvokeIo, signal: AbortSignal): Promise<number> {
+  const fail = (text: string): number => {
+    io.stderr(`agent-operator invoke: ${text}\n`);
+    return 1;
+  };
+  const { url } = await findAgent(args.namespace, args.name, args.kubeconfig, signal);
+  const client = new AgentRuntimeClient({ url, apiKey: args.apiKey, timeoutMs: args.timeoutMs });
+  let threadId = args.thread;
+  if (threadId === 'new') {
+    const created = await client.createThread({ signal });
+    if (!created.ok) return fail(describeFailure(created.error, url));
+    threadId = created.value.threadId;
+    io.stderr(`thread: ${threadId} (continue with --thread ${threadId})\n`);
+  }
+  const run = {
+    input: { messages: [{ role: 'user', content: args.message }] },
+    assistantId: args.assistant,
+    signal,
+    ...(threadId !== undefined ? { threadId } : {}),
+  };
+  if (args.stream) {
+    for await (const item of client.stream({ ...run, streamMode: ['updates'] })) {
+      if (item.kind === 'failed') return fail(describeFailure(item.error, url));
+      if (item.event === 'updates') for (const text of updateTexts(item.data)) io.stdout(`${text}\n`);
+    }
+    return 0;
+  }
+  const answer = await client.wait(run);
+  if (!answer.ok) return fail(describeFailure(answer.error, url));
+  io.stdout(`${replyText(answer.value.values)}\n`);
+  return 0;
+}
+
+export async function run(argv: string[], io: InvokeIo): Promise<number> {
+  let args: InvokeArgs | 'help';
+  try {
+    args = parseInvokeArgs(argv, io.env);
+  } catch (error) {
+    io.stderr(`agent-operator invoke: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr('Run agent-operator invoke --help for usage.\n');
+    return 2;
+  }
+  if (args === 'help') {
+    io.stdout(INVOKE_USAGE);
+    return 0;
+  }
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort();
+  process.once('SIGINT', interrupt);
+  try {
+    return await converse(args, io, controller.signal);
+  } catch (error) {
+    if (error instanceof TargetError) {
+      io.stderr(`agent-operator invoke: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', interrupt);
+  }
+}
+
+export function main(argv: string[]): Promise<number> {
+  return run(argv, processIo);
+}

@@ -1,0 +1,60 @@
+// Finds the agent an AgentDeployment stands for: the object through the user's kubeconfig,
+// then the agent's address in its status. `status.url` is the address the operator checked
+// answers; objects written before it existed carry only `status.customUrl` (the
+// deployment's custom_url), which is read as a fallback.
+import { GROUP, PLURAL, VERSION } from '../api/agentdeployment/names.js';
+import { kubeClientFrom, loadClusterAccess } from '../runtime/kube/cluster-access.js';
+import { isNotFound } from '../runtime/kube/errors.js';
+import type { KubeObject } from '../runtime/kube/objects.js';
+
+export interface AgentTarget {
+  url: string;
+}
+
+export class TargetError extends Error {
+  override readonly name = 'TargetError';
+}
+
+/** status.url first, then status.customUrl; undefined while neither is set. */
+export function agentUrlOf(object: KubeObject): string | undefined {
+  const status = (object as { status?: { url?: unknown; customUrl?: unknown } }).status;
+  for (const candidate of [status?.url, status?.customUrl]) {
+    if (typeof candidate === 'string' && candidate !== '') return candidate;
+  }
+  return undefined;
+}
+
+export async function findAgent(
+  namespace: string,
+  name: string,
+  kubeconfig: string | undefined,
+  signal: AbortSignal,
+): Promise<AgentTarget> {
+  const access = await loadClusterAccess(
+    kubeconfig ? { kind: 'file', path: kubeconfig } : { kind: 'default' },
+  ).catch((error: unknown) => {
+    throw new TargetError(
+      `cannot load the kubeconfig: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
+  const { client, transport } = kubeClientFrom(access);
+  let object: KubeObject;
+  try {
+    object = await client.get({ group: GROUP, version: VERSION, plural: PLURAL }, namespace, name, signal);
+  } catch (error) {
+    if (isNotFound(error))
+      throw new TargetError(`agentdeployment "${name}" not found in namespace "${namespace}"`);
+    throw new TargetError(
+      `cannot read agentdeployment ${namespace}/${name}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  } finally {
+    transport.close();
+  }
+  const url = agentUrlOf(object);
+  if (url === undefined) {
+    throw new TargetError(
+      `agentdeployment ${namespace}/${name} has no agent URL yet (status.url and status.customUrl are empty); wait until it is Ready`,
+    );
+  }
+  return { url };
+}
