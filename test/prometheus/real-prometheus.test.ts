@@ -6,7 +6,7 @@
 // Prometheus's own HTTP API; promtool lints both /metrics endpoints (run and demo) and
 // checks and unit-tests the chart's alert rules.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -225,6 +225,13 @@ describe.skipIf(missing !== undefined)('a real Prometheus scraping the operator'
     const exposition = await (await fetch(`${operator.metricsUrl ?? ''}/metrics`)).text();
     const lint = await checkMetrics(exposition);
     expect(lint.code, lint.stdout + lint.stderr).toBe(0);
+    const documented = await readFile(join(REPO_ROOT, 'docs', 'metrics.md'), 'utf8');
+    const families = [...exposition.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1] ?? '');
+    expect(families.length).toBeGreaterThan(30);
+    expect(
+      families.filter((name) => !documented.includes(`\`${name}\``)),
+      'families missing from docs/metrics.md',
+    ).toEqual([]);
     for (const result of await checkAndTestRules(rules.ruleFile, UNIT_TESTS))
       expect(result.code, result.stdout + result.stderr).toBe(0);
   });
