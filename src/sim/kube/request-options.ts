@@ -21,8 +21,12 @@ export interface RequestOptions {
   table: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1' | undefined;
 }
 
-function isTrue(value: string | null): boolean {
-  return value === 'true' || value === '1';
+/**
+ * A query boolean as the real server converts it: absent is false, and so are `0` and `false`
+ * in any case; any other value, `True` and the empty string included, is true.
+ */
+export function queryBoolean(value: string | null): boolean {
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 function positiveInteger(params: URLSearchParams, name: string): number | undefined {
@@ -63,9 +67,9 @@ export function parseRequestOptions(params: URLSearchParams, accept: string | un
     limit: limit === 0 ? undefined : limit,
     continueToken: params.get('continue') || null,
     resourceVersion: params.get('resourceVersion'),
-    watch: isTrue(params.get('watch')),
-    allowWatchBookmarks: isTrue(params.get('allowWatchBookmarks')),
-    sendInitialEvents: isTrue(params.get('sendInitialEvents')),
+    watch: queryBoolean(params.get('watch')),
+    allowWatchBookmarks: queryBoolean(params.get('allowWatchBookmarks')),
+    sendInitialEvents: queryBoolean(params.get('sendInitialEvents')),
     timeoutSeconds: positiveInteger(params, 'timeoutSeconds'),
     includeObject,
     table: tableVersionOf(accept),

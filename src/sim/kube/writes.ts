@@ -121,6 +121,10 @@ export class ObjectWriter {
         fieldValidation: options.fieldValidation,
         ...(subresource ? { subresource } : {}),
       });
+      if (result.strictError !== undefined) {
+        // Decoding fails before anything is validated, as in the real server's strict decoder.
+        throw badRequest(`${type.kind} in version "${version}" cannot be handled as a ${type.kind}: ${result.strictError}`);
+      }
       if (result.causes.length > 0) throw invalid(type.group, type.kind, object.metadata.name ?? '', result.causes);
       const prepared = result.object as KubeObject;
       return { object: { ...prepared, metadata: prepared.metadata ?? object.metadata }, warnings: result.warnings };

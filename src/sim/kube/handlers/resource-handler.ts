@@ -107,8 +107,9 @@ export class ResourceHandler {
   }
 
   private respondDeleted(response: ServerResponse, type: ResourceType, result: WriteResult): void {
-    if (!result.removed || type.custom || type.storageKey === '/namespaces') return sendJson(response, 200, result.object);
-    // Built-in kinds answer a completed delete with a Success Status, custom resources with the object.
+    // A completed delete answers a Success Status naming what went (custom resources too, as the
+    // real server's store does); one that waits on finalizers answers the object as it now is.
+    if (!result.removed || type.storageKey === '/namespaces') return sendJson(response, 200, result.object);
     sendJson(response, 200, {
       kind: 'Status',
       apiVersion: 'v1',
