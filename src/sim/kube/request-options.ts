@@ -7,6 +7,10 @@ import type { IncludeObject } from './table.js';
 export interface RequestOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
+  /** The `fieldManager` parameter (required for server-side apply). */
+  fieldManager: string | undefined;
+  /** The `force` parameter of server-side apply; undefined when not sent. */
+  force: boolean | undefined;
   labelSelector: string | null;
   fieldSelector: string | null;
   limit: number | undefined;
@@ -62,6 +66,8 @@ export function parseRequestOptions(params: URLSearchParams, accept: string | un
   return {
     dryRun: dryRun.length > 0,
     fieldValidation,
+    fieldManager: params.get('fieldManager') ?? undefined,
+    force: params.has('force') ? queryBoolean(params.get('force')) : undefined,
     labelSelector: params.get('labelSelector'),
     fieldSelector: params.get('fieldSelector'),
     limit: limit === 0 ? undefined : limit,
