@@ -143,6 +143,18 @@ describe('apply over HTTP', () => {
     expect(status.message).toContain('fieldManager: Required value: is required for apply patch');
   });
 
+  it('refuses a configuration that would reach an object prototype, and stores nothing', async () => {
+    const response = await fetch(`${env.emulator.url}${WIDGETS}/polluting?fieldManager=m`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+      body: 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: polluting\nspec:\n  size: 1\n  __proto__:\n    polluted: true\n',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toContain('"__proto__" is not allowed');
+    expect((await http(env, 'GET', `${WIDGETS}/polluting`)).status).toBe(404);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
   it('answers 409 with the conflicting fields as causes, and honours fieldValidation=Strict', async () => {
     const apply = (manager: string, body: string, query = '') =>
       fetch(`${env.emulator.url}${WIDGETS}/http-ssa?fieldManager=${manager}${query}`, {

@@ -33,6 +33,26 @@ export interface ApplyResult {
   object: KubeObject;
 }
 
+/** Keys that would reach an object's prototype when merged into it. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function unsafeKey(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = unsafeKey(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isJsonObject(value)) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    if (UNSAFE_KEYS.has(key)) return key;
+    const found = unsafeKey(child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** Parses an apply body (YAML, of which JSON is a subset) into an object. */
 export function parseApplyBody(raw: Buffer): KubeObject {
   let parsed: unknown;
@@ -44,6 +64,8 @@ export function parseApplyBody(raw: Buffer): KubeObject {
     );
   }
   if (!isJsonObject(parsed)) throw badRequest('the body of an apply request must be an object');
+  const unsafe = unsafeKey(parsed);
+  if (unsafe !== undefined) throw badRequest(`error decoding YAML: the key "${unsafe}" is not allowed`);
   const metadata = parsed['metadata'] ?? {};
   if (!isJsonObject(metadata)) throw badRequest('metadata: must be an object');
   return { ...parsed, metadata } as KubeObject;
