@@ -240,8 +240,12 @@ describe.skipIf(missing !== undefined)('a real Prometheus scraping the operator'
 describe.skipIf(missing !== undefined)('the demo’s /metrics under a scraper', () => {
   let demo: ChildProcess | undefined;
 
-  afterAll(() => {
+  let stateDir: string | undefined;
+
+  afterAll(async () => {
     if (demo?.exitCode === null) demo.kill('SIGKILL');
+    // The demo keeps its kubeconfig and log in a temp dir of its own.
+    if (stateDir) await rm(stateDir, { recursive: true, force: true });
   });
 
   it('stays valid for promtool from start until well after the demo keeps running', async () => {
@@ -261,6 +265,7 @@ describe.skipIf(missing !== undefined)('the demo’s /metrics under a scraper', 
       60_000,
     );
     const url = /metrics at (http:\/\/\S+)\/metrics/.exec(output)?.[1] ?? '';
+    stateDir = /log in (\S+)\/operator\.log/.exec(output)?.[1];
     const bad = new Set<string>();
     let last = '';
     let scrapes = 0;
