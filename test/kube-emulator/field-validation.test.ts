@@ -69,6 +69,34 @@ describe('kubectl --validate against the emulator', () => {
     expect(result.stderr).toContain(STRICT_ERROR);
   });
 
+  it('strict and warn apply to server-side apply too', async () => {
+    const strict = await kubectl(
+      env,
+      ['apply', '--server-side', '--validate=strict', '-f', '-'],
+      widget('ssa-strict', { size: 1, x: 1 }),
+    );
+    expect(strict.code).not.toBe(0);
+    expect(strict.stderr).toContain(STRICT_ERROR);
+    expect((await http(env, 'GET', `${WIDGETS}/ssa-strict`)).status).toBe(404);
+    const warned = await kubectl(
+      env,
+      ['apply', '--server-side', '--validate=warn', '-f', '-'],
+      widget('ssa-warn', { size: 1, x: 1 }),
+    );
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('Warning: unknown field "spec.x"');
+    const stored = await http(env, 'GET', `${WIDGETS}/ssa-warn`);
+    expect(stored.body['spec']).toEqual({ size: 1, color: 'blue' });
+    // Ownership is recorded for what was stored, not for the pruned field.
+    expect((stored.body['metadata'] as { managedFields: unknown[] }).managedFields).toEqual([
+      expect.objectContaining({
+        manager: 'kubectl',
+        operation: 'Apply',
+        fieldsV1: { 'f:spec': { 'f:size': {} } },
+      }),
+    ]);
+  });
+
   it('warn: the object is stored without the field, and kubectl prints the server warning', async () => {
     const result = await kubectl(
       env,

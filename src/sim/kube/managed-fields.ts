@@ -227,6 +227,21 @@ export function trackUpdate(
   });
 }
 
+/** Drops owned paths the object does not have (pruned unknown fields, say) and empty entries. */
+export function limitToObject(
+  entries: readonly ManagedFieldsEntry[],
+  object: KubeObject,
+): ManagedFieldsEntry[] {
+  const result: ManagedFieldsEntry[] = [];
+  for (const entry of entries) {
+    const paths = fromFieldsV1(entry.fieldsV1);
+    const present = [...paths.values()].filter((path) => valueAt(object, path) !== undefined);
+    if (present.length === 0) continue;
+    result.push(present.length === paths.size ? entry : { ...entry, fieldsV1: toFieldsV1(present) });
+  }
+  return result;
+}
+
 /** The manager name the server derives from a User-Agent when no fieldManager is sent. */
 export function managerFromUserAgent(userAgent: string | undefined): string {
   const name = (userAgent ?? '').split('/')[0]?.trim() ?? '';

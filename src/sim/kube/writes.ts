@@ -15,7 +15,7 @@ import {
 import type { ApiContext } from './api-context.js';
 import { forbiddenInTerminatingNamespace } from './builtin-rules.js';
 import { jsonEqual, nowTimestamp, objectKey, type KubeObject, type ObjectMeta } from './kube-object.js';
-import { entriesOf, isManagedFieldsEntry, trackUpdate, type ManagedFieldsEntry } from './managed-fields.js';
+import { entriesOf, isManagedFieldsEntry, limitToObject, trackUpdate, type ManagedFieldsEntry } from './managed-fields.js';
 import { apiVersionOf, type ResourceType } from './resource-type.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -259,7 +259,7 @@ export class ObjectWriter {
     subresource: 'status' | undefined,
   ): KubeObject {
     const entries =
-      options.managedFields ??
+      (options.managedFields && limitToObject(options.managedFields, candidate)) ??
       (options.fieldManager === undefined
         ? entriesOf(before)
         : trackUpdate(before, candidate, {
