@@ -143,6 +143,36 @@ describe('apply over HTTP', () => {
     expect(status.message).toContain('fieldManager: Required value: is required for apply patch');
   });
 
+  it('applies to the status subresource: only status is taken and owned, with subresource "status"', async () => {
+    const apply = (manager: string, name: string, observedGeneration: number) =>
+      fetch(`${env.emulator.url}${WIDGETS}/${name}/status?fieldManager=${manager}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+        body: `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec:\n  size: 9\nstatus:\n  observedGeneration: ${observedGeneration}\n`,
+      });
+    expect((await apply('controller', 'missing', 1)).status).toBe(404);
+    expect(
+      (
+        await http(env, 'POST', WIDGETS, {
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'status-ssa' },
+          spec: { size: 1 },
+        })
+      ).status,
+    ).toBe(201);
+    expect((await apply('controller', 'status-ssa', 1)).status).toBe(200);
+    const object = await read('status-ssa');
+    expect(object.spec['size']).toBe(1);
+    expect((object as unknown as { status: unknown }).status).toEqual({ observedGeneration: 1 });
+    expect(object.metadata.managedFields?.find((entry) => entry.manager === 'controller')).toMatchObject({
+      operation: 'Apply',
+      subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:observedGeneration': {} } },
+    });
+    expect((await apply('other-controller', 'status-ssa', 2)).status).toBe(409);
+  });
+
   it('refuses a configuration that would reach an object prototype, and stores nothing', async () => {
     const response = await fetch(`${env.emulator.url}${WIDGETS}/polluting?fieldManager=m`, {
       method: 'PATCH',

@@ -26,6 +26,8 @@ export interface ApplyRequest {
   apiVersion: string;
   time: string;
   statusIsSubresource: boolean;
+  /** 'status' for an apply to the status subresource: only `status` is applied and owned. */
+  subresource?: 'status';
 }
 
 export interface ApplyResult {
@@ -146,14 +148,18 @@ function takesOverClientSideApply(request: ApplyRequest, conflicts: Array<{ path
 
 export function serverSideApply(request: ApplyRequest): ApplyResult {
   const { current, configuration } = request;
-  const applied = ownedLeaves(configuration, 'main', request.statusIsSubresource);
+  const applied = ownedLeaves(configuration, request.subresource ?? 'main', request.statusIsSubresource);
   const entries = entriesOf(current);
   const conflicts: Array<{ entry: ManagedFieldsEntry; path: FieldPath }> = [];
   const previouslyApplied = new Map<string, FieldPath>();
   const ownedByOthers = new Set<string>();
   for (const entry of entries) {
     const paths = fromFieldsV1(entry.fieldsV1);
-    if (entry.manager === request.manager && entry.operation === 'Apply' && entry.subresource === undefined) {
+    if (
+      entry.manager === request.manager &&
+      entry.operation === 'Apply' &&
+      entry.subresource === request.subresource
+    ) {
       for (const [key, path] of paths) previouslyApplied.set(key, path);
       continue;
     }
@@ -171,7 +177,11 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
     if (!applied.has(key) && !ownedByOthers.has(key)) removeAt(object, path);
   }
   const { metadata, ...rest } = configuration;
-  mergeInto(object, rest);
+  if (request.subresource === 'status') {
+    if (isJsonObject(rest['status'])) mergeInto(object, { status: rest['status'] });
+  } else {
+    mergeInto(object, rest);
+  }
   for (const field of [
     'labels',
     'annotations',
@@ -181,7 +191,7 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
     'namespace',
     'generateName',
   ]) {
-    if (metadata[field] === undefined) continue;
+    if (metadata[field] === undefined || request.subresource === 'status') continue;
     const live = object.metadata[field];
     if (isJsonObject(live) && isJsonObject(metadata[field])) mergeInto(live, metadata[field] as JsonObject);
     else object.metadata[field] = cloneJson(metadata[field]);
@@ -192,6 +202,7 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
     operation: 'Apply',
     apiVersion: request.apiVersion,
     time: request.time,
+    ...(request.subresource ? { subresource: request.subresource } : {}),
     fields: applied,
     removed,
     takenFrom: conflicts.map(({ path }) => JSON.stringify(path)),

@@ -167,12 +167,12 @@ export class ResourceHandler {
     requestedManager: string | undefined,
   ): void {
     const manager = checkApplyOptions(requestedManager);
-    if (status) throw unsupportedMediaType('application/apply-patch+yaml', PATCH_TYPES.filter((t) => t !== 'application/apply-patch+yaml'));
     const configuration = parseApplyBody(raw);
     if (configuration.metadata.name !== undefined && configuration.metadata.name !== name) {
       throw badRequest(`the name of the object (${String(configuration.metadata.name)}) does not match the name on the URL (${name})`);
     }
-    const stored = this.ctx.resourceStore(type).get(objectKey(namespace, name));
+    // An apply to the status of a missing object is a 404, as any status write is.
+    const stored = status ? this.ctx.requireStored(type, namespace, name) : this.ctx.resourceStore(type).get(objectKey(namespace, name));
     const current = stored ? this.ctx.toServed(type, version, stored) : undefined;
     const { object } = serverSideApply({
       current,
@@ -182,9 +182,10 @@ export class ResourceHandler {
       apiVersion: apiVersionOf(type.group, version),
       time: nowTimestamp(this.ctx.clock),
       statusIsSubresource: type.statusSubresource,
+      ...(status ? { subresource: status } : {}),
     });
     const managedFields = entriesOf(object);
-    const writeOptions = { ...options, fieldManager: manager, managedFields };
+    const writeOptions = { ...options, fieldManager: manager, managedFields, ...(status ? { subresource: status } : {}) };
     if (!current) {
       const created = this.writer.create(type, version, namespace, { ...object, metadata: { ...object.metadata, name } }, writeOptions);
       return this.respond(response, 201, created, type);
