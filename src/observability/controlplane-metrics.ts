@@ -1,7 +1,20 @@
 // Binds the control-plane client's metrics hooks to a prom-client Registry. Route labels are
 // templates (/v2/deployments/{deployment_id}), never ids, so the series count stays bounded.
+// The 429 and retry counters start at 0 for every route (and, for retries, every reason a
+// retry can have): a throttling panel then reads 0 rather than "no data", and rate() sees the
+// first 429, which it cannot when the series is born with it.
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ClientMetrics } from '../controlplane/client/metrics.js';
+import { RETRYABLE_STATUSES } from '../controlplane/client/retry-policy.js';
+import { ROUTES } from '../controlplane/client/routes.js';
+
+/** Every `reason` label a retry can carry: a retryable status, or the transport failure. */
+export const RETRY_REASONS: readonly string[] = [
+  ...[...RETRYABLE_STATUSES].map(String),
+  'connect',
+  'reset',
+  'timeout',
+];
 
 export const CONTROLPLANE_METRIC_NAMES = {
   requests: 'agent_operator_controlplane_requests_total',
@@ -44,6 +57,10 @@ export function createControlPlaneMetrics(registry: Registry): ClientMetrics {
     labelNames: ['route', 'reason'] as const,
     registers,
   });
+  for (const route of Object.values(ROUTES)) {
+    throttled.inc({ route }, 0);
+    for (const reason of RETRY_REASONS) retries.inc({ route, reason }, 0);
+  }
   return {
     requestDone: ({ route, method, code, seconds }) => {
       requests.inc({ route, method, code });

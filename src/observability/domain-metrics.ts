@@ -1,8 +1,15 @@
 // The operator's domain metrics on prom-client: time from a spec change to DEPLOYED,
 // revisions by final state, and objects by condition (computed at scrape time from the
-// cache, so it is always true and costs nothing between scrapes).
+// cache, so it is always true and costs nothing between scrapes). Every known state and
+// condition/status pair is exported, at 0 when nothing is in it: "0 stalled" must read as 0,
+// not as "no data", and the Stalled alert needs the series to exist.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { TERMINAL_REVISION_STATUSES } from '../controlplane/models/revision.js';
 import type { DomainMetrics } from '../reconcilers/agentdeployment/domain-metrics.js';
+
+/** The kstatus conditions every AgentDeployment carries, and a condition's possible statuses. */
+export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled'] as const;
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 
 export interface ConditionCount {
   condition: string;
@@ -33,9 +40,12 @@ export function bindDomainMetrics(
     registers: [registry],
     collect() {
       this.reset();
+      for (const condition of CONDITION_TYPES)
+        for (const status of CONDITION_STATUSES) this.set({ condition, status }, 0);
       for (const { condition, status, count } of countByCondition()) this.set({ condition, status }, count);
     },
   });
+  for (const state of TERMINAL_REVISION_STATUSES) revisions.inc({ state }, 0);
   return {
     revisionFinished(state, rolloutSeconds) {
       revisions.inc({ state });

@@ -4,7 +4,7 @@
 // `run` command does, with only the kubeconfig and URLs differing.
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 import {
   API_VERSION,
   GROUP,
@@ -19,6 +19,7 @@ import { createControlPlaneClient, resolveEndpoint } from '../controlplane/clien
 import { createControlPlaneMetrics } from '../observability/controlplane-metrics.js';
 import { bindDomainMetrics, type ConditionCount } from '../observability/domain-metrics.js';
 import { startObservabilityServer, type ObservabilityServer } from '../observability/http-server.js';
+import { createOperatorRegistry } from '../observability/registry.js';
 import { objectKey } from '../reconcilers/agentdeployment/object.js';
 import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
@@ -68,8 +69,7 @@ export interface RunningOperator {
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const { config, logger } = options;
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createOperatorRegistry();
 
   const kubeConfig = options.kubeConfig ?? (await loadClusterAccess(kubeConfigSource(config)));
   const { client: kube, transport } = kubeClientFrom(kubeConfig);

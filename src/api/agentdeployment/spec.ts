@@ -169,7 +169,7 @@ export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
   ['sourceConfig', 'listenerConfig', 'clusterNamespace'],
 ];
 
-/** Which source each source-specific field applies to (control-plane-api.md, "Applies to"). */
+/** Which source each source-specific field applies to (docs/api/control-plane.md, "Source configuration"). */
 export const SOURCE_SPECIFIC_FIELDS: readonly {
   path: readonly string[];
   source: (typeof SOURCES)[number];

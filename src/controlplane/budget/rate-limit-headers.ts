@@ -1,5 +1,5 @@
 // Reading what a server says about its limits. The control plane documents none of these
-// headers (REFERENCE-NOTES.md: "a client must work without them and use them when present"),
+// headers (docs/api/control-plane.md: "a client must work without them and use them when present"),
 // so every one is optional and a malformed value is ignored rather than trusted.
 import type { ServerRateState } from './adaptive-bucket.js';
 

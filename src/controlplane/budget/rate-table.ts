@@ -1,5 +1,5 @@
-// The published rate limits of the platform API ("Rate limits (platform API)" in
-// ../shared/spec/platform-data-and-runtime-api.md), as data. One row of the spec's table is
+// The published rate limits of the platform API (docs/api/platform-data.md, "Rate
+// limits"), as data. One row of the spec's table is
 // one row here, in the same order, with both region columns; the matcher and the buckets
 // read nothing else, so a change of the published limits is a change of this table only.
 

@@ -196,7 +196,10 @@ export class RequestExecutor {
     });
     if (!waitForBudget) {
       const reservation = deps.budget.reserve(request);
-      return reservation.ok ? true : throttled(reservation.waitMs);
+      if (!reservation.ok) return throttled(reservation.waitMs);
+      // Sent at once: a wait of 0 belongs in the histogram, or its quantiles have no data.
+      deps.metrics.budgetWaited(0);
+      return true;
     }
     const bucketWait = deps.budget.peekWaitMs(request);
     if (bucketWait > deps.maxBudgetWaitMs) return throttled(bucketWait);

@@ -1,5 +1,5 @@
-// Deployment and its configuration objects (control-plane-api.md, "Resources and their
-// fields"), plus the PATCH body described in REFERENCE-NOTES.md. Every config field is
+// Deployment and its configuration objects (docs/api/control-plane.md, "Resources"), plus
+// the PATCH body described there under "Operations". Every config field is
 // nullable; which source a field applies to is checked by the server against `source`.
 import { z } from 'zod';
 import { ResourceSpec } from './resource-spec.js';
@@ -12,7 +12,7 @@ export const DEPLOYMENT_TYPES = ['dev_free', 'dev', 'prod'] as const;
 
 /**
  * Deployment status values. The spec names the first five; production also reports
- * AWAITING_FINAL_DELETE (REFERENCE-NOTES.md), so a client must accept it.
+ * AWAITING_FINAL_DELETE (docs/api/control-plane.md), so a client must accept it.
  */
 export const DEPLOYMENT_STATUSES = [
   'AWAITING_DATABASE',
@@ -25,7 +25,7 @@ export const DEPLOYMENT_STATUSES = [
 export const DeploymentStatus = z.enum(DEPLOYMENT_STATUSES);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 
-/** A tag ref, which forbids build_on_push (control-plane-api.md, "SourceRevisionConfig"). */
+/** A tag ref, which forbids build_on_push (docs/api/control-plane.md, "Revision configuration"). */
 export const TAG_REF_PREFIX = 'refs/tags/';
 
 export const ListenerConfig = z.object({

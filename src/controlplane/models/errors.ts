@@ -1,4 +1,4 @@
-// Error bodies (control-plane-api.md, "Error objects" and "Errors").
+// Error bodies (docs/api/control-plane.md, "Errors").
 import { z } from 'zod';
 
 export const ValidationError = z.object({

@@ -1,5 +1,5 @@
-// Kubernetes-shaped objects carried inside ResourceSpec (control-plane-api.md, "Volume",
-// "VolumeMount", "Container", "EnvVar", "ResourceRequirements", "LocalObjectReference").
+// Kubernetes-shaped objects carried inside ResourceSpec (docs/api/control-plane.md,
+// "Resource spec": volumes, volume mounts, init containers and sidecars).
 // Their field names are camelCase on the wire, exactly as in a Pod spec, and the operator
 // passes them through unchanged. Only rules that concern one object alone live here
 // (types, required fields, enums, name formats); rules across objects (a mount naming an

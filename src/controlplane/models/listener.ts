@@ -1,5 +1,5 @@
-// Listener and repository-host integration records (REFERENCE-NOTES.md; the spec only
-// names the endpoints that list them).
+// Listener and repository-host integration records (docs/api/control-plane.md,
+// "Listener and integration"; the published interface only names the endpoints that list them).
 import { z } from 'zod';
 
 export const COMPUTE_TYPES = ['cluster', 'serverless'] as const;

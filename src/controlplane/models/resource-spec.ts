@@ -1,4 +1,4 @@
-// ResourceSpec (control-plane-api.md, "ResourceSpec"): every field of the spec, including
+// ResourceSpec (docs/api/control-plane.md, "Resource spec"): every field of the spec, including
 // the ones marked "do not use", because the operator must be able to carry any of them.
 // Bounds stated by the spec are part of the field's schema; defaults (limits of 2x the
 // request, queue_* from their base field) are applied by the server, not here.

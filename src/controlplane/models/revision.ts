@@ -1,4 +1,5 @@
-// Revision record and its states (REFERENCE-NOTES.md: the spec names only DEPLOYED).
+// Revision record and its states (docs/api/control-plane.md, "Revision": the published
+// interface names only DEPLOYED).
 import { z } from 'zod';
 import { Source, SourceRevisionConfig } from './deployment.js';
 

@@ -66,7 +66,7 @@ export class Controller {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter;
-    this.metrics = options.registry ? controllerMetrics(options.registry) : undefined;
+    this.metrics = options.registry ? controllerMetrics(options.registry, this.name) : undefined;
     this.metrics?.maxConcurrentReconciles.set({ controller: this.name }, workers);
     this.metrics?.activeWorkers.set({ controller: this.name }, 0);
   }

@@ -1,8 +1,12 @@
 // controller-runtime's reconcile metrics, under the names its dashboards and alerts query.
+// Like controller-runtime's initMetrics, every series of a controller starts at 0 (each
+// result, the errors, the histogram): rate() over a counter that appears only with the
+// first error misses that error, and a panel over it shows "no data" until then.
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { counterIn, gaugeIn, histogramIn, RECONCILE_BUCKETS } from '../metrics/registry-metrics.js';
 
-export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+export const RECONCILE_OUTCOMES = ['success', 'error', 'requeue', 'requeue_after'] as const;
+export type ReconcileOutcome = (typeof RECONCILE_OUTCOMES)[number];
 
 export interface ControllerMetrics {
   reconcileTotal: Counter<'controller' | 'result'>;
@@ -12,8 +16,8 @@ export interface ControllerMetrics {
   maxConcurrentReconciles: Gauge<'controller'>;
 }
 
-export function controllerMetrics(registry: Registry): ControllerMetrics {
-  return {
+export function controllerMetrics(registry: Registry, controller: string): ControllerMetrics {
+  const metrics: ControllerMetrics = {
     reconcileTotal: counterIn(
       registry,
       'controller_runtime_reconcile_total',
@@ -46,4 +50,9 @@ export function controllerMetrics(registry: Registry): ControllerMetrics {
       ['controller'],
     ),
   };
+  for (const result of RECONCILE_OUTCOMES) metrics.reconcileTotal.inc({ controller, result }, 0);
+  metrics.reconcileErrors.inc({ controller }, 0);
+  metrics.reconcileTime.zero({ controller });
+  metrics.activeWorkers.set({ controller }, 0);
+  return metrics;
 }

@@ -1,6 +1,9 @@
 // The workqueue metrics under the names client-go/controller-runtime publish, so existing
 // dashboards work unchanged. The two "in flight" gauges are computed when scraped from each
 // live queue, which is what client-go's updateUnfinishedWork loop approximates every 500 ms.
+// Every series of a queue exists from the moment the queue does, at 0, as client-go's do:
+// otherwise a panel over an idle queue shows "no data", an alert on it can never fire, and
+// rate() cannot see the first retry (it needs a sample before it).
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { counterIn, gaugeIn, histogramIn, WORKQUEUE_BUCKETS } from '../metrics/registry-metrics.js';
 
@@ -50,7 +53,7 @@ export function workQueueMetrics(registry: Registry, provider: InFlightProvider)
       for (const p of live) this.set({ name: p.name }, p.longestRunningProcessorSeconds());
     },
   );
-  return {
+  const metrics = {
     depth: gaugeIn(registry, 'workqueue_depth', 'Current depth of workqueue', ['name']),
     adds: counterIn(registry, 'workqueue_adds_total', 'Total number of adds handled by workqueue', ['name']),
     retries: counterIn(registry, 'workqueue_retries_total', 'Total number of retries handled by workqueue', [
@@ -74,4 +77,11 @@ export function workQueueMetrics(registry: Registry, provider: InFlightProvider)
       live.delete(provider);
     },
   };
+  const labels = { name: provider.name };
+  metrics.depth.set(labels, 0);
+  metrics.adds.inc(labels, 0);
+  metrics.retries.inc(labels, 0);
+  metrics.queueDuration.zero(labels);
+  metrics.workDuration.zero(labels);
+  return metrics;
 }

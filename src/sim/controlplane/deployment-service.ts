@@ -89,7 +89,7 @@ export function patchDeployment(
   const sourceConfigPatch = patch.source_config;
   const resourceSpec = normalizedResourceSpec(sourceConfigPatch?.resource_spec);
   const revisionPatch = patch.source_revision_config;
-  // An empty secrets list is treated as absent (REFERENCE-NOTES.md).
+  // An empty secrets list is treated as absent (docs/api/control-plane.md).
   const secrets = patch.secrets && patch.secrets.length > 0 ? patch.secrets : null;
 
   const stored = record.sourceConfig;

@@ -14,7 +14,7 @@ const BUILD_PATH: RevisionStatus[] = [
   'AWAITING_DEPLOY',
   'DEPLOYING',
 ];
-/** Container-image sources have nothing to build (REFERENCE-NOTES.md). */
+/** Container-image sources have nothing to build (docs/api/control-plane.md, "Revision"). */
 const IMAGE_PATH: RevisionStatus[] = ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING'];
 
 export interface RevisionTimeline {

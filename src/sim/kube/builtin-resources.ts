@@ -2,7 +2,7 @@
 // leases carry rules (builtin-rules.ts); the rest are stored as given, enough for a
 // rendered Helm chart or an operator's RBAC to apply.
 import { prepareConfigMap, prepareEventsV1, prepareLease, prepareNamespace, prepareSecret } from './builtin-rules.js';
-import { eventsV1Converter } from './event-conversion.js';
+import { coreEventsConverter, eventsV1Converter } from './event-conversion.js';
 import { apiVersionOf, storageKeyOf, type PrinterColumn, type ResourceType } from './resource-type.js';
 
 interface BuiltinSpec {
@@ -67,6 +67,7 @@ const SPECS: BuiltinSpec[] = [
     kind: 'Event',
     shortNames: ['ev'],
     extraFieldLabels: CORE_EVENT_FIELDS,
+    converter: coreEventsConverter,
     columns: [
       { name: 'Type', type: 'string', jsonPath: '.type' },
       { name: 'Reason', type: 'string', jsonPath: '.reason' },

@@ -82,18 +82,31 @@ export function prepareConfigMap(object: KubeObject, old: KubeObject | undefined
 /** metav1.MicroTime only parses exactly six fractional digits (RFC3339Micro). */
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
 
+/**
+ * A MicroTime as the real server stores and answers it: in UTC, with six fractional digits
+ * (`+02:00` becomes `Z`, the clock moved accordingly), whatever offset it was sent with.
+ */
+export function normalizeMicroTime(value: string): string {
+  const fraction = /\.(\d{6})/.exec(value)?.[1] ?? '000000';
+  const wholeSeconds = new Date(value.replace(/\.\d+/, '')).toISOString();
+  return wholeSeconds.replace(/\.\d{3}Z$/, `.${fraction}Z`);
+}
+
 export function prepareLease(object: KubeObject): KubeObject {
   const spec = object['spec'] as Record<string, unknown> | undefined;
+  if (!spec) return object;
+  const normalized: Record<string, unknown> = { ...spec };
   for (const field of ['acquireTime', 'renewTime']) {
-    const value = spec?.[field];
+    const value = spec[field];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || !MICRO_TIME.test(value)) {
       throw badRequest(
         `Lease in version "v1" cannot be handled as a Lease: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": spec.${field} must have exactly 6 fractional digits (MicroTime)`,
       );
     }
+    normalized[field] = normalizeMicroTime(value);
   }
-  return object;
+  return { ...object, spec: normalized };
 }
 
 /** events.k8s.io/v1 create rules (ValidateEventCreate) on the events.k8s.io shape. */

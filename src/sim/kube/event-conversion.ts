@@ -31,3 +31,29 @@ export const eventsV1Converter: VersionConverter = {
   fromStorage: (stored) => rename(stored, 1, 'events.k8s.io/v1'),
   toStorage: (served) => rename(served, 0, 'v1'),
 };
+
+/** metav1.Time has whole seconds: `2026-01-02T03:04:05.123456Z` -> `2026-01-02T03:04:05Z`. */
+function toTime(microTime: string): string {
+  return microTime.replace(/\.\d+(?=Z|[+-]\d{2}:\d{2}$)/, '');
+}
+
+/**
+ * The core/v1 view of an event written through events.k8s.io/v1 carries only `eventTime`
+ * and `series`; kubectl sorts and describes events by `firstTimestamp`, `lastTimestamp` and
+ * `count`. They are filled from the event's own times (the last observation of its series,
+ * else its time) when the writer left them empty, so `kubectl get events
+ * --sort-by=.lastTimestamp` and `kubectl describe` order them as they happened.
+ */
+export const coreEventsConverter: VersionConverter = {
+  fromStorage: (stored) => {
+    const eventTime = stored['eventTime'];
+    if (typeof eventTime !== 'string' || eventTime === '') return stored;
+    const series = stored['series'] as { count?: number; lastObservedTime?: string } | undefined;
+    const filled: KubeObject = { ...stored };
+    filled['firstTimestamp'] ??= toTime(eventTime);
+    filled['lastTimestamp'] ??= toTime(series?.lastObservedTime ?? eventTime);
+    filled['count'] ??= series?.count ?? 1;
+    return filled;
+  },
+  toStorage: (served) => served,
+};

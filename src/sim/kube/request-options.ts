@@ -7,6 +7,10 @@ import type { IncludeObject } from './table.js';
 export interface RequestOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
+  /** The `fieldManager` parameter (required for server-side apply). */
+  fieldManager: string | undefined;
+  /** The `force` parameter of server-side apply; undefined when not sent. */
+  force: boolean | undefined;
   labelSelector: string | null;
   fieldSelector: string | null;
   limit: number | undefined;
@@ -21,8 +25,12 @@ export interface RequestOptions {
   table: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1' | undefined;
 }
 
-function isTrue(value: string | null): boolean {
-  return value === 'true' || value === '1';
+/**
+ * A query boolean as the real server converts it: absent is false, and so are `0` and `false`
+ * in any case; any other value, `True` and the empty string included, is true.
+ */
+export function queryBoolean(value: string | null): boolean {
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 function positiveInteger(params: URLSearchParams, name: string): number | undefined {
@@ -58,14 +66,16 @@ export function parseRequestOptions(params: URLSearchParams, accept: string | un
   return {
     dryRun: dryRun.length > 0,
     fieldValidation,
+    fieldManager: params.get('fieldManager') ?? undefined,
+    force: params.has('force') ? queryBoolean(params.get('force')) : undefined,
     labelSelector: params.get('labelSelector'),
     fieldSelector: params.get('fieldSelector'),
     limit: limit === 0 ? undefined : limit,
     continueToken: params.get('continue') || null,
     resourceVersion: params.get('resourceVersion'),
-    watch: isTrue(params.get('watch')),
-    allowWatchBookmarks: isTrue(params.get('allowWatchBookmarks')),
-    sendInitialEvents: isTrue(params.get('sendInitialEvents')),
+    watch: queryBoolean(params.get('watch')),
+    allowWatchBookmarks: queryBoolean(params.get('allowWatchBookmarks')),
+    sendInitialEvents: queryBoolean(params.get('sendInitialEvents')),
     timeoutSeconds: positiveInteger(params, 'timeoutSeconds'),
     includeObject,
     table: tableVersionOf(accept),

@@ -21,6 +21,7 @@ import type { WatchSession } from './handlers/watch.js';
 import { parseJsonBody, readBody, sendError, sendJson } from './http-io.js';
 import { OpenApiDocuments } from './openapi.js';
 import { parseApiPath } from './request-path.js';
+import { queryBoolean } from './request-options.js';
 import type { ObjectWriter } from './writes.js';
 
 export interface ServerDeps {
@@ -76,7 +77,7 @@ export class EmulatorHttpServer {
     if (url.pathname.startsWith('/_emulator/')) return this.emulatorEndpoint(request, response, url.pathname);
     const { faults } = this.deps;
     if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
-    const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    const isWatch = queryBoolean(url.searchParams.get('watch'));
     if (!isWatch) {
       const injected = faults.injectedFailure();
       if (injected) throw injected;

@@ -15,6 +15,8 @@ export interface ValidateResult {
   object: JsonObject;
   causes: FieldCause[];
   warnings: string[];
+  /** fieldValidation=Strict and unknown fields were sent: the 400's `strict decoding error: ...`. */
+  strictError?: string;
 }
 
 export interface PrepareInput {
@@ -35,7 +37,12 @@ export interface CustomResourceValidator {
 const MODULE_VALIDATOR: CustomResourceValidator = {
   prepareCustomResource: (input) => {
     const result = prepareCustomResource({ ...input, schema: input.schema as JSONSchemaProps });
-    return { object: result.object, causes: result.causes, warnings: result.warnings };
+    return {
+      object: result.object,
+      causes: result.causes,
+      warnings: result.warnings,
+      ...(result.strictError === undefined ? {} : { strictError: result.strictError }),
+    };
   },
   validateCrdSchema: (schema) => validateCrdSchema(schema as JSONSchemaProps),
   available: true,

@@ -15,13 +15,18 @@ import {
 import type { ApiContext } from './api-context.js';
 import { forbiddenInTerminatingNamespace } from './builtin-rules.js';
 import { jsonEqual, nowTimestamp, objectKey, type KubeObject, type ObjectMeta } from './kube-object.js';
-import type { ResourceType } from './resource-type.js';
+import { entriesOf, isManagedFieldsEntry, limitToObject, trackUpdate, type ManagedFieldsEntry } from './managed-fields.js';
+import { apiVersionOf, type ResourceType } from './resource-type.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
+  /** Who writes: takes ownership of the fields it changes. Absent: managedFields stay as they are. */
+  fieldManager?: string;
+  /** Ownership already worked out by server-side apply. */
+  managedFields?: ManagedFieldsEntry[];
 }
 
 export interface WriteResult {
@@ -121,6 +126,10 @@ export class ObjectWriter {
         fieldValidation: options.fieldValidation,
         ...(subresource ? { subresource } : {}),
       });
+      if (result.strictError !== undefined) {
+        // Decoding fails before anything is validated, as in the real server's strict decoder.
+        throw badRequest(`${type.kind} in version "${version}" cannot be handled as a ${type.kind}: ${result.strictError}`);
+      }
       if (result.causes.length > 0) throw invalid(type.group, type.kind, object.metadata.name ?? '', result.causes);
       const prepared = result.object as KubeObject;
       return { object: { ...prepared, metadata: prepared.metadata ?? object.metadata }, warnings: result.warnings };
@@ -157,7 +166,7 @@ export class ObjectWriter {
     let candidate: KubeObject = { ...body, apiVersion: type.group ? `${type.group}/${version}` : version, kind: type.kind, metadata };
     if (type.statusSubresource) delete candidate['status'];
     const ruled = this.applyRules(type, version, candidate, undefined, options, undefined);
-    candidate = ruled.object;
+    candidate = this.withManagedFields(type, version, undefined, ruled.object, options, undefined);
     if (options.dryRun) return { object: candidate, warnings: ruled.warnings };
 
     const revision = this.ctx.store.nextRevision();
@@ -216,6 +225,12 @@ export class ObjectWriter {
         else Object.assign(metadata, { [owned]: current.metadata[owned] });
       }
       delete metadata.managedFields;
+      const given = body.metadata.managedFields;
+      // A client may rewrite ownership itself (kubectl does when it moves an object from
+      // client-side to server-side apply); the server keeps what it sent.
+      if (options.managedFields === undefined && Array.isArray(given) && given.length > 0 && !jsonEqual(given, current.metadata.managedFields)) {
+        options = { ...options, managedFields: given.filter(isManagedFieldsEntry) };
+      }
       candidate = { ...body, apiVersion: current.apiVersion, kind: type.kind, metadata };
       if (type.statusSubresource) {
         if (current['status'] === undefined) delete candidate['status'];
@@ -225,13 +240,39 @@ export class ObjectWriter {
     }
 
     const ruled = this.applyRules(type, version, candidate, current, options, options.subresource);
-    candidate = ruled.object;
+    candidate = this.withManagedFields(type, version, current, ruled.object, options, options.subresource);
     if ((type.tracksGeneration || type.custom) && options.subresource !== 'status') {
       const before = current.metadata.generation ?? 1;
       const changed = !jsonEqual(generationRelevant(type, candidate), generationRelevant(type, current));
       candidate = { ...candidate, metadata: { ...candidate.metadata, generation: changed ? before + 1 : before } };
     }
     return this.commit(type, version, current, candidate, options.dryRun, ruled.warnings);
+  }
+
+  /** Sets metadata.managedFields after a write: the apply's, the writer's changes, or as they were. */
+  private withManagedFields(
+    type: ResourceType,
+    version: string,
+    before: KubeObject | undefined,
+    candidate: KubeObject,
+    options: WriteOptions,
+    subresource: 'status' | undefined,
+  ): KubeObject {
+    const entries =
+      (options.managedFields && limitToObject(options.managedFields, candidate)) ??
+      (options.fieldManager === undefined
+        ? entriesOf(before)
+        : trackUpdate(before, candidate, {
+            manager: options.fieldManager,
+            apiVersion: apiVersionOf(type.group, version),
+            time: nowTimestamp(this.ctx.clock),
+            statusIsSubresource: type.statusSubresource,
+            ...(subresource ? { subresource } : {}),
+          }));
+    const metadata: ObjectMeta = { ...candidate.metadata };
+    if (entries.length > 0) metadata.managedFields = entries;
+    else delete metadata.managedFields;
+    return { ...candidate, metadata };
   }
 
   private checkNoNewFinalizers(type: ResourceType, current: KubeObject, candidate: KubeObject): void {

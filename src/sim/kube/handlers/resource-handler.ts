@@ -1,10 +1,12 @@
 // Dispatches one resource request (GET/POST/PUT/PATCH/DELETE on a collection, an object or
 // its status) to the reads, the writer or a watch.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, badRequest, methodNotAllowed, notFound, unsupportedMediaType } from '../api-error.js';
+import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedMediaType } from '../api-error.js';
 import type { ApiContext } from '../api-context.js';
 import { parseJsonBody, readBody, sendJson, warningHeaders } from '../http-io.js';
-import { isJsonObject, cloneJson, type KubeObject } from '../kube-object.js';
+import { isJsonObject, cloneJson, nowTimestamp, objectKey, type KubeObject } from '../kube-object.js';
+import { entriesOf, managerFromUserAgent } from '../managed-fields.js';
+import { checkApplyOptions, parseApplyBody, serverSideApply } from '../server-side-apply.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch.js';
 import { decodeProtobufBody } from '../protobuf-body.js';
 import { parseRequestOptions, type RequestOptions } from '../request-options.js';
@@ -58,7 +60,9 @@ export class ResourceHandler {
     }
     if (type.namespaced && namespace === undefined && name !== undefined) throw notFound(type.group, type.plural, name);
     const effectiveNamespace = type.namespaced ? namespace : undefined;
-    const options = parseRequestOptions(params, request.headers.accept);
+    const parsed = parseRequestOptions(params, request.headers.accept);
+    // Every write names who made it (for managedFields); the server falls back to the User-Agent.
+    const options = { ...parsed, fieldManager: parsed.fieldManager ?? managerFromUserAgent(request.headers['user-agent']) };
     const method = request.method ?? 'GET';
     const status = subresource === 'status' ? ('status' as const) : undefined;
 
@@ -88,7 +92,7 @@ export class ResourceHandler {
       });
       return this.respond(response, 200, result, type);
     }
-    if (method === 'PATCH') return this.patch(request, response, type, version, effectiveNamespace, name, options, raw, status);
+    if (method === 'PATCH') return this.patch(request, response, type, version, effectiveNamespace, name, options, raw, status, parsed.fieldManager);
     if (method === 'DELETE' && !status) {
       const result = this.writer.delete(type, version, effectiveNamespace, name, this.deleteOptions(raw, options));
       return this.respondDeleted(response, type, result);
@@ -107,8 +111,9 @@ export class ResourceHandler {
   }
 
   private respondDeleted(response: ServerResponse, type: ResourceType, result: WriteResult): void {
-    if (!result.removed || type.custom || type.storageKey === '/namespaces') return sendJson(response, 200, result.object);
-    // Built-in kinds answer a completed delete with a Success Status, custom resources with the object.
+    // A completed delete answers a Success Status naming what went (custom resources too, as the
+    // real server's store does); one that waits on finalizers answers the object as it now is.
+    if (!result.removed || type.storageKey === '/namespaces') return sendJson(response, 200, result.object);
     sendJson(response, 200, {
       kind: 'Status',
       apiVersion: 'v1',
@@ -149,6 +154,48 @@ export class ResourceHandler {
     sendJson(response, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, version), metadata: { resourceVersion: String(this.ctx.store.currentRevision) }, items });
   }
 
+  /** Server-side apply: creates the object when it does not exist, as the real server does. */
+  private apply(
+    response: ServerResponse,
+    type: ResourceType,
+    version: string,
+    namespace: string | undefined,
+    name: string,
+    options: RequestOptions,
+    raw: Buffer,
+    status: 'status' | undefined,
+    requestedManager: string | undefined,
+  ): void {
+    const manager = checkApplyOptions(requestedManager);
+    const configuration = parseApplyBody(raw);
+    if (configuration.metadata.name !== undefined && configuration.metadata.name !== name) {
+      throw badRequest(`the name of the object (${String(configuration.metadata.name)}) does not match the name on the URL (${name})`);
+    }
+    // An apply to the status of a missing object is a 404, as any status write is.
+    const stored = status ? this.ctx.requireStored(type, namespace, name) : this.ctx.resourceStore(type).get(objectKey(namespace, name));
+    const current = stored ? this.ctx.toServed(type, version, stored) : undefined;
+    const { object } = serverSideApply({
+      current,
+      configuration,
+      manager,
+      force: options.force ?? false,
+      apiVersion: apiVersionOf(type.group, version),
+      time: nowTimestamp(this.ctx.clock),
+      statusIsSubresource: type.statusSubresource,
+      ...(status ? { subresource: status } : {}),
+    });
+    const managedFields = entriesOf(object);
+    const writeOptions = { ...options, fieldManager: manager, managedFields, ...(status ? { subresource: status } : {}) };
+    if (!current) {
+      const created = this.writer.create(type, version, namespace, { ...object, metadata: { ...object.metadata, name } }, writeOptions);
+      return this.respond(response, 201, created, type);
+    }
+    const named = configuration.metadata.resourceVersion;
+    const resourceVersion = typeof named === 'string' ? named : current.metadata.resourceVersion;
+    const updated = this.writer.update(type, version, namespace, name, { ...object, metadata: { ...object.metadata, resourceVersion } }, writeOptions);
+    this.respond(response, 200, updated, type);
+  }
+
   private patch(
     request: IncomingMessage,
     response: ServerResponse,
@@ -159,14 +206,14 @@ export class ResourceHandler {
     options: RequestOptions,
     raw: Buffer,
     status: 'status' | undefined,
+    requestedManager: string | undefined,
   ): void {
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-    if (contentType === 'application/apply-patch+yaml') {
-      throw new ApiError(
-        415,
-        'UnsupportedMediaType',
-        'server-side apply (application/apply-patch+yaml) is not modelled by this emulator; use client-side apply (kubectl apply without --server-side) or a merge patch',
-      );
+    if (contentType === 'application/apply-patch+yaml') return this.apply(response, type, version, namespace, name, options, raw, status, requestedManager);
+    if (options.force !== undefined) {
+      throw invalid('meta.k8s.io', 'PatchOptions', '', [
+        { reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' },
+      ]);
     }
     if (contentType === 'application/strategic-merge-patch+json' && type.custom) {
       throw unsupportedMediaType(contentType, PATCH_TYPES.filter((t) => !t.startsWith('application/strategic')));

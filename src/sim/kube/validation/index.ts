@@ -67,12 +67,33 @@ function isOutsideStatus(field: string): boolean {
   return head !== 'status' && head !== 'metadata' && head !== ROOT_PATH;
 }
 
+/**
+ * Schema errors after which the real server does not evaluate CEL rules (its hasBlockingErr):
+ * a rule over a missing or mistyped field would only fail with "no such key" noise.
+ */
+const BLOCKING_REASONS: ReadonlySet<string> = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+
+export const RULES_NOT_CHECKED: FieldCause = {
+  reason: 'FieldValueInvalid',
+  field: ROOT_PATH,
+  message:
+    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
+
 function runValidation(root: SchemaNode, object: Record<string, unknown>, old: Record<string, unknown> | undefined): { causes: FieldCause[]; warnings: string[] } {
   const causes: FieldCause[] = [];
   validateValue(object, root, '', old === undefined ? undefined : { value: old }, causes);
   validateListTypes(object, root, '', causes);
   const warnings: string[] = [];
-  if (root.hasRulesBelow) {
+  if (root.hasRulesBelow && causes.some((cause) => BLOCKING_REASONS.has(cause.reason))) {
+    causes.push(RULES_NOT_CHECKED);
+  } else if (root.hasRulesBelow) {
     const cel = validateCelRules(root, toCelRoot(object, root), old === undefined ? undefined : toCelRoot(old, root), ROOT_PATH);
     causes.push(...cel.causes);
     warnings.push(...cel.warnings);
