@@ -1,12 +1,24 @@
 // The README's run command, run as a user would in CI: not a terminal, CI=true. It must
 // converge every example, roll out the update, print its summary and exit 0.
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+// The demo's own temp folder (kubeconfig, operator log; kept after a failure) goes in here.
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'demo-test-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
 
 function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
-      env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '' },
+      env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '', TMPDIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
