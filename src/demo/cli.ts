@@ -39,6 +39,17 @@ crds/ and examples/, shows each AgentDeployment reach Ready, rolls out one updat
                              (API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY)
   --api-key-file <path>
   --examples <dir>           manifests to apply (default: the package's examples/)
+  -h, --help                 show this help
+
+With --kubeconfig the demo works only in the examples' namespace (agents-demo), refuses it
+if it exists and was not created by a demo, installs the CRD only if it is missing, and at
+the end deletes everything it created (the CRD only if it installed it) unless --keep.
+
+Examples:
+  agent-operator demo
+  agent-operator demo --keep                 # then paste the kubectl commands it prints
+  agent-operator demo --kubeconfig ~/.kube/config --timeout 5m
+  AGENT_OPERATOR_API_KEY=... agent-operator demo --control-plane-url https://api.host.langchain.com
 `;
 
 interface DemoFlags {

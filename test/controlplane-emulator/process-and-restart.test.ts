@@ -86,10 +86,11 @@ describe('CLI', () => {
       revisionPhaseMs: 0,
     });
     expect(parseEmulatorArgs(['--port', '1', '--rate-limit', 'off'])).toMatchObject({ rateLimit: 'off' });
+    // Like `emulate kube`: no --port means any free port.
+    expect(parseEmulatorArgs([])).toMatchObject({ port: 0 });
   });
 
   it.each([
-    [[], /--port is required/],
     [['--port', 'x'], /--port must be/],
     [['--port', '0', '--rate-limit', '5'], /--rate-limit must be/],
     [['--port', '0', '--api-key', 'k=acme'], /tenant "acme" is not a uuid/],

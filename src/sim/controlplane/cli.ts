@@ -7,9 +7,11 @@ import { isUuid } from './ids.js';
 import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulatorOptions } from './index.js';
 import type { RateLimitConfig } from './rate-limiter.js';
 
-const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
+const USAGE = `Usage: agent-operator emulate control-plane [flags]
 
-  --port <n>                  port to listen on (0 picks a free one)
+Serves the control-plane emulator (plain HTTP) and prints its URL on one line.
+
+  --port <n>                  port to listen on (default 0: any free port)
   --host <addr>               address to listen on (default 127.0.0.1)
   --api-key <key>[=<tenant-uuid>[,<tenant-uuid>...]]
                               an accepted API key, optionally with its tenants; repeatable
@@ -18,6 +20,13 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
+  -h, --help                  show this help
+
+Examples:
+  agent-operator emulate control-plane
+  agent-operator emulate control-plane --port 8000 --revision-phase-ms 200
+  agent-operator emulate control-plane --api-key team-key=0b7c2c5e-6f5d-4a4e-9a37-1c0d2e3f4a5b --rate-limit off
+Admin API under /_emulator/ (reset, faults, counters): see docs/control-plane-emulator.md.
 `;
 
 export class UsageError extends Error {}
@@ -74,8 +83,7 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
     allowPositionals: false,
   });
   if (values.help) return 'help';
-  if (values.port === undefined) throw new UsageError('--port is required (0 picks a free port)');
-  const port = parseNonNegativeInteger('--port', values.port);
+  const port = parseNonNegativeInteger('--port', values.port ?? '0');
   if (port > 65535) throw new UsageError('--port must be at most 65535');
   const options: ControlPlaneEmulatorOptions = { port, host: values.host ?? '127.0.0.1' };
   if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
