@@ -1,10 +1,10 @@
 // The README's run command, run as a user would in CI: not a terminal, CI=true. It must
 // converge every example, roll out the update, print its summary and exit 0.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run, type RunResult } from '../packaging/support/run.js';
 
 // The demo's own temp folder (kubeconfig, operator log; kept after a failure) goes in here.
 let dir: string;
@@ -15,18 +15,9 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
-      env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '', TMPDIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function runDemo(args: string[]): Promise<RunResult> {
+  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
+    env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '', TMPDIR: dir },
   });
 }
 

@@ -1,8 +1,8 @@
 // The command line as a newcomer meets it: --version, help at every level with examples, and
 // clear errors for what it does not know. Output is captured, so a passing run prints nothing.
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { dispatch, type Output } from '../../src/cli.js';
+import { run, type RunResult } from '../packaging/support/run.js';
 
 function captured(): Output & { out: string; err: string } {
   const sink = {
@@ -15,21 +15,9 @@ function captured(): Output & { out: string; err: string } {
 }
 
 /** Runs the CLI in a child process, for the commands that write to the process's own stdout. */
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    env: { ...process.env, ...env },
   });
 }
 
