@@ -1,5 +1,6 @@
-// `kubectl get agd` as a platform engineer reads it, through the real kubectl against the
-// Kubernetes emulator serving the generated CRD: READY, STATUS (the Ready reason), REVISION
+// An AgentDeployment as a platform engineer meets it, through the real kubectl against the
+// Kubernetes emulator serving the generated CRD. `kubectl apply` rejects a field a source
+// requires, naming it. `kubectl get agd` shows READY, STATUS (the Ready reason), REVISION
 // (active), LATEST (newest revision's state), SUSPENDED and AGE; `-o wide` adds the source,
 // deployment id, URL and the Ready message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,5 +140,19 @@ describe('kubectl get agd', () => {
       URL: 'https://rolling.agents.example.com',
       MESSAGE: 'revision b2b2b2b2 is BUILDING',
     });
+  });
+});
+
+describe('kubectl apply', () => {
+  it('rejects an external_container object without imageUri, naming the field', async () => {
+    const object = agent('no-image', false) as { spec: { sourceRevisionConfig?: object } };
+    delete object.spec.sourceRevisionConfig;
+    const result = await kube.kubectl(['apply', '-f', '-'], dump(object));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('The AgentDeployment "no-image" is invalid');
+    expect(result.stderr).toContain(
+      'spec.sourceRevisionConfig.imageUri is required when spec.source is external_container',
+    );
+    expect((await kube.kubectl(['get', 'agd', 'no-image'])).code).not.toBe(0);
   });
 });
