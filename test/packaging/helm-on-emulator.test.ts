@@ -14,6 +14,9 @@ const started = await startKube();
 // helm's own home (discovery cache, config): a temp folder removed afterwards, so that no
 // run leaves ~/.kube/cache or a folder under a made-up HOME behind.
 const helmHome = await mkdtemp(join(tmpdir(), 'helm-home-'));
+afterAll(async () => {
+  await rm(helmHome, { recursive: true, force: true });
+});
 const unavailable = typeof started === 'string' ? started : undefined;
 if (unavailable) console.warn(`SKIPPED helm on the Kubernetes emulator: ${unavailable}`);
 
@@ -31,7 +34,6 @@ describe.skipIf(unavailable !== undefined)(
 
     afterAll(async () => {
       await kube.stop();
-      await rm(helmHome, { recursive: true, force: true });
     });
 
     function helm(args: string[]) {
