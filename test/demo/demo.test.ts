@@ -36,6 +36,8 @@ describe('agent-operator demo', () => {
     expect(states.at(-1)).toBe('DEPLOYED');
     expect(new Set(states).size).toBeGreaterThanOrEqual(2);
     expect(stdout).toMatch(/support-bot: revision DEPLOYED, active [0-9a-f]{8}, Ready=True \(Deployed\)/);
+    // One consistent picture per line: never a DEPLOYED revision with nothing active yet.
+    expect(stdout).not.toMatch(/revision DEPLOYED, active -/);
     expect(stdout).toMatch(/Updating support-bot: image .*:demo-update/);
     expect(stdout).toMatch(/update rolled out in \d+\.\d s/);
     expect(stdout).toMatch(/429 responses received: 0/);
