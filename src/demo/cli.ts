@@ -143,10 +143,26 @@ class DemoRun {
   private readonly readyAt = new Map<string, number>();
   private readonly lastConsistent = new Map<string, DemoRow>();
 
+  /** Set by the first Ctrl-C (or SIGTERM): the demo stops and cleans up; a second one ends it at once. */
+  private stopRequested = false;
+  private readonly stopped: Promise<void>;
+  private readonly onStopSignal: () => void;
+
   constructor(
     private readonly flags: DemoFlags,
     private readonly view: DemoView,
-  ) {}
+  ) {
+    let resolveStopped = (): void => {};
+    this.stopped = new Promise((resolve) => (resolveStopped = resolve));
+    this.onStopSignal = () => {
+      this.stopRequested = true;
+      process.off('SIGINT', this.onStopSignal);
+      process.off('SIGTERM', this.onStopSignal);
+      resolveStopped();
+    };
+    process.on('SIGINT', this.onStopSignal);
+    process.on('SIGTERM', this.onStopSignal);
+  }
 
   async execute(): Promise<number> {
     const deadline = Date.now() + this.flags.timeoutMs;
@@ -270,6 +286,7 @@ class DemoRun {
       const stalled = rows.find((row) => row.stalled);
       if (stalled) throw new Error(`${stalled.name} is Stalled: ${stalled.message}`);
       if (done(rows)) return;
+      if (this.stopRequested) throw new Error('interrupted');
       if (Date.now() > deadline) {
         const waiting = rows
           .filter((row) => !row.settled)
@@ -302,11 +319,6 @@ class DemoRun {
   private async keepRunning(example: Manifest): Promise<void> {
     const environment = this.environment;
     if (!environment) return;
-    // Listening before saying "press Ctrl-C": a signal sent on reading it must not kill the process.
-    const stopped = new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
     this.view.phase('Still running (--keep); press Ctrl-C to stop');
     for (const line of keepBanner({
       kubeconfig: environment.kubeconfigPath,
@@ -319,12 +331,14 @@ class DemoRun {
       logPath: this.logPath,
     }))
       this.view.line(line);
-    await stopped;
+    await this.stopped;
   }
 
   /** Stops everything; false when the clean-up of a real cluster failed. */
   async close(): Promise<boolean> {
     let cleanedUp = true;
+    process.off('SIGINT', this.onStopSignal);
+    process.off('SIGTERM', this.onStopSignal);
     const environment = this.environment;
     if (environment && !environment.embeddedKube && this.footprint) {
       if (this.flags.keep && this.succeeded) {

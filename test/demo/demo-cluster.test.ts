@@ -208,6 +208,19 @@ describe('demo --kubeconfig against a cluster it does not own', () => {
   }, 90_000);
 });
 
+describe('demo interrupted', () => {
+  it('Ctrl-C during the rollout still removes everything it created', async () => {
+    const demo = startDemo(['--revision-phase-ms', '5000']);
+    await waitForOutput(demo, '== Creating the deployments');
+    demo.child.kill('SIGINT');
+    const { code, stdout } = await demo.done;
+    expect(code).toBe(1);
+    expect(stdout).toContain('demo failed: interrupted');
+    expect(stdout).toContain('removed namespace agents-demo');
+    expect(await demoObjectsLeft()).toEqual([]);
+  }, 60_000);
+});
+
 describe('demo start-up errors', () => {
   it('exits non-zero at once when the kubeconfig cannot be read', async () => {
     const { code, stdout } = await startDemo(['--kubeconfig', join(dir, 'missing')]).done;
