@@ -2,11 +2,12 @@
 // and no_proxy/NO_PROXY as curl reads them (only NO_PROXY exempts a host, loopback
 // included). A CONNECT proxy on loopback counts the tunnels it opens.
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/controlplane/budget/clock.js';
 import { HttpTransport } from '../../src/controlplane/client/http-transport.js';
 import { isExempt, proxyFor } from '../../src/controlplane/client/proxy-env.js';
+import { startConnectProxy, type ConnectProxy } from './support/connect-proxy.js';
 
 describe('proxyFor: the proxy variables as curl reads them', () => {
   const https = new URL('https://api.host.langchain.com');
@@ -49,42 +50,24 @@ describe('proxyFor: the proxy variables as curl reads them', () => {
 
 describe('HttpTransport through a CONNECT proxy', () => {
   let target: Server;
-  let proxy: Server;
+  let proxy: ConnectProxy;
   let targetUrl: string;
-  let proxyUrl: string;
-  const tunnels: string[] = [];
 
   beforeAll(async () => {
     target = createHttpServer((_request, response) => response.end('{"ok":true}'));
-    proxy = createHttpServer((_request, response) => response.writeHead(405).end());
-    proxy.on('connect', (request, clientSocket, head) => {
-      tunnels.push(request.url ?? '');
-      const [host = '', port = ''] = (request.url ?? '').split(/:(?=\d+$)/);
-      const upstream = connect(Number(port), host, () => {
-        clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(clientSocket);
-        clientSocket.pipe(upstream);
-      });
-      upstream.on('error', () => clientSocket.destroy());
-      clientSocket.on('error', () => upstream.destroy());
-    });
-    await Promise.all(
-      [target, proxy].map((server) => new Promise<void>((r) => server.listen(0, '127.0.0.1', r))),
-    );
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxy = await startConnectProxy();
   });
 
   afterAll(async () => {
-    for (const server of [target, proxy]) {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
+    target.closeAllConnections();
+    await new Promise((resolve) => target.close(resolve));
+    await proxy.close();
   });
 
   beforeEach(() => {
-    tunnels.length = 0;
+    proxy.tunnels.length = 0;
   });
 
   async function get(env: Record<string, string>): Promise<number | string> {
@@ -103,17 +86,17 @@ describe('HttpTransport through a CONNECT proxy', () => {
   }
 
   it('sends the request through the proxy named by HTTP_PROXY, even to loopback', async () => {
-    expect(await get({ HTTP_PROXY: proxyUrl })).toBe(200);
-    expect(tunnels).toEqual([new URL(targetUrl).host]);
+    expect(await get({ HTTP_PROXY: proxy.url })).toBe(200);
+    expect(proxy.tunnels).toEqual([new URL(targetUrl).host]);
   });
 
   it('connects directly when NO_PROXY lists the host', async () => {
-    expect(await get({ HTTP_PROXY: proxyUrl, NO_PROXY: 'localhost,127.0.0.0/8' })).toBe(200);
-    expect(tunnels).toEqual([]);
+    expect(await get({ HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.0/8' })).toBe(200);
+    expect(proxy.tunnels).toEqual([]);
   });
 
   it('connects directly when no proxy variable is set', async () => {
     expect(await get({})).toBe(200);
-    expect(tunnels).toEqual([]);
+    expect(proxy.tunnels).toEqual([]);
   });
 });
