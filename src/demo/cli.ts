@@ -3,7 +3,7 @@
 // names), applies crds/ and examples/, runs the operator, shows every AgentDeployment moving
 // to Ready, rolls out one update, and ends with a summary. Exit 0 when all of it worked;
 // non-zero with the reason when anything failed or timed out. `--keep` leaves it running.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,6 +142,7 @@ class DemoRun {
   private appliedAt = Date.now();
   private readonly readyAt = new Map<string, number>();
   private readonly lastConsistent = new Map<string, DemoRow>();
+  private closeKubeTransport: () => void = () => {};
 
   /** Set by the first Ctrl-C (or SIGTERM): the demo stops and cleans up; a second one ends it at once. */
   private stopRequested = false;
@@ -180,14 +181,16 @@ class DemoRun {
       `kubernetes: ${environment.embeddedKube ? 'embedded emulator' : environment.kubeconfigPath}` +
         ` · control plane: ${environment.embeddedControlPlane ? `embedded emulator at ${environment.controlPlaneUrl}` : environment.controlPlaneUrl}`,
     );
-    const { client } = kubeClientFrom(environment.kubeConfig);
+    const { client, transport } = kubeClientFrom(environment.kubeConfig);
+    this.closeKubeTransport = () => transport.close();
     const footprint = new DemoFootprint(client, (line) => this.view.line(line));
     this.footprint = footprint;
 
     const examples = await readManifests(this.flags.examples);
     const agents = examples.filter((object) => object.kind === 'AgentDeployment');
     if (agents.length === 0) throw new Error(`no AgentDeployment in ${this.flags.examples}`);
-    const leftovers = await footprint.claimNamespaces(namespacesOf(examples));
+    const namespaces = namespacesOf(examples);
+    const leftovers = await footprint.claimNamespaces(namespaces);
     await footprint.installCrds(await readManifests(join(REPO_ROOT, 'crds')), deadline);
 
     this.logPath = join(environment.stateDir, 'operator.log');
@@ -198,7 +201,7 @@ class DemoRun {
         controlPlaneUrl: environment.controlPlaneUrl,
         apiKey: environment.apiKey,
         // Only the demo's own namespaces: on a real cluster nothing else is watched or written.
-        namespaces: namespacesOf(examples),
+        namespaces,
         concurrency: 4,
         resyncPeriodMs: 60_000,
         pollIntervalMs: Math.max(200, this.flags.revisionPhaseMs),
@@ -218,7 +221,7 @@ class DemoRun {
       reconciler: { minRevisionPollMs: Math.max(200, this.flags.revisionPhaseMs) },
     });
     this.view.line(
-      `operator running in ${namespacesOf(examples).join(', ')}; metrics at ${this.operator.metricsUrl ?? '-'}/metrics; log in ${this.logPath}`,
+      `operator running in ${namespaces.join(', ')}; metrics at ${this.operator.metricsUrl ?? '-'}/metrics; log in ${this.logPath}`,
     );
     for (const namespace of leftovers) {
       this.view.line(`namespace ${namespace} is left from an earlier demo run: emptying it first`);
@@ -324,7 +327,7 @@ class DemoRun {
       kubeconfig: environment.kubeconfigPath,
       namespace: example.metadata.namespace ?? 'default',
       name: example.metadata.name,
-      exampleFile: join(this.flags.examples, '30-external-container-agent.yaml'),
+      exampleFile: exampleFileOf(this.flags.examples),
       controlPlaneUrl: environment.controlPlaneUrl,
       apiKeyHint: environment.embeddedControlPlane ? 'emulator-key' : '<yours>',
       metricsUrl: this.operator?.metricsUrl,
@@ -356,6 +359,7 @@ class DemoRun {
       }
     }
     await this.operator?.stop();
+    this.closeKubeTransport();
     await environment?.close();
     // The state folder holds the operator's log: kept (and named) after a failure only.
     const keepLog = this.logPath !== undefined && !(this.succeeded && cleanedUp);
@@ -363,6 +367,12 @@ class DemoRun {
     else if (keepLog && this.succeeded) this.view.line(`operator log: ${this.logPath ?? ''}`);
     return cleanedUp;
   }
+}
+
+/** The manifest the --keep banner suggests editing: the container example, else the whole folder. */
+function exampleFileOf(examples: string): string {
+  const file = join(examples, '30-external-container-agent.yaml');
+  return existsSync(file) ? file : examples;
 }
 
 /** The one change the demo rolls out: a new image tag, or for a repo_host agent a new ref. */
