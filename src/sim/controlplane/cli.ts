@@ -20,6 +20,7 @@ Serves the control-plane emulator (plain HTTP) and prints its URL on one line.
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
+  --log-level <level>         silent | error | warn | info | debug (default info, to stderr)
   -h, --help                  show this help
 
 Examples:
@@ -67,7 +68,17 @@ function parseNonNegativeInteger(flag: string, value: string): number {
   return Number(value);
 }
 
-export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions | 'help' {
+const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The emulator's options, plus the CLI's own log level (as for `emulate kube`). */
+export type EmulatorCliOptions = ControlPlaneEmulatorOptions & { logLevel?: LogLevel };
+
+function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+export function parseEmulatorArgs(argv: string[]): EmulatorCliOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -77,6 +88,7 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
       'rate-limit': { type: 'string' },
       'no-retry-after': { type: 'boolean' },
       'revision-phase-ms': { type: 'string' },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -85,7 +97,12 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
   if (values.help) return 'help';
   const port = parseNonNegativeInteger('--port', values.port ?? '0');
   if (port > 65535) throw new UsageError('--port must be at most 65535');
-  const options: ControlPlaneEmulatorOptions = { port, host: values.host ?? '127.0.0.1' };
+  const options: EmulatorCliOptions = { port, host: values.host ?? '127.0.0.1' };
+  const logLevel = values['log-level'];
+  if (logLevel !== undefined) {
+    if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    options.logLevel = logLevel;
+  }
   if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
   if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
   if (values['no-retry-after']) options.retryAfter = false;
@@ -96,7 +113,7 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options: ControlPlaneEmulatorOptions | 'help';
+  let options: EmulatorCliOptions | 'help';
   try {
     options = parseEmulatorArgs(argv);
   } catch (error) {
@@ -107,8 +124,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const logger = createLogger({ name: 'control-plane-emulator' });
-  const emulator = await startControlPlaneEmulator(options);
+  const { logLevel, ...emulatorOptions } = options;
+  const logger = createLogger({ name: 'control-plane-emulator', level: logLevel ?? 'info' });
+  const emulator = await startControlPlaneEmulator(emulatorOptions);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   logger.info(
     {
