@@ -343,7 +343,7 @@ class DemoRun {
     process.off('SIGINT', this.onStopSignal);
     process.off('SIGTERM', this.onStopSignal);
     const environment = this.environment;
-    if (environment && !environment.embeddedKube && this.footprint) {
+    if (environment && !environment.embeddedKube && this.footprint?.ownsAnything()) {
       if (this.flags.keep && this.succeeded) {
         this.view.line(
           `left in place (--keep): ${this.footprint.describe()}; the next \`agent-operator demo --kubeconfig …\` run empties it first`,

@@ -149,6 +149,11 @@ export class DemoFootprint {
     }
   }
 
+  /** Whether the demo claimed or installed anything that clean-up must give back. */
+  ownsAnything(): boolean {
+    return this.namespaces.size > 0 || this.installedCrds.length > 0;
+  }
+
   /** What --keep leaves in place, for the closing lines. */
   describe(): string {
     const crds = this.installedCrds.length > 0 ? ` and the CRD ${this.installedCrds.join(', ')}` : '';

@@ -4,7 +4,7 @@
 // finalizer, no ids, no status), remove everything it created, refuse a namespace it does
 // not own, and start from a clean slate after an earlier `--keep` run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -226,5 +226,25 @@ describe('demo start-up errors', () => {
     const { code, stdout } = await startDemo(['--kubeconfig', join(dir, 'missing')]).done;
     expect(code).toBe(1);
     expect(stdout).toMatch(/demo failed: --kubeconfig: cannot load ".*missing"/);
+  }, 30_000);
+
+  it('exits non-zero at once when the cluster does not answer', async () => {
+    const unreachable = join(dir, 'unreachable-kubeconfig');
+    await writeFile(
+      unreachable,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: x}}]',
+        'contexts: [{name: c, context: {cluster: c, user: u}}]',
+        'current-context: c',
+        '',
+      ].join('\n'),
+    );
+    const { code, stdout } = await startDemo(['--kubeconfig', unreachable]).done;
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/demo failed: GET \/api\/v1\/namespaces\/agents-demo: connect ECONNREFUSED/);
+    expect(stdout).not.toContain('Cleaning up');
   }, 30_000);
 });
