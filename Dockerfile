@@ -18,7 +18,9 @@ RUN npm run build
 
 # ---- runtime: production dependencies only, no compiler, no npm, non-root ----
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+# The commit `agent-operator --version` reports: docker build --build-arg VCS_REF=$(git rev-parse HEAD)
+ARG VCS_REF=unknown
+ENV NODE_ENV=production AGENT_OPERATOR_COMMIT=${VCS_REF}
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies are installed here from the lock file, not copied from the build

@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every run in a temp folder of its own; the run fails if a test leaves anything there.
+    globalSetup: ['./test/support/temp-dir-guard.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

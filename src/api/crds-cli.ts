@@ -13,6 +13,10 @@ Prints the AgentDeployment CustomResourceDefinition (YAML) generated from the AP
   --check        exit 1 with a diff when those files differ from the generated output
   --root <dir>   repository root for --write and --check (default: the current directory)
   -h, --help     show this help
+
+Examples:
+  agent-operator crds | kubectl apply -f -
+  agent-operator crds --check      # in CI: fails when the schemas changed without regenerating
 `;
 
 export interface CrdsCliIo {

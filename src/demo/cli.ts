@@ -3,8 +3,8 @@
 // names), applies crds/ and examples/, runs the operator, shows every AgentDeployment moving
 // to Ready, rolls out one update, and ends with a summary. Exit 0 when all of it worked;
 // non-zero with the reason when anything failed or timed out. `--keep` leaves it running.
-import { readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -15,6 +15,8 @@ import { kubeClientFrom } from '../runtime/kube/cluster-access.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import { startDemoEnvironment, type DemoEnvironment } from './environment.js';
 import { createView, type DemoView } from './live-view.js';
+import { DemoFootprint, labelled, namespacesOf } from './footprint.js';
+import { keepBanner } from './keep-banner.js';
 import { applyObject, readManifests, type Manifest } from './manifests.js';
 import { rowOf, type DemoRow } from './rows.js';
 import { callSummary } from './summary.js';
@@ -37,6 +39,17 @@ crds/ and examples/, shows each AgentDeployment reach Ready, rolls out one updat
                              (API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY)
   --api-key-file <path>
   --examples <dir>           manifests to apply (default: the package's examples/)
+  -h, --help                 show this help
+
+With --kubeconfig the demo works only in the examples' namespace (agents-demo), refuses it
+if it exists and was not created by a demo, installs the CRD only if it is missing, and at
+the end deletes everything it created (the CRD only if it installed it) unless --keep.
+
+Examples:
+  agent-operator demo
+  agent-operator demo --keep                 # then paste the kubectl commands it prints
+  agent-operator demo --kubeconfig ~/.kube/config --timeout 5m
+  AGENT_OPERATOR_API_KEY=... agent-operator demo --control-plane-url https://api.host.langchain.com
 `;
 
 interface DemoFlags {
@@ -104,31 +117,56 @@ export async function main(argv: string[]): Promise<number> {
   const interactive = Boolean(process.stdout.isTTY) && !flags.plain && process.env.CI !== 'true';
   const view = createView(process.stdout, interactive);
   const run = new DemoRun(flags, view);
+  let code: number;
   try {
-    return await run.execute();
+    code = await run.execute();
   } catch (error) {
     view.line(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}`);
     if (run.logPath) view.line(`operator log: ${run.logPath}`);
-    return 1;
-  } finally {
-    await run.close();
+    code = 1;
   }
+  const cleanedUp = await run.close();
+  return cleanedUp ? code : Math.max(code, 1);
 }
+
+/** How long the operator gets to delete each control-plane deployment before clean-up strips its finalizer. */
+const CLEAN_UP_GRACE_MS = 30_000;
 
 class DemoRun {
   logPath: string | undefined;
   private environment: DemoEnvironment | undefined;
   private operator: RunningOperator | undefined;
-  private readonly startedAt = Date.now();
+  private footprint: DemoFootprint | undefined;
+  private succeeded = false;
+  /** When the examples were applied: every "Ready after" is measured from here. */
+  private appliedAt = Date.now();
   private readonly readyAt = new Map<string, number>();
+  private readonly lastConsistent = new Map<string, DemoRow>();
+  private closeKubeTransport: () => void = () => {};
+
+  /** Set by the first Ctrl-C (or SIGTERM): the demo stops and cleans up; a second one ends it at once. */
+  private stopRequested = false;
+  private readonly stopped: Promise<void>;
+  private readonly onStopSignal: () => void;
 
   constructor(
     private readonly flags: DemoFlags,
     private readonly view: DemoView,
-  ) {}
+  ) {
+    let resolveStopped = (): void => {};
+    this.stopped = new Promise((resolve) => (resolveStopped = resolve));
+    this.onStopSignal = () => {
+      this.stopRequested = true;
+      process.off('SIGINT', this.onStopSignal);
+      process.off('SIGTERM', this.onStopSignal);
+      resolveStopped();
+    };
+    process.on('SIGINT', this.onStopSignal);
+    process.on('SIGTERM', this.onStopSignal);
+  }
 
   async execute(): Promise<number> {
-    const deadline = this.startedAt + this.flags.timeoutMs;
+    const deadline = Date.now() + this.flags.timeoutMs;
     this.view.phase('Starting');
     const quiet = createLogger({ level: 'warn', name: 'demo' });
     const environment = await startDemoEnvironment({
@@ -143,11 +181,17 @@ class DemoRun {
       `kubernetes: ${environment.embeddedKube ? 'embedded emulator' : environment.kubeconfigPath}` +
         ` · control plane: ${environment.embeddedControlPlane ? `embedded emulator at ${environment.controlPlaneUrl}` : environment.controlPlaneUrl}`,
     );
-    const { client } = kubeClientFrom(environment.kubeConfig);
+    const { client, transport } = kubeClientFrom(environment.kubeConfig);
+    this.closeKubeTransport = () => transport.close();
+    const footprint = new DemoFootprint(client, (line) => this.view.line(line));
+    this.footprint = footprint;
 
-    const crds = await readManifests(join(REPO_ROOT, 'crds'));
-    for (const crd of crds) await applyObject(client, crd);
-    this.view.line(`applied ${crds.length} CustomResourceDefinition(s) from crds/`);
+    const examples = await readManifests(this.flags.examples);
+    const agents = examples.filter((object) => object.kind === 'AgentDeployment');
+    if (agents.length === 0) throw new Error(`no AgentDeployment in ${this.flags.examples}`);
+    const namespaces = namespacesOf(examples);
+    const leftovers = await footprint.claimNamespaces(namespaces);
+    await footprint.installCrds(await readManifests(join(REPO_ROOT, 'crds')), deadline);
 
     this.logPath = join(environment.stateDir, 'operator.log');
     const logFile = await open(this.logPath, 'a');
@@ -156,7 +200,8 @@ class DemoRun {
         region: 'us',
         controlPlaneUrl: environment.controlPlaneUrl,
         apiKey: environment.apiKey,
-        namespaces: [],
+        // Only the demo's own namespaces: on a real cluster nothing else is watched or written.
+        namespaces,
         concurrency: 4,
         resyncPeriodMs: 60_000,
         pollIntervalMs: Math.max(200, this.flags.revisionPhaseMs),
@@ -176,14 +221,16 @@ class DemoRun {
       reconciler: { minRevisionPollMs: Math.max(200, this.flags.revisionPhaseMs) },
     });
     this.view.line(
-      `operator running; metrics at ${this.operator.metricsUrl ?? '-'}/metrics; log in ${this.logPath}`,
+      `operator running in ${namespaces.join(', ')}; metrics at ${this.operator.metricsUrl ?? '-'}/metrics; log in ${this.logPath}`,
     );
+    for (const namespace of leftovers) {
+      this.view.line(`namespace ${namespace} is left from an earlier demo run: emptying it first`);
+      await footprint.clear(namespace, CLEAN_UP_GRACE_MS);
+    }
 
-    const examples = await readManifests(this.flags.examples);
     if (!environment.embeddedControlPlane) await resolveExampleIds(examples, environment);
-    for (const object of examples) await applyObject(client, object);
-    const agents = examples.filter((object) => object.kind === 'AgentDeployment');
-    if (agents.length === 0) throw new Error(`no AgentDeployment in ${this.flags.examples}`);
+    this.appliedAt = Date.now();
+    for (const object of examples) await applyObject(client, labelled(object));
     this.view.line(`applied ${examples.length} objects from examples/ (${agents.length} AgentDeployments)`);
 
     this.view.phase('Creating the deployments');
@@ -212,7 +259,8 @@ class DemoRun {
     const updateSeconds = (Date.now() - updateStarted) / 1000;
 
     await this.printSummary(agents, updateSeconds);
-    if (this.flags.keep) await this.keepRunning();
+    this.succeeded = true;
+    if (this.flags.keep) await this.keepRunning(target);
     return 0;
   }
 
@@ -227,13 +275,21 @@ class DemoRun {
     done: (rows: DemoRow[]) => boolean,
   ): Promise<void> {
     for (;;) {
-      const rows = await Promise.all(agents.map(async (agent) => rowOf(await this.read(client, agent))));
+      const rows = await Promise.all(
+        agents.map(async (agent) => {
+          const row = rowOf(await this.read(client, agent));
+          const shown = row.consistent ? row : (this.lastConsistent.get(row.name) ?? row);
+          this.lastConsistent.set(row.name, shown);
+          return shown;
+        }),
+      );
       for (const row of rows)
         if (row.settled && !this.readyAt.has(row.name)) this.readyAt.set(row.name, Date.now());
-      this.view.rows(rows, Date.now() - this.startedAt);
+      this.view.rows(rows, Date.now() - this.appliedAt);
       const stalled = rows.find((row) => row.stalled);
       if (stalled) throw new Error(`${stalled.name} is Stalled: ${stalled.message}`);
       if (done(rows)) return;
+      if (this.stopRequested) throw new Error('interrupted');
       if (Date.now() > deadline) {
         const waiting = rows
           .filter((row) => !row.settled)
@@ -252,7 +308,7 @@ class DemoRun {
     for (const agent of agents) {
       const at = this.readyAt.get(agent.metadata.name);
       this.view.line(
-        `  ${agent.metadata.name.padEnd(24)} Ready after ${at ? ((at - this.startedAt) / 1000).toFixed(1) : '?'} s`,
+        `  ${agent.metadata.name.padEnd(24)} Ready after ${at ? ((at - this.appliedAt) / 1000).toFixed(1) : '?'} s`,
       );
     }
     this.view.line(`  update rolled out in ${updateSeconds.toFixed(1)} s`);
@@ -263,26 +319,60 @@ class DemoRun {
     this.view.line(`demo: all ${agents.length} AgentDeployments Ready, update deployed`);
   }
 
-  private async keepRunning(): Promise<void> {
+  private async keepRunning(example: Manifest): Promise<void> {
     const environment = this.environment;
     if (!environment) return;
     this.view.phase('Still running (--keep); press Ctrl-C to stop');
-    this.view.line(`  kubectl --kubeconfig ${environment.kubeconfigPath} get agd -A -w`);
-    this.view.line(
-      `  control plane: ${environment.controlPlaneUrl} (API key "${environment.embeddedControlPlane ? 'emulator-key' : '<yours>'}")`,
-    );
-    this.view.line(`  metrics:       ${this.operator?.metricsUrl ?? '-'}/metrics`);
-    this.view.line(`  operator log:  ${this.logPath ?? '-'}`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
+    for (const line of keepBanner({
+      kubeconfig: environment.kubeconfigPath,
+      namespace: example.metadata.namespace ?? 'default',
+      name: example.metadata.name,
+      exampleFile: exampleFileOf(this.flags.examples),
+      controlPlaneUrl: environment.controlPlaneUrl,
+      apiKeyHint: environment.embeddedControlPlane ? 'emulator-key' : '<yours>',
+      metricsUrl: this.operator?.metricsUrl,
+      logPath: this.logPath,
+    }))
+      this.view.line(line);
+    await this.stopped;
   }
 
-  async close(): Promise<void> {
+  /** Stops everything; false when the clean-up of a real cluster failed. */
+  async close(): Promise<boolean> {
+    let cleanedUp = true;
+    process.off('SIGINT', this.onStopSignal);
+    process.off('SIGTERM', this.onStopSignal);
+    const environment = this.environment;
+    if (environment && !environment.embeddedKube && this.footprint?.ownsAnything()) {
+      if (this.flags.keep && this.succeeded) {
+        this.view.line(
+          `left in place (--keep): ${this.footprint.describe()}; the next \`agent-operator demo --kubeconfig …\` run empties it first`,
+        );
+      } else {
+        this.view.phase('Cleaning up');
+        try {
+          await this.footprint.cleanUp(CLEAN_UP_GRACE_MS);
+        } catch (error) {
+          cleanedUp = false;
+          this.view.line(`clean-up failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
     await this.operator?.stop();
-    await this.environment?.close();
+    this.closeKubeTransport();
+    await environment?.close();
+    // The state folder holds the operator's log: kept (and named) after a failure only.
+    const keepLog = this.logPath !== undefined && !(this.succeeded && cleanedUp);
+    if (environment && !keepLog) await rm(environment.stateDir, { recursive: true, force: true });
+    else if (keepLog && this.succeeded) this.view.line(`operator log: ${this.logPath ?? ''}`);
+    return cleanedUp;
   }
+}
+
+/** The manifest the --keep banner suggests editing: the container example, else the whole folder. */
+function exampleFileOf(examples: string): string {
+  const file = join(examples, '30-external-container-agent.yaml');
+  return existsSync(file) ? file : examples;
 }
 
 /** The one change the demo rolls out: a new image tag, or for a repo_host agent a new ref. */

@@ -1,6 +1,6 @@
 // Where the demo runs: the embedded emulators by default, or a real cluster (a kubeconfig)
 // and/or a real control plane (a URL and an API key) when the user gives them.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -29,40 +29,58 @@ export interface DemoEnvironment {
 }
 
 export async function startDemoEnvironment(options: DemoEnvironmentOptions): Promise<DemoEnvironment> {
+  const ownStateDir = options.stateDir === undefined;
   const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'agent-operator-demo-')));
   const closers: Array<() => Promise<void>> = [];
-
-  let controlPlaneUrl = options.controlPlaneUrl;
-  let apiKey = options.apiKey;
-  if (!controlPlaneUrl) {
-    // The examples name the emulator's default listener and integration, which belong to
-    // its default key.
-    const emulator = await startControlPlaneEmulator({ revisionPhaseMs: options.revisionPhaseMs });
-    closers.push(() => emulator.close());
-    controlPlaneUrl = emulator.url;
-    apiKey = DEFAULT_API_KEY;
-  }
-  if (!apiKey) {
-    throw new Error('a real control plane needs an API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY');
-  }
-
-  let kubeconfigPath = options.kubeconfig;
-  if (!kubeconfigPath) {
-    kubeconfigPath = join(stateDir, 'kubeconfig');
-    const kube = await startKubeEmulator({ kubeconfigPath, logger: options.logger });
-    closers.push(() => kube.close());
-  }
-
-  return {
-    kubeConfig: await loadClusterAccess({ kind: 'file', path: kubeconfigPath }),
-    kubeconfigPath,
-    controlPlaneUrl,
-    apiKey,
-    embeddedKube: !options.kubeconfig,
-    embeddedControlPlane: !options.controlPlaneUrl,
-    stateDir,
-    close: async () => {
-      for (const close of closers.reverse()) await close();
-    },
+  const close = async (): Promise<void> => {
+    for (const closeOne of closers.reverse()) await closeOne();
+    closers.length = 0;
   };
+  // Whatever fails from here on, what was already started is stopped again: an emulator left
+  // listening would keep the process alive after the error is printed.
+  try {
+    let controlPlaneUrl = options.controlPlaneUrl;
+    let apiKey = options.apiKey;
+    if (!controlPlaneUrl) {
+      // The examples name the emulator's default listener and integration, which belong to
+      // its default key.
+      const emulator = await startControlPlaneEmulator({ revisionPhaseMs: options.revisionPhaseMs });
+      closers.push(() => emulator.close());
+      controlPlaneUrl = emulator.url;
+      apiKey = DEFAULT_API_KEY;
+    }
+    if (!apiKey) {
+      throw new Error(
+        'a real control plane needs an API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY',
+      );
+    }
+
+    let kubeconfigPath = options.kubeconfig;
+    if (!kubeconfigPath) {
+      kubeconfigPath = join(stateDir, 'kubeconfig');
+      const kube = await startKubeEmulator({ kubeconfigPath, logger: options.logger });
+      closers.push(() => kube.close());
+    }
+    const kubeConfig = await loadClusterAccess({ kind: 'file', path: kubeconfigPath }).catch(
+      (error: unknown) => {
+        throw new Error(
+          `--kubeconfig: cannot load "${kubeconfigPath}": ${error instanceof Error ? error.message : String(error)}`,
+        );
+      },
+    );
+    return {
+      kubeConfig,
+      kubeconfigPath,
+      controlPlaneUrl,
+      apiKey,
+      embeddedKube: !options.kubeconfig,
+      embeddedControlPlane: !options.controlPlaneUrl,
+      stateDir,
+      close,
+    };
+  } catch (error) {
+    await close();
+    if (ownStateDir) await rm(stateDir, { recursive: true, force: true });
+    throw error;
+  }
 }

@@ -12,12 +12,19 @@ export interface DemoRow {
   /** Ready=True for the current generation. */
   settled: boolean;
   stalled: boolean;
+  /**
+   * False for a status caught between two of the operator's writes, such as a revision
+   * already DEPLOYED but not yet recorded as the active one: the demo keeps showing the
+   * previous row rather than a picture that contradicts itself.
+   */
+  consistent: boolean;
 }
 
 interface StatusShape {
   observedGeneration?: number;
-  latestRevisionStatus?: string;
-  activeRevisionId?: string;
+  latestRevisionId?: string | null;
+  latestRevisionStatus?: string | null;
+  activeRevisionId?: string | null;
   conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
 }
 
@@ -37,6 +44,9 @@ export function rowOf(object: Manifest): DemoRow {
     message: ready?.message ?? 'waiting for the operator',
     settled: ready?.status === 'True' && current,
     stalled,
+    consistent:
+      (status.latestRevisionStatus !== 'DEPLOYED' || status.activeRevisionId === status.latestRevisionId) &&
+      (ready?.status !== 'True' || status.latestRevisionStatus === 'DEPLOYED'),
   };
 }
 

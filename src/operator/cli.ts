@@ -4,19 +4,26 @@ import { createLogger } from '../observability/logger.js';
 import { ConfigError, RUN_USAGE, parseOperatorConfig } from './config.js';
 import { startOperator } from './operator.js';
 
+const RUN_EXAMPLES = `
+Examples:
+  AGENT_OPERATOR_API_KEY=... agent-operator run --region eu
+  agent-operator run --api-key-file /etc/agent-operator/api-key --namespaces team-a,team-b
+  agent-operator run --kubeconfig ~/.kube/config --control-plane-url http://127.0.0.1:8000 --log-level debug
+`;
+
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseOperatorConfig>;
   try {
     parsed = parseOperatorConfig({ argv, env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`agent-operator run: ${error.message}\n\n${RUN_USAGE}`);
+      process.stderr.write(`agent-operator run: ${error.message}\n\n${RUN_USAGE}${RUN_EXAMPLES}`);
       return 2;
     }
     throw error;
   }
   if (parsed.help) {
-    process.stdout.write(RUN_USAGE);
+    process.stdout.write(`${RUN_USAGE}${RUN_EXAMPLES}`);
     return 0;
   }
   const { config } = parsed;

@@ -3,7 +3,11 @@
 // Each case runs twice: through a direct cel-js evaluation of the rules, and through the
 // Kubernetes emulator's full admission (prune, default, OpenAPI, list types, CEL).
 import { describe, expect, it } from 'vitest';
-import { IMMUTABLE_FIELDS, SOURCE_SPECIFIC_FIELDS } from '../../src/api/agentdeployment/index.js';
+import {
+  IMMUTABLE_FIELDS,
+  SOURCE_REQUIRED_FIELDS,
+  SOURCE_SPECIFIC_FIELDS,
+} from '../../src/api/agentdeployment/index.js';
 import { agentDeploymentOpenApiSchema } from '../../src/api/crd/agentdeployment-crd.js';
 import type { JsonSchema } from '../../src/api/crd/structural-schema.js';
 import { prepareCustomResource, type JSONSchemaProps } from '../../src/sim/kube/validation/index.js';
@@ -74,8 +78,8 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 7 immutable + 11 applicability + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
-    expect(results.length).toBe(7 + 11 + 1 + 3 + 4 + 2);
+    // 7 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
+    expect(results.length).toBe(7 + 11 + 5 + 1 + 3 + 4 + 2);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -178,6 +182,37 @@ describe('source applicability', () => {
     expect(cel(object)).toEqual([expected]);
     expect(operatorCheck(object)).toEqual([expected]);
     expect(emulatorMessages(object).join('\n')).toContain(expected);
+  });
+});
+
+describe('fields a source requires', () => {
+  it.each(
+    SOURCE_REQUIRED_FIELDS.map(
+      ({ path, source }) => [`${source} without ${path.join('.')}`, path, source] as const,
+    ),
+  )('%s is rejected, naming the field', (_, path, source) => {
+    const object = mutate(source === 'repo_host' ? repoHostObject : externalContainerObject, (spec) => {
+      const parent = path
+        .slice(0, -1)
+        .reduce<Record<string, unknown>>((node, key) => node[key] as Record<string, unknown>, spec);
+      delete parent[path[path.length - 1] ?? ''];
+    });
+    const expected = `spec.${path.join('.')} is required when spec.source is ${source}`;
+    expect(cel(object)).toEqual([expected]);
+    expect(operatorCheck(object)).toEqual([expected]);
+    expect(emulatorMessages(object)).toEqual([
+      `spec.${path.join('.')}: Invalid value: "object": ${expected}`,
+    ]);
+  });
+
+  it('covers what the control plane requires: integration, repository and ref for repo_host; listener and image for external_container', () => {
+    expect(SOURCE_REQUIRED_FIELDS.map(({ path, source }) => `${source}:${path.join('.')}`).sort()).toEqual([
+      'external_container:sourceConfig.listenerId',
+      'external_container:sourceRevisionConfig.imageUri',
+      'repo_host:sourceConfig.integrationId',
+      'repo_host:sourceConfig.repoUrl',
+      'repo_host:sourceRevisionConfig.repoRef',
+    ]);
   });
 });
 

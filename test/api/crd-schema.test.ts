@@ -243,14 +243,19 @@ describe('the CustomResourceDefinition', () => {
     });
   });
 
-  it('prints Source, Status, Active, Ready and Age', () => {
-    expect(version?.additionalPrinterColumns.map((c) => [c.name, c.jsonPath])).toEqual([
-      ['Source', '.spec.source'],
-      ['Status', '.status.deploymentStatus'],
-      ['Active', '.status.activeRevisionId'],
-      ['Ready', '.status.conditions[?(@.type=="Ready")].status'],
-      ['Age', '.metadata.creationTimestamp'],
+  it('prints Ready, its reason, the active and latest revision, suspend and age; ids and URL in -o wide', () => {
+    const columns = version?.additionalPrinterColumns ?? [];
+    expect(columns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
+      ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
+      ['Status', '.status.conditions[?(@.type=="Ready")].reason', 0],
+      ['Revision', '.status.activeRevisionId', 0],
+      ['Latest', '.status.latestRevisionStatus', 0],
+      ['Suspended', '.spec.suspend', 0],
+      ['Age', '.metadata.creationTimestamp', 0],
+      ['Source', '.spec.source', 1],
+      ['Deployment', '.status.deploymentId', 1],
+      ['URL', '.status.customUrl', 1],
+      ['Message', '.status.conditions[?(@.type=="Ready")].message', 1],
     ]);
-    expect(version?.additionalPrinterColumns.find((c) => c.name === 'Active')?.priority ?? 0).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
 // process while AgentDeployments are created, changed and deleted; then the invariants.
 // Short by default (CI runs it with `npm test`); long with CHAOS_DURATION=10m or
 // `npm run chaos -- --duration 10m`. The seed is printed; CHAOS_SEED replays a run's choices.
+import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { chaosConfigFrom } from './config.js';
 import { runChaos } from './scenario.js';
@@ -26,6 +27,8 @@ describe('chaos', () => {
       expect(outcome.operator.kills).toBeGreaterThan(0);
       expect([...outcome.faults.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
       expect(outcome.workload.created).toBeGreaterThanOrEqual(15);
+      // The logs are for diagnosing a failure; a passing run leaves nothing behind.
+      await rm(outcome.logDir, { recursive: true, force: true });
     },
     config.faultPhaseMs + config.settleTimeoutMs + OVERHEAD_MS,
   );

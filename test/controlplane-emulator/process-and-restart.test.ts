@@ -86,14 +86,17 @@ describe('CLI', () => {
       revisionPhaseMs: 0,
     });
     expect(parseEmulatorArgs(['--port', '1', '--rate-limit', 'off'])).toMatchObject({ rateLimit: 'off' });
+    // Like `emulate kube`: no --port means any free port.
+    expect(parseEmulatorArgs([])).toMatchObject({ port: 0 });
+    expect(parseEmulatorArgs(['--log-level', 'warn'])).toMatchObject({ logLevel: 'warn' });
   });
 
   it.each([
-    [[], /--port is required/],
     [['--port', 'x'], /--port must be/],
     [['--port', '0', '--rate-limit', '5'], /--rate-limit must be/],
     [['--port', '0', '--api-key', 'k=acme'], /tenant "acme" is not a uuid/],
     [['--port', '0', '--revision-phase-ms', '-1'], /revision-phase-ms/],
+    [['--log-level', 'verbose'], /--log-level must be one of silent, error, warn, info, debug/],
   ])('rejects %j', (argv, message) => {
     expect(() => parseEmulatorArgs(argv)).toThrow(message);
   });

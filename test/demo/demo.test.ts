@@ -1,20 +1,23 @@
 // The README's run command, run as a user would in CI: not a terminal, CI=true. It must
 // converge every example, roll out the update, print its summary and exit 0.
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run, type RunResult } from '../packaging/support/run.js';
 
-function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
-      env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+// The demo's own temp folder (kubeconfig, operator log; kept after a failure) goes in here.
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'demo-test-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function runDemo(args: string[]): Promise<RunResult> {
+  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
+    env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '', TMPDIR: dir },
   });
 }
 
@@ -33,6 +36,8 @@ describe('agent-operator demo', () => {
     expect(states.at(-1)).toBe('DEPLOYED');
     expect(new Set(states).size).toBeGreaterThanOrEqual(2);
     expect(stdout).toMatch(/support-bot: revision DEPLOYED, active [0-9a-f]{8}, Ready=True \(Deployed\)/);
+    // One consistent picture per line: never a DEPLOYED revision with nothing active yet.
+    expect(stdout).not.toMatch(/revision DEPLOYED, active -/);
     expect(stdout).toMatch(/Updating support-bot: image .*:demo-update/);
     expect(stdout).toMatch(/update rolled out in \d+\.\d s/);
     expect(stdout).toMatch(/429 responses received: 0/);

@@ -26,7 +26,15 @@ describe('emulate kube CLI', () => {
   });
 
   it('rejects a bad flag with a message naming it', async () => {
-    const { main } = await import('../../src/sim/kube/cli.js');
-    expect(await main(['--port', 'eighty'])).toBe(2);
+    // In a child process, so that the message is checked rather than printed into the test run.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'emulate', 'kube', '--port', 'eighty'], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--port: must be a non-negative integer, got "eighty"');
   });
 });

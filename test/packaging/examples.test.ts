@@ -12,7 +12,7 @@ import {
 } from '../../src/sim/controlplane/index.js';
 import { type Manifest, parseManifests } from './support/helm.js';
 import { validateAgainstKubernetesSchemas } from './support/kubernetes-schema.js';
-import { EXAMPLES_DIR } from './support/paths.js';
+import { EXAMPLES_DIR, REPO_ROOT } from './support/paths.js';
 
 const NAMESPACE = 'agents-demo';
 
@@ -100,8 +100,9 @@ describe('examples/', () => {
     expect(external?.spec.sourceConfig?.listenerId).toBeDefined();
   });
 
-  it('keeps the Argo CD Application out of the folder kubectl applies, and points it at examples/', async () => {
-    const [application] = await loadExamples(join(EXAMPLES_DIR, 'argocd'));
+  it('keeps the Argo CD Application out of examples/ (in deploy/argocd/), and points it at examples/', async () => {
+    const file = join(REPO_ROOT, 'deploy', 'argocd', 'agents-application.yaml');
+    const [application] = parseManifests(await readFile(file, 'utf8'), file);
     expect(application).toMatchObject({
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
@@ -111,7 +112,22 @@ describe('examples/', () => {
         syncPolicy: { automated: { prune: true, selfHeal: true } },
       },
     });
-    expect(examples.map((m) => m.kind)).not.toContain('Application');
+  });
+
+  it('holds, in every subfolder too, only kinds a cluster with the operator serves (what Flux applies)', async () => {
+    const kinds = new Set<string>();
+    for (const entry of await readdir(EXAMPLES_DIR, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+      const file = join(entry.parentPath, entry.name);
+      for (const manifest of parseManifests(await readFile(file, 'utf8'), file))
+        kinds.add(`${manifest.apiVersion}/${manifest.kind}`);
+    }
+    expect([...kinds].sort()).toEqual([
+      'agentplatform.io/v1alpha1/AgentDeployment',
+      'v1/ConfigMap',
+      'v1/Namespace',
+      'v1/Secret',
+    ]);
   });
 });
 

@@ -1,6 +1,9 @@
 // The real helm installing, upgrading and uninstalling the chart on the project's Kubernetes
 // API emulator: NOTES.txt as the user sees it, an upgrade that changes the watch mode, and
 // the CRD keep policy honoured by helm itself.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RELEASE_NAME, RELEASE_NAMESPACE } from './support/helm.js';
 import { type KubeUnderTest, startKube } from './support/kube-emulator.js';
@@ -8,6 +11,12 @@ import { CHART_DIR, HELM, requireTool } from './support/paths.js';
 import { run } from './support/run.js';
 
 const started = await startKube();
+// helm's own home (discovery cache, config): a temp folder removed afterwards, so that no
+// run leaves ~/.kube/cache or a folder under a made-up HOME behind.
+const helmHome = await mkdtemp(join(tmpdir(), 'helm-home-'));
+afterAll(async () => {
+  await rm(helmHome, { recursive: true, force: true });
+});
 const unavailable = typeof started === 'string' ? started : undefined;
 if (unavailable) console.warn(`SKIPPED helm on the Kubernetes emulator: ${unavailable}`);
 
@@ -29,7 +38,7 @@ describe.skipIf(unavailable !== undefined)(
 
     function helm(args: string[]) {
       return run(requireTool(HELM), ['--kubeconfig', kube.kubeconfig, ...args], {
-        env: { ...process.env, KUBECONFIG: kube.kubeconfig, HOME: '/nonexistent' },
+        env: { ...process.env, KUBECONFIG: kube.kubeconfig, HOME: helmHome },
       });
     }
 
@@ -57,6 +66,9 @@ describe.skipIf(unavailable !== undefined)(
         `kubectl -n ${RELEASE_NAMESPACE} create secret generic agent-operator-credentials \\\n       --from-file=api-key=./api-key.txt`,
       );
       expect(result.stdout).toContain('kubectl apply -f examples/');
+      // What a newcomer trips over first: the image is theirs to build, the example ids are the emulator's.
+      expect(result.stdout).toMatch(/no image is published, so\s+build it/);
+      expect(result.stdout).toMatch(/listenerId and integrationId exist only in the control-plane emulator/);
       expect(result.stdout).toContain('kubectl get agd -A -w');
       expect(result.stdout).toMatch(
         /WARNING: podDisruptionBudget.minAvailable \(1\) is not below replicaCount/,

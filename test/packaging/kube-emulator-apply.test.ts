@@ -82,9 +82,11 @@ describe.skipIf(unavailable !== undefined)('kubectl apply to the Kubernetes emul
 
   it('lists the examples by short name with the printer columns', async () => {
     const table = await kubectl(['get', 'agd', '-n', 'agents-demo']);
-    expect(table.split('\n')[0]).toMatch(/^NAME\s+SOURCE\s+STATUS\s+ACTIVE\s+READY\s+AGE/);
-    expect(table).toMatch(/research-assistant\s+repo_host/);
-    expect(table).toMatch(/support-bot\s+external_container/);
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+REVISION\s+LATEST\s+SUSPENDED\s+AGE$/);
+    // Not reconciled here (no operator): the status columns are blank, SUSPENDED is the default.
+    expect(table).toMatch(/research-assistant\s+false\s+\d+s\n/);
+    const wide = await kubectl(['get', 'agd', '-n', 'agents-demo', '-o', 'wide']);
+    expect(wide).toMatch(/support-bot\s+.*\s+external_container\s+/);
   });
 
   it('keeps the external_container resourceSpec byte for byte (volumes, mounts, init containers, sidecars)', async () => {

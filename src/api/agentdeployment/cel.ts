@@ -54,3 +54,12 @@ export function onlyWithSource(path: readonly string[], displayPath: string, sou
     `.${path.join('.')}`,
   );
 }
+
+/** A rule on `spec` requiring the field at `path` when `spec.source` is `source`. */
+export function requiredWithSource(path: readonly string[], displayPath: string, source: string): CelRule {
+  return celRule(
+    `self.source != '${source}' || (${presence('self', path)})`,
+    `${displayPath} is required when spec.source is ${source}`,
+    `.${path.join('.')}`,
+  );
+}

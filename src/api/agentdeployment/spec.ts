@@ -9,7 +9,15 @@ import {
   SOURCES,
   TAG_REF_PREFIX,
 } from '../../controlplane/models/index.js';
-import { CEL_RULES_KEY, type CelRule, celRule, immutableField, onlyWithSource, presence } from './cel.js';
+import {
+  CEL_RULES_KEY,
+  type CelRule,
+  celRule,
+  immutableField,
+  onlyWithSource,
+  presence,
+  requiredWithSource,
+} from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
 
@@ -169,11 +177,14 @@ export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
   ['sourceConfig', 'listenerConfig', 'clusterNamespace'],
 ];
 
-/** Which source each source-specific field applies to (docs/api/control-plane.md, "Source configuration"). */
-export const SOURCE_SPECIFIC_FIELDS: readonly {
+/** A field of the spec tied to one source. */
+export interface SourceField {
   path: readonly string[];
   source: (typeof SOURCES)[number];
-}[] = [
+}
+
+/** Which source each source-specific field applies to (docs/api/control-plane.md, "Source configuration"). */
+export const SOURCE_SPECIFIC_FIELDS: readonly SourceField[] = [
   { path: ['sourceConfig', 'integrationId'], source: 'repo_host' },
   { path: ['sourceConfig', 'repoUrl'], source: 'repo_host' },
   { path: ['sourceConfig', 'deploymentType'], source: 'repo_host' },
@@ -187,6 +198,19 @@ export const SOURCE_SPECIFIC_FIELDS: readonly {
   { path: ['sourceRevisionConfig', 'imageUri'], source: 'external_container' },
 ];
 
+/**
+ * The fields a source cannot do without: the control plane answers 400 when one is missing,
+ * so admission rejects it first, naming the field. internal_container has none here: the
+ * spec describes no field for it, and imageUri applies to external_container only.
+ */
+export const SOURCE_REQUIRED_FIELDS: readonly SourceField[] = [
+  { path: ['sourceConfig', 'integrationId'], source: 'repo_host' },
+  { path: ['sourceConfig', 'repoUrl'], source: 'repo_host' },
+  { path: ['sourceRevisionConfig', 'repoRef'], source: 'repo_host' },
+  { path: ['sourceConfig', 'listenerId'], source: 'external_container' },
+  { path: ['sourceRevisionConfig', 'imageUri'], source: 'external_container' },
+];
+
 const display = (path: readonly string[]) => `spec.${path.join('.')}`;
 
 const BUILD_ON_PUSH_PATH = ['sourceConfig', 'buildOnPush'];
@@ -195,6 +219,7 @@ const REPO_REF_PATH = ['sourceRevisionConfig', 'repoRef'];
 const SPEC_RULES: CelRule[] = [
   ...IMMUTABLE_FIELDS.map((path) => immutableField(path, display(path))),
   ...SOURCE_SPECIFIC_FIELDS.map(({ path, source }) => onlyWithSource(path, display(path), source)),
+  ...SOURCE_REQUIRED_FIELDS.map(({ path, source }) => requiredWithSource(path, display(path), source)),
   celRule(
     `!(${presence('self', BUILD_ON_PUSH_PATH)} && self.sourceConfig.buildOnPush) || !(${presence('self', REPO_REF_PATH)} && self.sourceRevisionConfig.repoRef.startsWith('${TAG_REF_PREFIX}'))`,
     `spec.sourceConfig.buildOnPush cannot be true when spec.sourceRevisionConfig.repoRef is a tag (starts with ${TAG_REF_PREFIX})`,

@@ -49,28 +49,73 @@ export interface CustomResourceDefinition {
   };
 }
 
+const READY_CONDITION = '.status.conditions[?(@.type=="Ready")]';
+
+/**
+ * What `kubectl get agd` shows, in the order Flux and Argo CD users expect: Ready and its
+ * reason first, then what runs (active revision) and what is on its way (latest revision's
+ * state). `-o wide` (priority 1) adds the long values: ids, URL and the Ready message.
+ */
 export const PRINTER_COLUMNS: PrinterColumn[] = [
-  { name: 'Source', type: 'string', jsonPath: '.spec.source', description: 'Where the agent comes from.' },
-  {
-    name: 'Status',
-    type: 'string',
-    jsonPath: '.status.deploymentStatus',
-    description: 'Status of the deployment on the control plane.',
-  },
-  {
-    name: 'Active',
-    type: 'string',
-    jsonPath: '.status.activeRevisionId',
-    description: 'The revision currently deployed.',
-    priority: 0,
-  },
   {
     name: 'Ready',
     type: 'string',
-    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-    description: 'Whether the active revision matches the spec.',
+    jsonPath: `${READY_CONDITION}.status`,
+    description: 'Whether the latest revision of the current spec is the one running.',
+  },
+  {
+    name: 'Status',
+    type: 'string',
+    jsonPath: `${READY_CONDITION}.reason`,
+    description: 'Why: the reason of the Ready condition, for example Deployed or RevisionInProgress.',
+  },
+  {
+    name: 'Revision',
+    type: 'string',
+    jsonPath: '.status.activeRevisionId',
+    description: 'The revision currently deployed (serving).',
+  },
+  {
+    name: 'Latest',
+    type: 'string',
+    jsonPath: '.status.latestRevisionStatus',
+    description: 'Status of the newest revision, for example BUILDING, DEPLOYED or DEPLOY_FAILED.',
+  },
+  {
+    name: 'Suspended',
+    type: 'boolean',
+    jsonPath: '.spec.suspend',
+    description: 'Whether the operator holds back its writes to the control plane.',
   },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  {
+    name: 'Source',
+    type: 'string',
+    jsonPath: '.spec.source',
+    description: 'Where the agent comes from.',
+    priority: 1,
+  },
+  {
+    name: 'Deployment',
+    type: 'string',
+    jsonPath: '.status.deploymentId',
+    description: 'Id of the deployment on the control plane.',
+    priority: 1,
+  },
+  {
+    name: 'URL',
+    type: 'string',
+    jsonPath: '.status.customUrl',
+    description: 'The URL the agent is served on.',
+    priority: 1,
+  },
+  {
+    name: 'Message',
+    type: 'string',
+    jsonPath: `${READY_CONDITION}.message`,
+    description: 'The message of the Ready condition.',
+    priority: 1,
+  },
 ];
 
 /** The openAPIV3Schema of the one version: the envelope around the generated spec and status. */

@@ -1,8 +1,11 @@
-// One keep-alive undici Pool per base URL; sends one request under a deadline and says what
-// happened, without judging it. It knows nothing of retries, budgets or the control plane.
-import { Pool } from 'undici';
+// One keep-alive undici Pool per base URL (or a ProxyAgent when the environment names a proxy
+// for it, see proxy-env.ts); sends one request under a deadline and says what happened,
+// without judging it. It knows nothing of retries, budgets or the control plane. Extra CA
+// certificates (a TLS-inspecting proxy's) come from Node's own NODE_EXTRA_CA_CERTS.
+import { Pool, ProxyAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../budget/clock.js';
 import type { HeaderBag } from '../budget/rate-limit-headers.js';
+import { proxyFor, type ProxyEnvironment } from './proxy-env.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -64,22 +67,31 @@ export interface Transport {
 }
 
 export class HttpTransport implements Transport {
-  private readonly pool: Pool;
+  private readonly dispatcher: Dispatcher;
 
   constructor(
-    origin: string,
+    private readonly origin: string,
     private readonly clock: Clock,
     connections?: number,
+    env: ProxyEnvironment = process.env,
   ) {
-    this.pool = new Pool(origin, {
+    const options = {
       connections: connections ?? null,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       // Our own deadline governs; these only stop undici giving up earlier than it.
       headersTimeout: 0,
       bodyTimeout: 0,
-      connect: { timeout: 10_000 },
-    });
+    };
+    const proxy = proxyFor(new URL(origin), env);
+    this.dispatcher = proxy
+      ? new ProxyAgent({
+          ...options,
+          uri: proxy,
+          proxyTls: { timeout: 10_000 },
+          requestTls: { timeout: 10_000 },
+        })
+      : new Pool(origin, { ...options, connect: { timeout: 10_000 } });
   }
 
   async send(exchange: HttpExchange): Promise<TransportResult> {
@@ -93,7 +105,8 @@ export class HttpTransport implements Transport {
     exchange.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       if (exchange.signal?.aborted) return { type: 'failure', cause: 'aborted', code: 'ABORTED' };
-      const response = await this.pool.request({
+      const response = await this.dispatcher.request({
+        origin: this.origin,
         method: exchange.method,
         path: exchange.path,
         headers: exchange.headers,
@@ -114,6 +127,6 @@ export class HttpTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.dispatcher.close();
   }
 }

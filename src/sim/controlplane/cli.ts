@@ -13,9 +13,11 @@ import {
 } from './index.js';
 import type { RateLimitConfig } from './rate-limiter.js';
 
-const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
+const USAGE = `Usage: agent-operator emulate control-plane [flags]
 
-  --port <n>                  port to listen on (0 picks a free one)
+Serves the control-plane emulator (plain HTTP) and prints its URL on one line.
+
+  --port <n>                  port to listen on (default 0: any free port)
   --host <addr>               address to listen on (default 127.0.0.1)
   --api-key <key>[=<tenant-uuid>[,<tenant-uuid>...]]
                               an accepted API key, optionally with its tenants; repeatable
@@ -24,9 +26,17 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
+  --log-level <level>         silent | error | warn | info | debug (default info, to stderr)
+  -h, --help                  show this help
+
+Examples:
+  agent-operator emulate control-plane
+  agent-operator emulate control-plane --port 8000 --revision-phase-ms 200
+  agent-operator emulate control-plane --api-key team-key=0b7c2c5e-6f5d-4a4e-9a37-1c0d2e3f4a5b --rate-limit off
 
 Each deployment with a DEPLOYED revision also serves its agent runtime at
 <url>/agents/<deployment id> (its custom_url), with the keys above.
+Admin API under /_emulator/ (reset, faults, counters): see docs/control-plane-emulator.md.
 `;
 
 export class UsageError extends Error {}
@@ -67,7 +77,17 @@ function parseNonNegativeInteger(flag: string, value: string): number {
   return Number(value);
 }
 
-export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions | 'help' {
+const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The emulator's options, plus the CLI's own log level (as for `emulate kube`). */
+export type EmulatorCliOptions = ControlPlaneEmulatorOptions & { logLevel?: LogLevel };
+
+function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+export function parseEmulatorArgs(argv: string[]): EmulatorCliOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -77,16 +97,21 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
       'rate-limit': { type: 'string' },
       'no-retry-after': { type: 'boolean' },
       'revision-phase-ms': { type: 'string' },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
     allowPositionals: false,
   });
   if (values.help) return 'help';
-  if (values.port === undefined) throw new UsageError('--port is required (0 picks a free port)');
-  const port = parseNonNegativeInteger('--port', values.port);
+  const port = parseNonNegativeInteger('--port', values.port ?? '0');
   if (port > 65535) throw new UsageError('--port must be at most 65535');
-  const options: ControlPlaneEmulatorOptions = { port, host: values.host ?? '127.0.0.1' };
+  const options: EmulatorCliOptions = { port, host: values.host ?? '127.0.0.1' };
+  const logLevel = values['log-level'];
+  if (logLevel !== undefined) {
+    if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    options.logLevel = logLevel;
+  }
   if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
   if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
   if (values['no-retry-after']) options.retryAfter = false;
@@ -97,7 +122,7 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options: ControlPlaneEmulatorOptions | 'help';
+  let options: EmulatorCliOptions | 'help';
   try {
     options = parseEmulatorArgs(argv);
   } catch (error) {
@@ -108,8 +133,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const logger = createLogger({ name: 'control-plane-emulator' });
-  const emulator = await startControlPlaneEmulator(options);
+  const { logLevel, ...emulatorOptions } = options;
+  const logger = createLogger({ name: 'control-plane-emulator', level: logLevel ?? 'info' });
+  const emulator = await startControlPlaneEmulator(emulatorOptions);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   process.stdout.write(`agent runtimes at ${agentUrl(emulator.url, '<deployment id>')}\n`);
   logger.info(

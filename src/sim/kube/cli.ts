@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
 import { startKubeEmulator } from './index.js';
 
-const USAGE = `Usage: agent-operator emulate kube [--port <n>] [--host 127.0.0.1] [--write-kubeconfig <path>] [--watch-history <n>] [--log-level info]
+const USAGE = `Usage: agent-operator emulate kube [flags]
 
 Serves a Kubernetes API server emulator (plain HTTP) and prints its URL on one line.
   --port               port to listen on (default 0: any free port)
@@ -11,11 +11,18 @@ Serves a Kubernetes API server emulator (plain HTTP) and prints its URL on one l
   --write-kubeconfig   write a kubeconfig (context "emulator") pointing at it
   --watch-history      changes kept per resource for resuming watches (default 1000)
   --log-level          silent | error | warn | info | debug (default info, to stderr)
+  -h, --help           show this help
+
+Examples:
+  agent-operator emulate kube --write-kubeconfig ./kubeconfig
+  agent-operator emulate kube --port 6443 --write-kubeconfig ./kubeconfig --log-level warn
+  kubectl --kubeconfig ./kubeconfig apply -f crds/
 Faults: POST /_emulator/faults, see docs/kube-emulator.md.`;
 
 function integerFlag(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new Error(`--${name}: must be a non-negative integer, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value))
+    throw new Error(`--${name}: must be a non-negative integer, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 

@@ -56,6 +56,20 @@ export const VALUE_SETS: ValueSet[] = [
     },
   },
   {
+    name: 'egress proxy, CA bundle, extra args, env and volumes',
+    values: {
+      extraArgs: ['--poll-interval=5s'],
+      extraEnv: [{ name: 'TZ', value: 'UTC' }],
+      extraVolumes: [{ name: 'scratch', emptyDir: {} }],
+      extraVolumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+      proxy: {
+        httpsProxy: 'http://proxy.corp.example.com:3128',
+        noProxy: '.svc,.cluster.local,10.0.0.0/8',
+      },
+      caBundle: { configMapName: 'corp-ca', key: 'ca.pem' },
+    },
+  },
+  {
     name: 'eu region, tenant id, no CRDs',
     set: ['controlPlane.region=eu', 'crds.install=false'],
     values: { controlPlane: { tenantId: '0f8fad5b-d9cb-469f-a165-70867728950e' } },

@@ -1,0 +1,158 @@
+// An AgentDeployment as a platform engineer meets it, through the real kubectl against the
+// Kubernetes emulator serving the generated CRD. `kubectl apply` rejects a field a source
+// requires, naming it. `kubectl get agd` shows READY, STATUS (the Ready reason), REVISION
+// (active), LATEST (newest revision's state), SUSPENDED and AGE; `-o wide` adds the source,
+// deployment id, URL and the Ready message.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dump } from 'js-yaml';
+import { agentDeploymentCrd } from '../../src/api/crd/agentdeployment-crd.js';
+import { startKube, type KubeUnderTest } from '../packaging/support/kube-emulator.js';
+
+let kube: KubeUnderTest;
+
+async function kubectl(args: string[], input?: string): Promise<string> {
+  const result = await kube.kubectl(args, input);
+  expect(result.code, `kubectl ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+function agent(name: string, suspend: boolean): object {
+  return {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      source: 'external_container',
+      sourceConfig: { listenerId: '53a22649-b624-5585-b661-5f2b13429240' },
+      sourceRevisionConfig: { imageUri: `registry.example.com/${name}:1.0.0` },
+      suspend,
+    },
+  };
+}
+
+const NOW = '2026-01-01T00:00:00Z';
+
+beforeAll(async () => {
+  const started = await startKube();
+  if (typeof started === 'string') throw new Error(started);
+  kube = started;
+  await kubectl(['apply', '-f', '-'], dump(agentDeploymentCrd()));
+  await kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=30s',
+    'crd/agentdeployments.agentplatform.io',
+  ]);
+  await kubectl(
+    ['apply', '-f', '-'],
+    [agent('rolling', false), agent('held', true)].map((o) => dump(o)).join('---\n'),
+  );
+  // A rollout in progress: the active revision still serves while the new one builds.
+  const rolling = {
+    status: {
+      deploymentId: '0f6e5a7c-1111-4222-8333-944445555666',
+      activeRevisionId: 'a1a1a1a1-0000-4000-8000-000000000001',
+      latestRevisionId: 'b2b2b2b2-0000-4000-8000-000000000002',
+      latestRevisionStatus: 'BUILDING',
+      customUrl: 'https://rolling.agents.example.com',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'RevisionInProgress',
+          message: 'revision b2b2b2b2 is BUILDING',
+          lastTransitionTime: NOW,
+        },
+      ],
+    },
+  };
+  await kubectl([
+    'patch',
+    'agd',
+    'rolling',
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify(rolling),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await kube?.stop();
+});
+
+/** Cells by column name, cut at the header's offsets: kubectl leaves a missing value blank. */
+function table(text: string): { header: string[]; rows: Map<string, Record<string, string>> } {
+  const [first = '', ...lines] = text.trimEnd().split('\n');
+  const starts = [...first.matchAll(/\S+/g)].map((match) => ({ name: match[0], at: match.index }));
+  const rows = new Map<string, Record<string, string>>();
+  for (const line of lines) {
+    const cells: Record<string, string> = {};
+    starts.forEach(({ name, at }, i) => {
+      cells[name] = line.slice(at, starts[i + 1]?.at ?? line.length).trim();
+    });
+    rows.set(cells['NAME'] ?? '', cells);
+  }
+  return { header: starts.map((s) => s.name), rows };
+}
+
+describe('kubectl get agd', () => {
+  it('shows READY, STATUS, REVISION, LATEST, SUSPENDED and AGE', async () => {
+    const { header, rows } = table(await kubectl(['get', 'agd']));
+    expect(header).toEqual(['NAME', 'READY', 'STATUS', 'REVISION', 'LATEST', 'SUSPENDED', 'AGE']);
+    expect(rows.get('rolling')).toEqual({
+      NAME: 'rolling',
+      READY: 'False',
+      STATUS: 'RevisionInProgress',
+      REVISION: 'a1a1a1a1-0000-4000-8000-000000000001',
+      LATEST: 'BUILDING',
+      SUSPENDED: 'false',
+      AGE: expect.stringMatching(/^\d+s$/) as unknown as string,
+    });
+    // Not reconciled yet: no status, so only the spec's suspend and the age are known.
+    expect(rows.get('held')).toMatchObject({
+      READY: '',
+      STATUS: '',
+      REVISION: '',
+      LATEST: '',
+      SUSPENDED: 'true',
+    });
+  });
+
+  it('-o wide adds the source, deployment id, URL and the Ready message', async () => {
+    const { header, rows } = table(await kubectl(['get', 'agd', '-o', 'wide']));
+    expect(header).toEqual([
+      'NAME',
+      'READY',
+      'STATUS',
+      'REVISION',
+      'LATEST',
+      'SUSPENDED',
+      'AGE',
+      'SOURCE',
+      'DEPLOYMENT',
+      'URL',
+      'MESSAGE',
+    ]);
+    expect(rows.get('rolling')).toMatchObject({
+      SOURCE: 'external_container',
+      DEPLOYMENT: '0f6e5a7c-1111-4222-8333-944445555666',
+      URL: 'https://rolling.agents.example.com',
+      MESSAGE: 'revision b2b2b2b2 is BUILDING',
+    });
+  });
+});
+
+describe('kubectl apply', () => {
+  it('rejects an external_container object without imageUri, naming the field', async () => {
+    const object = agent('no-image', false) as { spec: { sourceRevisionConfig?: object } };
+    delete object.spec.sourceRevisionConfig;
+    const result = await kube.kubectl(['apply', '-f', '-'], dump(object));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('The AgentDeployment "no-image" is invalid');
+    expect(result.stderr).toContain(
+      'spec.sourceRevisionConfig.imageUri is required when spec.source is external_container',
+    );
+    expect((await kube.kubectl(['get', 'agd', 'no-image'])).code).not.toBe(0);
+  });
+});
