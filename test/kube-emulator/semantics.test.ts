@@ -108,6 +108,27 @@ describe('events', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ apiVersion: 'v1', message: 'all good', involvedObject: { name: 'a1' }, reportingComponent: 'example.com/operator' });
   });
+  it('deleting a namespace removes its events too, so the namespace goes away', async () => {
+    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'short-lived' } };
+    expect((await http(env, 'POST', '/api/v1/namespaces', namespace)).status).toBe(201);
+    const event = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'e1', namespace: 'short-lived' },
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      reportingController: 'example.com/operator',
+      reportingInstance: 'operator-0',
+      action: 'Reconcile',
+      reason: 'Synced',
+      type: 'Normal',
+      note: 'all good',
+      regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: 'c1', namespace: 'short-lived' },
+    };
+    expect((await http(env, 'POST', '/apis/events.k8s.io/v1/namespaces/short-lived/events', event)).status).toBe(201);
+    expect((await http(env, 'DELETE', '/api/v1/namespaces/short-lived')).status).toBe(200);
+    expect((await http(env, 'GET', '/api/v1/namespaces/short-lived')).status).toBe(404);
+    expect((await http(env, 'GET', '/api/v1/namespaces/short-lived/events')).body['items']).toEqual([]);
+  });
 });
 
 describe('reads', () => {

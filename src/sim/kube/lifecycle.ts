@@ -68,8 +68,12 @@ export function installLifecycle(ctx: ApiContext, writer: ObjectWriter): void {
       }
       finishCrdIfEmpty(name);
     } else if (type.storageKey === NAMESPACE_STORAGE_KEY) {
+      // Two served types may share one storage (core and events.k8s.io Events): empty each
+      // storage once, through whichever of its types comes first.
+      const emptied = new Set<string>();
       for (const candidate of ctx.registry.all()) {
-        if (!candidate.namespaced || candidate.converter) continue;
+        if (!candidate.namespaced || emptied.has(candidate.storageKey)) continue;
+        emptied.add(candidate.storageKey);
         const store = ctx.resourceStore(candidate);
         deleteAll(candidate, store.keys(name).map((k) => store.get(k)).filter((o): o is KubeObject => o !== undefined));
       }
