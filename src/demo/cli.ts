@@ -271,6 +271,11 @@ class DemoRun {
     this.view.line(
       `  control plane: ${environment.controlPlaneUrl} (API key "${environment.embeddedControlPlane ? 'emulator-key' : '<yours>'}")`,
     );
+    if (environment.adminToken !== undefined) {
+      this.view.line(
+        `  admin API:     ${environment.controlPlaneUrl}/_emulator/ (Authorization: Bearer ${environment.adminToken})`,
+      );
+    }
     this.view.line(`  metrics:       ${this.operator?.metricsUrl ?? '-'}/metrics`);
     this.view.line(`  operator log:  ${this.logPath ?? '-'}`);
     await new Promise<void>((resolve) => {

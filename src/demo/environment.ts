@@ -22,6 +22,8 @@ export interface DemoEnvironment {
   kubeconfigPath: string;
   controlPlaneUrl: string;
   apiKey: string;
+  /** The embedded control-plane emulator's admin token (undefined for a real control plane). */
+  adminToken: string | undefined;
   embeddedKube: boolean;
   embeddedControlPlane: boolean;
   stateDir: string;
@@ -34,6 +36,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
 
   let controlPlaneUrl = options.controlPlaneUrl;
   let apiKey = options.apiKey;
+  let adminToken: string | undefined;
   if (!controlPlaneUrl) {
     // The examples name the emulator's default listener and integration, which belong to
     // its default key.
@@ -41,6 +44,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
     closers.push(() => emulator.close());
     controlPlaneUrl = emulator.url;
     apiKey = DEFAULT_API_KEY;
+    adminToken = emulator.adminToken;
   }
   if (!apiKey) {
     throw new Error('a real control plane needs an API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY');
@@ -58,6 +62,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
     kubeconfigPath,
     controlPlaneUrl,
     apiKey,
+    adminToken,
     embeddedKube: !options.kubeconfig,
     embeddedControlPlane: !options.controlPlaneUrl,
     stateDir,

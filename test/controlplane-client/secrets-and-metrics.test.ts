@@ -58,16 +58,16 @@ describe('secrets', () => {
     };
     collect(await client.createDeployment(body));
     collect(await client.createDeployment({ ...body, name: '' }));
-    await emulatorAdmin.addFault(emulator.url, { method: 'GET', status: 503 });
+    await emulatorAdmin.addFault(emulator, { method: 'GET', status: 503 });
     collect(await client.listListeners());
-    await emulatorAdmin.clearFaults(emulator.url);
-    await emulatorAdmin.addFault(emulator.url, { method: 'PATCH', reset: true });
+    await emulatorAdmin.clearFaults(emulator);
+    await emulatorAdmin.addFault(emulator, { method: 'PATCH', reset: true });
     collect(
       await client.patchDeployment('0b9e7c1e-8f4a-4a57-9d55-6f0f6f1f2a3b', {
         secrets: [{ name: 'X', value: SECRET_VALUE }],
       }),
     );
-    await emulatorAdmin.clearFaults(emulator.url);
+    await emulatorAdmin.clearFaults(emulator);
     collect(await client.getDeployment('0b9e7c1e-8f4a-4a57-9d55-6f0f6f1f2a3b'));
     await client.close();
 
@@ -96,7 +96,7 @@ describe('prom-client binding', () => {
       metrics: createControlPlaneMetrics(registry),
       retry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/deployments/{deployment_id}',
       status: 429,
@@ -105,7 +105,7 @@ describe('prom-client binding', () => {
     });
     await client.getDeployment('0b9e7c1e-8f4a-4a57-9d55-6f0f6f1f2a3b');
     await client.close();
-    await emulatorAdmin.clearFaults(emulator.url);
+    await emulatorAdmin.clearFaults(emulator);
     const text = await registry.metrics();
     expect(text).toContain(
       'agent_operator_controlplane_requests_total{route="/v2/deployments/{deployment_id}",method="GET",code="429"} 1',

@@ -124,6 +124,7 @@ describe('CLI', () => {
       expect(url).toBeDefined();
       const client = new EmulatorClient({
         url: url ?? '',
+        adminToken: '',
         close: () => Promise.resolve(),
         restart: () => Promise.resolve(),
       });

@@ -138,7 +138,10 @@ export class Stack {
   async admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.controlPlane.url}/_emulator${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${this.controlPlane.adminToken}`,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`admin ${method} ${path}: ${response.status} ${await response.text()}`);
@@ -157,8 +160,21 @@ export class Stack {
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
 
+  /**
+   * Every deployment of the harness tenant, secret values included: read through the API
+   * with the tenant's key, since the admin dump masks secret values.
+   */
   async deployments(): Promise<Deployment[]> {
-    return this.admin<Deployment[]>('GET', '/deployments');
+    const all: Deployment[] = [];
+    for (let offset = 0; ; offset += 100) {
+      const page = await this.api<{ resources: Deployment[] }>(
+        'GET',
+        `/v2/deployments?limit=100&offset=${offset}`,
+      );
+      if (page.status !== 200) throw new Error(`GET /v2/deployments: ${page.status}`);
+      all.push(...page.body.resources);
+      if (page.body.resources.length < 100) return all;
+    }
   }
 
   async listenerId(): Promise<string> {

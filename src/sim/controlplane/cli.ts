@@ -1,11 +1,18 @@
 // `agent-operator emulate control-plane`: serves the emulator until SIGINT or SIGTERM.
-// Prints exactly one stdout line, containing the base URL, once it listens.
+// Prints exactly one stdout line, containing the base URL, once it listens; a generated
+// admin token goes to stderr. Keys and the admin token can come from a file or the
+// environment, so that they do not show in `ps`.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
+import { ADMIN_TOKEN_ENV } from './admin-guard.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
 import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulatorOptions } from './index.js';
 import type { RateLimitConfig } from './rate-limiter.js';
+
+/** Whitespace-separated `--api-key` values, read when neither flag names a key. */
+export const API_KEYS_ENV = 'AGENT_OPERATOR_EMULATOR_API_KEYS';
 
 const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
 
@@ -14,6 +21,10 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
   --api-key <key>[=<tenant-uuid>[,<tenant-uuid>...]]
                               an accepted API key, optionally with its tenants; repeatable
                               (default: one key "${DEFAULT_API_KEY}" with one tenant)
+  --api-key-file <path>       read keys (same form as --api-key) from a file, one per line
+                              or separated by whitespace; also from $${API_KEYS_ENV}
+  --admin-token <token>       bearer token of the admin API under /_emulator/ (also from
+                              $${ADMIN_TOKEN_ENV}; default: generated, printed on stderr)
   --rate-limit <count>/<seconds>|off
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
@@ -21,6 +32,23 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
 `;
 
 export class UsageError extends Error {}
+
+function keySpecs(text: string): string[] {
+  return text.split(/\s+/).filter((spec) => spec !== '');
+}
+
+function readKeyFile(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    throw new UsageError(`--api-key-file: cannot read ${path} (${reason})`);
+  }
+  const specs = keySpecs(text);
+  if (specs.length === 0) throw new UsageError(`--api-key-file: ${path} names no key`);
+  return specs;
+}
 
 function parseApiKey(value: string): ApiKeyGrant {
   const separator = value.indexOf('=');
@@ -58,13 +86,18 @@ function parseNonNegativeInteger(flag: string, value: string): number {
   return Number(value);
 }
 
-export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions | 'help' {
+export function parseEmulatorArgs(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ControlPlaneEmulatorOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
       'api-key': { type: 'string', multiple: true },
+      'api-key-file': { type: 'string' },
+      'admin-token': { type: 'string' },
       'rate-limit': { type: 'string' },
       'no-retry-after': { type: 'boolean' },
       'revision-phase-ms': { type: 'string' },
@@ -78,7 +111,17 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
   const port = parseNonNegativeInteger('--port', values.port);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
   const options: ControlPlaneEmulatorOptions = { port, host: values.host ?? '127.0.0.1' };
-  if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
+  const specs = [
+    ...(values['api-key'] ?? []),
+    ...(values['api-key-file'] === undefined ? [] : readKeyFile(values['api-key-file'])),
+  ];
+  if (specs.length === 0) specs.push(...keySpecs(env[API_KEYS_ENV] ?? ''));
+  if (specs.length > 0) options.apiKeys = specs.map(parseApiKey);
+  const adminToken = values['admin-token'] ?? env[ADMIN_TOKEN_ENV];
+  if (adminToken !== undefined) {
+    if (!/^\S+$/.test(adminToken)) throw new UsageError('--admin-token must be non-empty with no whitespace');
+    options.adminToken = adminToken;
+  }
   if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
   if (values['no-retry-after']) options.retryAfter = false;
   if (values['revision-phase-ms'] !== undefined) {
@@ -100,8 +143,14 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = createLogger({ name: 'control-plane-emulator' });
+  const generated = options.adminToken === undefined;
   const emulator = await startControlPlaneEmulator(options);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
+  if (generated) {
+    process.stderr.write(
+      `control-plane emulator admin token (generated; set --admin-token or ${ADMIN_TOKEN_ENV} to choose one): ${emulator.adminToken}\n`,
+    );
+  }
   logger.info(
     {
       url: emulator.url,

@@ -2,6 +2,7 @@
 // spec's API from memory. Everything is lost when the process ends; restart() keeps it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AdminGuard, generateAdminToken } from './admin-guard.js';
 import { KeyRegistry, type ApiKeyGrant } from './auth.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
@@ -22,6 +23,8 @@ export interface ControlPlaneEmulatorOptions {
   rateLimit?: RateLimitConfig | 'off';
   retryAfter?: boolean;
   revisionPhaseMs?: number;
+  /** The bearer token the admin API under /_emulator/ requires; generated when absent. */
+  adminToken?: string;
   /**
    * The emulator's clock in ms since the epoch (default Date.now). Revision states,
    * deployment status and rate-limit windows all read it, so tests can step time.
@@ -31,6 +34,8 @@ export interface ControlPlaneEmulatorOptions {
 
 export interface ControlPlaneEmulator {
   url: string;
+  /** Send as `Authorization: Bearer <adminToken>` on /_emulator/ requests. */
+  adminToken: string;
   close(): Promise<void>;
   restart(): Promise<void>;
 }
@@ -63,6 +68,8 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
       fail('rateLimit.count must be an integer >= 1');
     if (!(rateLimit.windowSeconds > 0)) fail('rateLimit.windowSeconds must be > 0');
   }
+  if (options.adminToken !== undefined && !/^\S+$/.test(options.adminToken))
+    fail('adminToken must be non-empty and contain no whitespace');
   const phase = options.revisionPhaseMs;
   if (phase !== undefined && (!Number.isFinite(phase) || phase < 0))
     fail('revisionPhaseMs must be a number >= 0');
@@ -105,7 +112,8 @@ export async function startControlPlaneEmulator(
     settings: { retryAfter: options.retryAfter ?? true },
     clock,
   };
-  const pipeline = new RequestPipeline(runtime);
+  const adminToken = options.adminToken ?? generateAdminToken();
+  const pipeline = new RequestPipeline(runtime, new AdminGuard(adminToken, host));
   const newServer = (): Server => {
     const server = createServer({ keepAlive: true }, pipeline.handle);
     server.keepAliveTimeout = 30_000;
@@ -117,6 +125,7 @@ export async function startControlPlaneEmulator(
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}`,
+    adminToken,
     close: () => shutdown(server),
     restart: async () => {
       await shutdown(server);

@@ -2,8 +2,10 @@
 // injected faults (latency, then a status or a reset, as a proxy in front would), auth
 // (401; unknown keys are never charged), the per-key rate limit (429), the tenant (400/403),
 // then the handler. Every API answer is counted in the stats; admin requests are not.
+// A path whose percent escapes do not decode is a 400 before any of that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdminGuard } from './admin-guard.js';
 import { presentedKey } from './auth.js';
 import { HttpError, detailError } from './http-error.js';
 import { readBody, writeJson } from './http-io.js';
@@ -25,12 +27,24 @@ function replyFromError(error: unknown): Reply {
   return { status: 500, body: { detail: 'Internal emulator error' } };
 }
 
+function decodablePath(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class RequestPipeline {
   private readonly api: Router<Handler<ApiContext>>;
   private readonly admin: Router<Handler<RequestContext>>;
   private readonly fingerprints = new Map<string, string>();
 
-  constructor(private readonly runtime: EmulatorRuntime) {
+  constructor(
+    private readonly runtime: EmulatorRuntime,
+    private readonly adminGuard: AdminGuard,
+  ) {
     this.api = apiRouter(runtime);
     this.admin = adminRouter(runtime);
   }
@@ -58,6 +72,10 @@ export class RequestPipeline {
     const queryStart = target.indexOf('?');
     const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
     const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
+    if (!decodablePath(pathname)) {
+      writeJson(res, 400, { detail: 'Malformed percent-encoding in the request path' });
+      return;
+    }
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {
       const reply = replyFromError(rawBody);
@@ -67,7 +85,7 @@ export class RequestPipeline {
     const base = { query, rawBody: rawBody as string };
 
     if (pathname.startsWith(ADMIN_PREFIX)) {
-      const reply = this.dispatch(this.admin, method, pathname, (params) => ({
+      const reply = this.dispatch(this.admin, req, method, pathname, (params) => ({
         ...base,
         params,
         now: this.runtime.clock(),
@@ -140,11 +158,13 @@ export class RequestPipeline {
 
   private dispatch(
     router: Router<Handler<RequestContext>>,
+    req: IncomingMessage,
     method: string,
     path: string,
     context: (params: Record<string, string>) => RequestContext,
   ): Reply {
     try {
+      this.adminGuard.check(req.headers);
       const match = router.match(method, path);
       if (match.kind === 'not-found') throw detailError(404, 'Not Found');
       if (match.kind === 'method-not-allowed') {
