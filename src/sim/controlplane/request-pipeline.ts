@@ -114,12 +114,9 @@ export class RequestPipeline {
             : {};
         const status = fault.outcome.status;
         this.runtime.stats.record(method, route, status, fingerprint);
-        writeJson(
-          res,
-          status,
-          { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` },
-          headers,
-        );
+        const detail = status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}`;
+        const echo = fault.outcome.echoBody ? `; request body: ${base.rawBody}` : '';
+        writeJson(res, status, { detail: `${detail}${echo}` }, headers);
         return;
       }
     }
