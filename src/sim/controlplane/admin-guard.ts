@@ -8,7 +8,7 @@
 //   3. `Authorization: Bearer <admin token>`, compared in constant time.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../controlplane/client/loopback.js';
 import { detailError } from './http-error.js';
 
 /** The environment variable `emulate control-plane` reads the admin token from. */
@@ -31,12 +31,6 @@ function hostname(authority: string): string {
   return trimmed;
 }
 
-function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}
-
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
 
 export class AdminGuard {
@@ -49,7 +43,7 @@ export class AdminGuard {
   }
 
   private allowedHost(host: string): boolean {
-    return isLoopback(host) || (!WILDCARD_HOSTS.has(this.listenHost) && host === this.listenHost);
+    return isLoopbackHost(host) || (!WILDCARD_HOSTS.has(this.listenHost) && host === this.listenHost);
   }
 
   /** Throws the 403 or 401 answer for a request the admin API must not serve. */
