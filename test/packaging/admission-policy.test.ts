@@ -22,17 +22,31 @@ async function renderPolicy(values: Record<string, unknown>): Promise<{ policy: 
   return { policy: policy['spec'] as Policy, binding };
 }
 
-/** The messages of the validations the object fails, as the API server would report them. */
-function failures(policy: Policy, object: Record<string, unknown>): string[] {
+const OPERATOR = 'system:serviceaccount:agent-operator-system:agent-operator';
+
+interface Request {
+  username?: string;
+  subResource?: string;
+  oldObject?: Record<string, unknown>;
+}
+
+/** The messages of the validations the request fails, as the API server would report them. */
+function failures(policy: Policy, object: Record<string, unknown>, request: Request = {}): string[] {
   const variables: Record<string, unknown> = {};
+  const context = {
+    object,
+    oldObject: request.oldObject ?? null,
+    request: { userInfo: { username: request.username ?? 'alice' }, subResource: request.subResource ?? '' },
+    variables,
+  };
   for (const variable of policy.variables) {
-    variables[variable.name] = environment.parse(variable.expression)({ object, variables });
+    variables[variable.name] = environment.parse(variable.expression)(context);
   }
   const failed: string[] = [];
   for (const validation of policy.validations) {
-    if (environment.parse(validation.expression)({ object, variables }) === true) continue;
+    if (environment.parse(validation.expression)(context) === true) continue;
     const message = validation.messageExpression
-      ? String(environment.parse(validation.messageExpression)({ object, variables }))
+      ? String(environment.parse(validation.messageExpression)(context))
       : (validation.message ?? '');
     failed.push(message);
   }
@@ -136,5 +150,59 @@ describe('admission policy', () => {
       validationActions: ['Warn', 'Audit'],
       matchResources: { namespaceSelector: { matchLabels: { tenant: 'yes' } } },
     });
+  });
+
+  it('exempts the operator from the spec rules, so it can keep writing objects made before the policy', async () => {
+    const { policy } = await renderPolicy({});
+    const privileged = agent({ sidecars: [sidecar({ privileged: true })] }, 'kube-system');
+    expect(failures(policy, privileged, { username: OPERATOR, oldObject: privileged })).toEqual([]);
+    expect(failures(policy, privileged, { oldObject: privileged })).toHaveLength(2);
+  });
+
+  it('lets only the operator write agentplatform.io/ annotations and the status', async () => {
+    const { policy } = await renderPolicy({});
+    const withAnnotations = (annotations: Record<string, string>) => {
+      const object = agent({});
+      (object['metadata'] as Record<string, unknown>)['annotations'] = annotations;
+      return object;
+    };
+    const owned = withAnnotations({ 'agentplatform.io/deployment-id': 'victim-id', team: 'a' });
+    const forged = /agentplatform\.io\/ annotations are written by the operator only/;
+    // Forging on create, changing, adding and removing are refused for a user.
+    expect(failures(policy, owned)).toEqual([expect.stringMatching(forged)]);
+    expect(
+      failures(policy, withAnnotations({ 'agentplatform.io/deployment-id': 'other' }), { oldObject: owned }),
+    ).toEqual([expect.stringMatching(forged)]);
+    expect(
+      failures(policy, withAnnotations({ 'agentplatform.io/create-pending': 'x' }), {
+        oldObject: withAnnotations({}),
+      }),
+    ).toEqual([expect.stringMatching(forged)]);
+    expect(failures(policy, withAnnotations({ team: 'a' }), { oldObject: owned })).toEqual([
+      expect.stringMatching(forged),
+    ]);
+    // Leaving them as they are, and any other annotation, is fine; the operator may do anything.
+    expect(
+      failures(policy, withAnnotations({ 'agentplatform.io/deployment-id': 'victim-id', team: 'b' }), {
+        oldObject: owned,
+      }),
+    ).toEqual([]);
+    expect(failures(policy, owned, { username: OPERATOR, oldObject: withAnnotations({}) })).toEqual([]);
+    // The status subresource.
+    expect(failures(policy, owned, { subResource: 'status', oldObject: owned })).toEqual([
+      expect.stringMatching(/^status: the status of an AgentDeployment is written by the operator only/),
+    ]);
+    expect(failures(policy, owned, { username: OPERATOR, subResource: 'status', oldObject: owned })).toEqual(
+      [],
+    );
+  });
+
+  it('leaves annotations and status alone when protectOperatorFields is off', async () => {
+    const { policy } = await renderPolicy({ protectOperatorFields: false });
+    const object = agent({});
+    (object['metadata'] as Record<string, unknown>)['annotations'] = {
+      'agentplatform.io/deployment-id': 'x',
+    };
+    expect(failures(policy, object, { subResource: 'status' })).toEqual([]);
   });
 });
