@@ -125,6 +125,7 @@ describe('CLI', () => {
       const client = new EmulatorClient({
         url: url ?? '',
         adminToken: '',
+        deployments: () => [],
         close: () => Promise.resolve(),
         restart: () => Promise.resolve(),
       });

@@ -160,21 +160,9 @@ export class Stack {
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
 
-  /**
-   * Every deployment of the harness tenant, secret values included: read through the API
-   * with the tenant's key, since the admin dump masks secret values.
-   */
-  async deployments(): Promise<Deployment[]> {
-    const all: Deployment[] = [];
-    for (let offset = 0; ; offset += 100) {
-      const page = await this.api<{ resources: Deployment[] }>(
-        'GET',
-        `/v2/deployments?limit=100&offset=${offset}`,
-      );
-      if (page.status !== 200) throw new Error(`GET /v2/deployments: ${page.status}`);
-      all.push(...page.body.resources);
-      if (page.body.resources.length < 100) return all;
-    }
+  /** Every deployment, secret values included (read in process: the admin dump masks them). */
+  deployments(): Promise<Deployment[]> {
+    return Promise.resolve(this.controlPlane.deployments() as unknown as Deployment[]);
   }
 
   async listenerId(): Promise<string> {

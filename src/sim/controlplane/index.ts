@@ -11,6 +11,7 @@ import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { StatsCounter } from './stats.js';
 import { EmulatorStore } from './store.js';
+import { deploymentToWire } from './wire-views.js';
 
 export type { ApiKeyGrant } from './auth.js';
 export { tenantIdForKey } from './auth.js';
@@ -36,6 +37,11 @@ export interface ControlPlaneEmulator {
   url: string;
   /** Send as `Authorization: Bearer <adminToken>` on /_emulator/ requests. */
   adminToken: string;
+  /**
+   * In process only: every deployment of every tenant in the API's shape, secret values
+   * included (the admin API's dump masks them; a test in the same process owns this memory anyway).
+   */
+  deployments(): Record<string, unknown>[];
   close(): Promise<void>;
   restart(): Promise<void>;
 }
@@ -126,6 +132,10 @@ export async function startControlPlaneEmulator(
   return {
     url: `http://${urlHost}:${port}`,
     adminToken,
+    deployments: () => {
+      const now = clock();
+      return runtime.store.allDeployments(now).map((r) => deploymentToWire(r, runtime.store.phaseMs, now));
+    },
     close: () => shutdown(server),
     restart: async () => {
       await shutdown(server);
