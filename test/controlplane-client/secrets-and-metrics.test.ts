@@ -1,5 +1,6 @@
-// Secrets stay secret (the API key and secret values never reach logs or error messages) and
-// the prom-client binding exposes the named series with route templates, never ids.
+// Secrets stay secret (the API key and secret values never reach logs or error messages,
+// even when a 400 echoes the request body) and the prom-client binding exposes the named
+// series with route templates, never ids.
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,12 @@ import { emulatorAdmin } from './support/emulator.js';
 
 const API_KEY = 'sk-very-secret-api-key-7781';
 const SECRET_VALUE = 'super-secret-openai-value-42';
+/** Values an echo must not leak: a quote and a backslash, 3 characters, a PEM key. */
+const VALUES = [
+  'p"q\\r-secret',
+  'Zq9',
+  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----\n',
+];
 let emulator: ControlPlaneEmulator;
 
 beforeAll(async () => {
@@ -84,6 +91,65 @@ describe('secrets', () => {
     const everything = [...lines, ...errors.map((e) => JSON.stringify(e))].join('\n');
     expect(everything).not.toContain(API_KEY);
     expect(everything).not.toContain(SECRET_VALUE);
+  });
+});
+
+function forms(value: string): string[] {
+  const once = JSON.stringify(value).slice(1, -1);
+  return [
+    value,
+    once,
+    JSON.stringify(once).slice(1, -1),
+    encodeURIComponent(value),
+    Buffer.from(value).toString('base64'),
+  ];
+}
+
+describe('an echoing 400', () => {
+  it('keeps every secret out of the error value, the logs and the metrics', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const registry = new Registry();
+    const client = new ControlPlaneClient({
+      baseUrl: emulator.url,
+      credentials: { apiKey: API_KEY },
+      logger: createLogger({ level: 'trace', destination }),
+      metrics: createControlPlaneMetrics(registry),
+    });
+    await emulatorAdmin.addFault(emulator, { method: 'POST', status: 400, echoBody: true });
+    const listeners = await client.listListeners();
+    const listenerId = listeners.ok ? (listeners.value.resources[0]?.id ?? '') : '';
+    const result = await client.createDeployment({
+      name: 'echo',
+      source: 'external_container',
+      source_config: { listener_id: listenerId },
+      source_revision_config: { image_uri: 'registry.example/agent:1' },
+      secrets: VALUES.map((value, i) => ({ name: `S${i}`, value })),
+    });
+    await client.close();
+    await emulatorAdmin.clearFaults(emulator);
+
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const error = result.error;
+    expect(error).toMatchObject({
+      kind: 'Terminal',
+      status: 400,
+      message: 'POST /v2/deployments: HTTP 400: the control plane refused the request as invalid',
+      detail: 'the control plane refused the request as invalid',
+    });
+    expect(error.serverDetail).toMatch(/^Injected fault: HTTP 400; request body: .*\[REDACTED\]/);
+    const safe = JSON.stringify({ message: error.message, detail: 'detail' in error ? error.detail : '' });
+    expect(safe).not.toContain('request body');
+    const everything = [JSON.stringify(error), ...lines, await registry.metrics()].join('\n');
+    for (const value of [...VALUES, API_KEY]) {
+      for (const form of forms(value)) expect(everything, JSON.stringify(form)).not.toContain(form);
+    }
   });
 });
 
