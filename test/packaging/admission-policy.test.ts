@@ -4,6 +4,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { describe, expect, it } from 'vitest';
 import { renderChart, type Manifest } from './support/helm.js';
+import { validateAgainstKubernetesSchemas } from './support/kubernetes-schema.js';
 
 interface Policy {
   variables: { name: string; expression: string }[];
@@ -81,6 +82,29 @@ describe('admission policy', () => {
     const kinds = (await renderChart({})).map((m) => m.kind);
     expect(kinds).not.toContain('ValidatingAdmissionPolicy');
     expect(kinds).not.toContain('ValidatingAdmissionPolicyBinding');
+  });
+
+  it('renders a policy and a binding that the Kubernetes schemas accept', async () => {
+    const manifests = await renderChart({
+      values: {
+        admissionPolicy: {
+          enabled: true,
+          allowedClusterNamespaces: ['shared'],
+          namespaceSelector: { matchLabels: { tenant: 'yes' } },
+        },
+      },
+    });
+    const rendered = manifests.filter((m) => m.kind.startsWith('ValidatingAdmissionPolicy'));
+    expect(rendered.map((m) => m.kind).sort()).toEqual([
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ]);
+    for (const manifest of rendered) {
+      expect(await validateAgainstKubernetesSchemas(manifest), manifest.kind).toEqual({
+        known: true,
+        problems: [],
+      });
+    }
   });
 
   it('lets an ordinary AgentDeployment through, and one without resourceSpec', async () => {
