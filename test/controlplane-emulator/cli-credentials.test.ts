@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN_ENV } from '../../src/sim/controlplane/admin-guard.js';
-import { API_KEYS_ENV, parseEmulatorArgs } from '../../src/sim/controlplane/cli.js';
+import { parseEmulatorArgs } from '../../src/sim/controlplane/cli.js';
+import { API_KEYS_ENV } from '../../src/sim/controlplane/key-file.js';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';
 let dir: string;

@@ -1,18 +1,13 @@
 // `agent-operator emulate control-plane`: serves the emulator until SIGINT or SIGTERM.
-// Prints exactly one stdout line, containing the base URL, once it listens; a generated
-// admin token goes to stderr. Keys and the admin token can come from a file or the
-// environment, so that they do not show in `ps`.
-import { readFileSync } from 'node:fs';
+// Prints exactly one stdout line, containing the base URL, once it listens.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
 import { ADMIN_TOKEN_ENV } from './admin-guard.js';
+import { API_KEYS_ENV, keySpecs, readKeyFile } from './key-file.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
 import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulatorOptions } from './index.js';
 import type { RateLimitConfig } from './rate-limiter.js';
-
-/** Whitespace-separated `--api-key` values, read when neither flag names a key. */
-export const API_KEYS_ENV = 'AGENT_OPERATOR_EMULATOR_API_KEYS';
 
 const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
 
@@ -32,23 +27,6 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
 `;
 
 export class UsageError extends Error {}
-
-function keySpecs(text: string): string[] {
-  return text.split(/\s+/).filter((spec) => spec !== '');
-}
-
-function readKeyFile(path: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new UsageError(`--api-key-file: cannot read ${path} (${reason})`);
-  }
-  const specs = keySpecs(text);
-  if (specs.length === 0) throw new UsageError(`--api-key-file: ${path} names no key`);
-  return specs;
-}
 
 function parseApiKey(value: string): ApiKeyGrant {
   const separator = value.indexOf('=');
@@ -146,11 +124,6 @@ export async function main(argv: string[]): Promise<number> {
   const generated = options.adminToken === undefined;
   const emulator = await startControlPlaneEmulator(options);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
-  if (generated) {
-    process.stderr.write(
-      `control-plane emulator admin token (generated; set --admin-token or ${ADMIN_TOKEN_ENV} to choose one): ${emulator.adminToken}\n`,
-    );
-  }
   logger.info(
     {
       url: emulator.url,
@@ -159,6 +132,12 @@ export async function main(argv: string[]): Promise<number> {
     },
     'control-plane emulator started',
   );
+  // A generated admin token is printed once, on stderr, so that stdout keeps its one line.
+  if (generated) {
+    process.stderr.write(
+      `control-plane emulator admin token (generated; set --admin-token or ${ADMIN_TOKEN_ENV} to choose one): ${emulator.adminToken}\n`,
+    );
+  }
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -2,8 +2,8 @@
 // spec's API from memory. Everything is lost when the process ends; restart() keeps it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AdminGuard, generateAdminToken } from './admin-guard.js';
 import { KeyRegistry, type ApiKeyGrant } from './auth.js';
+import { AdminGuard, generateAdminToken } from './admin-guard.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
 import { FixedWindowRateLimiter, type RateLimitConfig } from './rate-limiter.js';
@@ -105,6 +105,7 @@ export async function startControlPlaneEmulator(
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? Date.now;
   const keys = new KeyRegistry(options.apiKeys ?? [{ key: DEFAULT_API_KEY }]);
+  const adminToken = options.adminToken ?? generateAdminToken();
   const runtime: EmulatorRuntime = {
     store: new EmulatorStore(
       [...keys.tenants().keys()],
@@ -117,9 +118,9 @@ export async function startControlPlaneEmulator(
     stats: new StatsCounter(),
     settings: { retryAfter: options.retryAfter ?? true },
     clock,
+    adminGuard: new AdminGuard(adminToken, host),
   };
-  const adminToken = options.adminToken ?? generateAdminToken();
-  const pipeline = new RequestPipeline(runtime, new AdminGuard(adminToken, host));
+  const pipeline = new RequestPipeline(runtime);
   const newServer = (): Server => {
     const server = createServer({ keepAlive: true }, pipeline.handle);
     server.keepAliveTimeout = 30_000;
@@ -131,16 +132,16 @@ export async function startControlPlaneEmulator(
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}`,
-    adminToken,
-    deployments: () => {
-      const now = clock();
-      return runtime.store.allDeployments(now).map((r) => deploymentToWire(r, runtime.store.phaseMs, now));
-    },
     close: () => shutdown(server),
     restart: async () => {
       await shutdown(server);
       server = newServer();
       await listen(server, port, host);
+    },
+    adminToken,
+    deployments: () => {
+      const now = clock();
+      return runtime.store.allDeployments(now).map((r) => deploymentToWire(r, runtime.store.phaseMs, now));
     },
   };
 }

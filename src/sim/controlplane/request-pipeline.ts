@@ -2,10 +2,10 @@
 // injected faults (latency, then a status or a reset, as a proxy in front would), auth
 // (401; unknown keys are never charged), the per-key rate limit (429), the tenant (400/403),
 // then the handler. Every API answer is counted in the stats; admin requests are not.
-// A path whose percent escapes do not decode is a 400 before any of that.
+// Before any of that, for every path: percent escapes that do not decode are a 400, and
+// anything under /_emulator/ must pass the admin guard (admin-guard.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdminGuard } from './admin-guard.js';
 import { presentedKey } from './auth.js';
 import { HttpError, detailError } from './http-error.js';
 import { readBody, writeJson } from './http-io.js';
@@ -41,10 +41,7 @@ export class RequestPipeline {
   private readonly admin: Router<Handler<RequestContext>>;
   private readonly fingerprints = new Map<string, string>();
 
-  constructor(
-    private readonly runtime: EmulatorRuntime,
-    private readonly adminGuard: AdminGuard,
-  ) {
+  constructor(private readonly runtime: EmulatorRuntime) {
     this.api = apiRouter(runtime);
     this.admin = adminRouter(runtime);
   }
@@ -67,15 +64,16 @@ export class RequestPipeline {
 
   private async process(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
+    const refusal = this.refusal(req);
+    if (refusal) {
+      writeJson(res, refusal.status, refusal.body, refusal.headers);
+      return;
+    }
     // Split by hand: new URL() per request is a measurable share of a GET's cost.
     const target = req.url ?? '/';
     const queryStart = target.indexOf('?');
     const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
     const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
-    if (!decodablePath(pathname)) {
-      writeJson(res, 400, { detail: 'Malformed percent-encoding in the request path' });
-      return;
-    }
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {
       const reply = replyFromError(rawBody);
@@ -85,7 +83,7 @@ export class RequestPipeline {
     const base = { query, rawBody: rawBody as string };
 
     if (pathname.startsWith(ADMIN_PREFIX)) {
-      const reply = this.dispatch(this.admin, req, method, pathname, (params) => ({
+      const reply = this.dispatch(this.admin, method, pathname, (params) => ({
         ...base,
         params,
         now: this.runtime.clock(),
@@ -153,15 +151,30 @@ export class RequestPipeline {
     }
   }
 
+  /** The answer for a path that does not decode, or an admin request the guard refuses. */
+  private refusal(req: IncomingMessage): Reply | undefined {
+    const target = req.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
+    if (!decodablePath(pathname)) {
+      return { status: 400, body: { detail: 'Malformed percent-encoding in the request path' } };
+    }
+    if (!pathname.startsWith(ADMIN_PREFIX)) return undefined;
+    try {
+      this.runtime.adminGuard.check(req.headers);
+      return undefined;
+    } catch (error) {
+      return replyFromError(error);
+    }
+  }
+
   private dispatch(
     router: Router<Handler<RequestContext>>,
-    req: IncomingMessage,
     method: string,
     path: string,
     context: (params: Record<string, string>) => RequestContext,
   ): Reply {
     try {
-      this.adminGuard.check(req.headers);
       const match = router.match(method, path);
       if (match.kind === 'not-found') throw detailError(404, 'Not Found');
       if (match.kind === 'method-not-allowed') {
