@@ -143,7 +143,7 @@ describe('Host and Origin checks (DNS rebinding, cross-origin pages)', () => {
 describe('the cross-tenant deployment dump', () => {
   it('masks every secret value and keeps the names', async () => {
     const { listenerId } = await client.defaults();
-    const values = ['p"q\\r', 'abc', '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n'];
+    const values = ['p"q\\r', 'Zq9', '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n'];
     const created = await client.call<WireDeployment>('POST', '/v2/deployments', {
       body: containerBody(listenerId, {
         secrets: values.map((value, i) => ({ name: `S${i}`, value })),
