@@ -69,7 +69,7 @@ async function main(): Promise<void> {
         credentials: { apiKey: key },
         rateLimits: { default: limit },
       });
-      const throttledBefore = (await emulatorAdmin.stats(emulator.url)).throttled;
+      const throttledBefore = (await emulatorAdmin.stats(emulator)).throttled;
       let failed = 0;
       const started = performance.now();
       await Promise.all(
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - started) / 1000;
       await client.close();
       const requests = callers * perCaller;
-      const throttled = (await emulatorAdmin.stats(emulator.url)).throttled - throttledBefore;
+      const throttled = (await emulatorAdmin.stats(emulator)).throttled - throttledBefore;
       const ratio = requests / seconds / allowedPerSecond;
       figures.push({ requests, failed, seconds, ratio, throttled });
       process.stdout.write(

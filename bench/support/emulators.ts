@@ -2,6 +2,7 @@
 // (`agent-operator emulate control-plane|kube`), with the CRD and the benchmark namespace
 // applied. Each strategy of a benchmark gets a fresh pair, so no state or rate-limit
 // window leaks from one run into the next.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,7 @@ export interface EmulatorOptions {
 export class Emulators {
   private constructor(
     readonly controlPlaneUrl: string,
+    private readonly adminToken: string,
     readonly kubeconfigPath: string,
     readonly kube: KubeClient,
     readonly controlPlaneProcess: NodeProcess,
@@ -45,6 +47,7 @@ export class Emulators {
     const dir = await mkdtemp(join(tmpdir(), 'agent-operator-bench-'));
     const kubeconfigPath = join(dir, 'kubeconfig');
     const cli = join(ROOT, 'src/cli.ts');
+    const adminToken = randomBytes(16).toString('hex');
     const controlPlaneProcess = spawnTsNode(
       cli,
       [
@@ -59,7 +62,8 @@ export class Emulators {
         '--rate-limit',
         options.rateLimit ?? '1000/10',
       ],
-      { quietStderr: true },
+      // In the environment, not on the command line, where `ps` would show it.
+      { quietStderr: true, env: { AGENT_OPERATOR_ADMIN_TOKEN: adminToken } },
     );
     const kubeProcess = spawnTsNode(
       cli,
@@ -83,6 +87,7 @@ export class Emulators {
     });
     return new Emulators(
       controlPlaneUrl,
+      adminToken,
       kubeconfigPath,
       client,
       controlPlaneProcess,
@@ -96,7 +101,7 @@ export class Emulators {
   async admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.controlPlaneUrl}/_emulator${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.adminToken}` },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

@@ -330,6 +330,7 @@ class DemoRun {
       exampleFile: exampleFileOf(this.flags.examples),
       controlPlaneUrl: environment.controlPlaneUrl,
       apiKeyHint: environment.embeddedControlPlane ? 'emulator-key' : '<yours>',
+      adminToken: environment.adminToken,
       metricsUrl: this.operator?.metricsUrl,
       logPath: this.logPath,
     }))

@@ -22,6 +22,8 @@ export interface DemoEnvironment {
   kubeconfigPath: string;
   controlPlaneUrl: string;
   apiKey: string;
+  /** The embedded control-plane emulator's admin token (undefined for a real control plane). */
+  adminToken: string | undefined;
   embeddedKube: boolean;
   embeddedControlPlane: boolean;
   stateDir: string;
@@ -41,6 +43,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
   try {
     let controlPlaneUrl = options.controlPlaneUrl;
     let apiKey = options.apiKey;
+    let adminToken: string | undefined;
     if (!controlPlaneUrl) {
       // The examples name the emulator's default listener and integration, which belong to
       // its default key.
@@ -48,6 +51,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
       closers.push(() => emulator.close());
       controlPlaneUrl = emulator.url;
       apiKey = DEFAULT_API_KEY;
+      adminToken = emulator.adminToken;
     }
     if (!apiKey) {
       throw new Error(
@@ -73,6 +77,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
       kubeconfigPath,
       controlPlaneUrl,
       apiKey,
+      adminToken,
       embeddedKube: !options.kubeconfig,
       embeddedControlPlane: !options.controlPlaneUrl,
       stateDir,

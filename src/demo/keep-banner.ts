@@ -9,6 +9,8 @@ export interface KeepBannerContext {
   exampleFile: string;
   controlPlaneUrl: string;
   apiKeyHint: string;
+  /** The embedded control-plane emulator's admin token; absent with a real control plane. */
+  adminToken: string | undefined;
   metricsUrl: string | undefined;
   logPath: string | undefined;
 }
@@ -30,6 +32,11 @@ export function keepBanner(context: KeepBannerContext): string[] {
     "  the operator's metrics:",
     `    curl -s ${context.metricsUrl ?? '-'}/metrics | grep '^agent_operator_'`,
     `  control plane: ${context.controlPlaneUrl} (API key "${context.apiKeyHint}")`,
+    ...(context.adminToken === undefined
+      ? []
+      : [
+          `  admin API:     ${context.controlPlaneUrl}/_emulator/ (Authorization: Bearer ${context.adminToken})`,
+        ]),
     `  operator log:  ${context.logPath ?? '-'}`,
   ];
 }

@@ -2,6 +2,7 @@
 // code must never hand a secret value to the logger, and these paths catch the shapes in
 // which one could slip through (request headers, secret lists, env values).
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { redactSecretFieldsDeep } from '../controlplane/client/redact.js';
 
 export const REDACTED_PATHS = [
   'apiKey',
@@ -29,6 +30,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? 'info',
       name: options.name,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+      // Secret fields inside text (an echoed body, JSON-escaped or not), whatever their length.
+      formatters: { log: (record) => redactSecretFieldsDeep(record) as Record<string, unknown> },
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
     },

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseDuration } from './duration.js';
+import { insecureUrlProblem } from './insecure-url.js';
 
 export type Region = 'us' | 'eu';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -38,6 +39,7 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --kubeconfig <path>                 KUBECONFIG; default: in-cluster, then ~/.kube/config
   --control-plane-url <url>           AGENT_OPERATOR_CONTROL_PLANE_URL (overrides --region)
   --region us|eu                      AGENT_OPERATOR_REGION (default us)
+  --allow-insecure                    AGENT_OPERATOR_ALLOW_INSECURE=true: accept an http:// URL off this machine
   --api-key-file <path>               or the environment variable AGENT_OPERATOR_API_KEY
   --tenant-id <uuid>                  AGENT_OPERATOR_TENANT_ID
   --namespaces a,b                    AGENT_OPERATOR_NAMESPACES (default: all namespaces)
@@ -56,6 +58,7 @@ const OPTIONS = {
   kubeconfig: { type: 'string' },
   'control-plane-url': { type: 'string' },
   region: { type: 'string' },
+  'allow-insecure': { type: 'boolean' },
   'api-key-file': { type: 'string' },
   'tenant-id': { type: 'string' },
   namespaces: { type: 'string' },
@@ -109,6 +112,10 @@ export function parseOperatorConfig({
   if (controlPlaneUrl !== undefined && !isHttpUrl(controlPlaneUrl)) {
     throw new ConfigError(`--control-plane-url: must be an http(s) URL, got "${controlPlaneUrl}"`);
   }
+  const allowInsecure = values['allow-insecure'] ?? env.AGENT_OPERATOR_ALLOW_INSECURE === 'true';
+  const insecure =
+    controlPlaneUrl === undefined ? undefined : insecureUrlProblem(controlPlaneUrl, allowInsecure);
+  if (insecure !== undefined) throw new ConfigError(`--control-plane-url: ${insecure}`);
 
   const apiKey = readApiKey(pick('api-key-file'), env, readFile);
   const tenantId = pick('tenant-id', 'AGENT_OPERATOR_TENANT_ID');

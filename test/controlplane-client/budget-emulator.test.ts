@@ -53,9 +53,9 @@ afterAll(async () => {
   await emulator.close();
 });
 beforeEach(async () => {
-  await emulatorAdmin.reset(emulator.url);
-  await emulatorAdmin.clearFaults(emulator.url);
-  await emulatorAdmin.setRateLimit(emulator.url, LIMIT, true);
+  await emulatorAdmin.reset(emulator);
+  await emulatorAdmin.clearFaults(emulator);
+  await emulatorAdmin.setRateLimit(emulator, LIMIT, true);
 });
 
 describe('rate budget against the emulator', () => {
@@ -63,7 +63,7 @@ describe('rate budget against the emulator', () => {
     const client = newClient();
     const results = await run(6, 10, () => client.listListeners());
     expect(failures(results)).toEqual([]);
-    expect((await emulatorAdmin.stats(emulator.url)).throttled).toBe(0);
+    expect((await emulatorAdmin.stats(emulator)).throttled).toBe(0);
   });
 
   it('shares one budget between clients of the same key: two clients, still zero 429s', async () => {
@@ -74,45 +74,45 @@ describe('rate budget against the emulator', () => {
       run(3, 10, () => second.listIntegrations()),
     ]);
     expect(failures(results.flat())).toEqual([]);
-    expect((await emulatorAdmin.stats(emulator.url)).throttled).toBe(0);
+    expect((await emulatorAdmin.stats(emulator)).throttled).toBe(0);
   });
 
   for (const retryAfter of [true, false]) {
     it(`recovers when the server allows less than configured (10/s vs 20/s, Retry-After ${retryAfter ? 'on' : 'off'})`, async () => {
-      await emulatorAdmin.setRateLimit(emulator.url, { count: 10, windowSeconds: 1 }, retryAfter);
+      await emulatorAdmin.setRateLimit(emulator, { count: 10, windowSeconds: 1 }, retryAfter);
       const client = newClient();
       const results = await run(5, 8, () => client.listListeners());
       expect(failures(results)).toEqual([]);
-      const stats = await emulatorAdmin.stats(emulator.url);
+      const stats = await emulatorAdmin.stats(emulator);
       // Bounded: the first 429s tighten the bucket; far fewer than the 40 requests.
       expect(stats.throttled).toBeLessThanOrEqual(15);
     });
   }
 
   it('completes every GET through injected 503s, 502s, latency and connection resets', async () => {
-    await emulatorAdmin.setRateLimit(emulator.url, { off: true });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.setRateLimit(emulator, { off: true });
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/listeners',
       status: 503,
       rate: 0.2,
       count: 10,
     });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/listeners',
       status: 502,
       rate: 0.1,
       count: 5,
     });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/listeners',
       reset: true,
       rate: 0.1,
       count: 5,
     });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/listeners',
       latencyMs: 150,
@@ -123,12 +123,12 @@ describe('rate budget against the emulator', () => {
     const client = newClient({ retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 8 } });
     const results = await run(4, 10, () => client.listListeners());
     expect(failures(results)).toEqual([]);
-    const stats = await emulatorAdmin.stats(emulator.url);
+    const stats = await emulatorAdmin.stats(emulator);
     expect(stats.total).toBeGreaterThan(40); // some were retried
   });
 
   it('turns a deadline into a Transient, unclear error, and retries it for a GET', async () => {
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/listeners',
       latencyMs: 400,
@@ -137,7 +137,7 @@ describe('rate budget against the emulator', () => {
     const client = newClient({ deadlineMs: 150, retry: { baseDelayMs: 10, maxDelayMs: 50 } });
     const result = await client.listListeners();
     expect(result.ok).toBe(true);
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'POST',
       route: '/v2/deployments',
       latencyMs: 400,
@@ -166,7 +166,7 @@ describe('rate budget against the emulator', () => {
       source_revision_config: { image_uri: 'registry.example/agent:1' },
       secrets: [],
     };
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'POST',
       route: '/v2/deployments',
       reset: true,
@@ -174,7 +174,7 @@ describe('rate budget against the emulator', () => {
     });
     const reset = await client.createDeployment(body);
     expect(reset.ok === false && reset.error).toMatchObject({ kind: 'Transient', unclear: true });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'POST',
       route: '/v2/deployments',
       status: 429,
@@ -183,7 +183,7 @@ describe('rate budget against the emulator', () => {
     });
     const retried = await client.createDeployment({ ...body, name: 'after-429' });
     // The emulator may reject an external_container without a listener; what matters is that it was sent twice.
-    const posts = (await emulatorAdmin.stats(emulator.url)).byRoute
+    const posts = (await emulatorAdmin.stats(emulator)).byRoute
       .filter((r) => r.method === 'POST')
       .reduce((n, r) => n + r.count, 0);
     expect(posts).toBe(3);

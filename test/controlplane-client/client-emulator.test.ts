@@ -39,7 +39,7 @@ afterAll(async () => {
   await emulator.close();
 });
 beforeEach(async () => {
-  await emulatorAdmin.reset(emulator.url);
+  await emulatorAdmin.reset(emulator);
 });
 
 describe('control-plane client against the emulator', () => {
@@ -95,7 +95,7 @@ describe('control-plane client against the emulator', () => {
   });
 
   it('rejects bad input before sending, naming the field and the rule', async () => {
-    const before = (await emulatorAdmin.stats(emulator.url)).total;
+    const before = (await emulatorAdmin.stats(emulator)).total;
     const result = await client.listDeployments({ limit: 500 });
     expect(result.ok === false && result.error).toMatchObject({ kind: 'Terminal', status: 0, attempts: 0 });
     expect(result.ok === false && result.error.message).toMatch(
@@ -105,7 +105,7 @@ describe('control-plane client against the emulator', () => {
     expect(blank.ok === false && blank.error.message).toMatch(
       /path\.deployment_id: must be a non-empty string/,
     );
-    expect((await emulatorAdmin.stats(emulator.url)).total).toBe(before);
+    expect((await emulatorAdmin.stats(emulator)).total).toBe(before);
   });
 
   it('answers Terminal 401 for a wrong key', async () => {

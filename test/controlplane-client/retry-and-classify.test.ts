@@ -96,7 +96,7 @@ describe('classification', () => {
     });
   });
 
-  it('carries the 422 validation entries (loc, msg, type) and the 400 detail', () => {
+  it('carries the 422 locations and rule types, and a 400 reduced to its field and rule', () => {
     const body = {
       detail: [{ loc: ['body', 'name'], msg: 'field required', type: 'missing', input: 'hunter2-value' }],
     };
@@ -106,28 +106,32 @@ describe('classification', () => {
       status: 422,
       validation: [{ loc: ['body', 'name'], msg: 'field required', type: 'missing' }],
       detail: 'body.name: field required',
+      message: 'POST /v2/deployments: HTTP 422: body.name: field required',
     });
     const bad = classifyResponse(
       context,
-      respond(400, { detail: 'build_on_push cannot be enabled with a tag' }),
+      respond(400, { detail: 'source_config.listener_id is required for source external_container' }),
       schema,
     );
     expect(bad.type === 'failure' && bad.error).toMatchObject({
       kind: 'Terminal',
       status: 400,
-      detail: 'build_on_push cannot be enabled with a tag',
+      detail: 'source_config.listener_id: required for this source',
+      serverDetail: 'source_config.listener_id is required for source external_container',
     });
   });
 
-  it('scrubs the credential and the body secrets from server texts', () => {
+  it('keeps server text out of message and detail, and scrubs it in serverDetail', () => {
     const outcome = classifyResponse(
       context,
       respond(400, { detail: 'bad key sk-secret-key for value hunter2-value' }),
       schema,
     );
-    expect(outcome.type === 'failure' && outcome.error.message).toBe(
-      'POST /v2/deployments: HTTP 400: bad key [REDACTED] for value [REDACTED]',
-    );
+    expect(outcome.type === 'failure' && outcome.error).toMatchObject({
+      message: 'POST /v2/deployments: HTTP 400: the control plane refused the request as invalid',
+      detail: 'the control plane refused the request as invalid',
+      serverDetail: 'bad key [REDACTED] for value [REDACTED]',
+    });
   });
 
   it('reports a 2xx of the wrong shape as Transient, unclear (the server did act), not retried', () => {

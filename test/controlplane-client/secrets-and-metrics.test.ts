@@ -1,5 +1,6 @@
-// Secrets stay secret (the API key and secret values never reach logs or error messages) and
-// the prom-client binding exposes the named series with route templates, never ids.
+// Secrets stay secret (the API key and secret values never reach logs or error messages,
+// even when a 400 echoes the request body) and the prom-client binding exposes the named
+// series with route templates, never ids.
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,12 @@ import { emulatorAdmin } from './support/emulator.js';
 
 const API_KEY = 'sk-very-secret-api-key-7781';
 const SECRET_VALUE = 'super-secret-openai-value-42';
+/** Values an echo must not leak: a quote and a backslash, 3 characters, a PEM key. */
+const VALUES = [
+  'p"q\\r-secret',
+  'Zq9',
+  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----\n',
+];
 let emulator: ControlPlaneEmulator;
 
 beforeAll(async () => {
@@ -58,16 +65,16 @@ describe('secrets', () => {
     };
     collect(await client.createDeployment(body));
     collect(await client.createDeployment({ ...body, name: '' }));
-    await emulatorAdmin.addFault(emulator.url, { method: 'GET', status: 503 });
+    await emulatorAdmin.addFault(emulator, { method: 'GET', status: 503 });
     collect(await client.listListeners());
-    await emulatorAdmin.clearFaults(emulator.url);
-    await emulatorAdmin.addFault(emulator.url, { method: 'PATCH', reset: true });
+    await emulatorAdmin.clearFaults(emulator);
+    await emulatorAdmin.addFault(emulator, { method: 'PATCH', reset: true });
     collect(
       await client.patchDeployment('0b9e7c1e-8f4a-4a57-9d55-6f0f6f1f2a3b', {
         secrets: [{ name: 'X', value: SECRET_VALUE }],
       }),
     );
-    await emulatorAdmin.clearFaults(emulator.url);
+    await emulatorAdmin.clearFaults(emulator);
     collect(await client.getDeployment('0b9e7c1e-8f4a-4a57-9d55-6f0f6f1f2a3b'));
     await client.close();
 
@@ -87,6 +94,65 @@ describe('secrets', () => {
   });
 });
 
+function forms(value: string): string[] {
+  const once = JSON.stringify(value).slice(1, -1);
+  return [
+    value,
+    once,
+    JSON.stringify(once).slice(1, -1),
+    encodeURIComponent(value),
+    Buffer.from(value).toString('base64'),
+  ];
+}
+
+describe('an echoing 400', () => {
+  it('keeps every secret out of the error value, the logs and the metrics', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const registry = new Registry();
+    const client = new ControlPlaneClient({
+      baseUrl: emulator.url,
+      credentials: { apiKey: API_KEY },
+      logger: createLogger({ level: 'trace', destination }),
+      metrics: createControlPlaneMetrics(registry),
+    });
+    await emulatorAdmin.addFault(emulator, { method: 'POST', status: 400, echoBody: true });
+    const listeners = await client.listListeners();
+    const listenerId = listeners.ok ? (listeners.value.resources[0]?.id ?? '') : '';
+    const result = await client.createDeployment({
+      name: 'echo',
+      source: 'external_container',
+      source_config: { listener_id: listenerId },
+      source_revision_config: { image_uri: 'registry.example/agent:1' },
+      secrets: VALUES.map((value, i) => ({ name: `S${i}`, value })),
+    });
+    await client.close();
+    await emulatorAdmin.clearFaults(emulator);
+
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const error = result.error;
+    expect(error).toMatchObject({
+      kind: 'Terminal',
+      status: 400,
+      message: 'POST /v2/deployments: HTTP 400: the control plane refused the request as invalid',
+      detail: 'the control plane refused the request as invalid',
+    });
+    expect(error.serverDetail).toMatch(/^Injected fault: HTTP 400; request body: .*\[REDACTED\]/);
+    const safe = JSON.stringify({ message: error.message, detail: 'detail' in error ? error.detail : '' });
+    expect(safe).not.toContain('request body');
+    const everything = [JSON.stringify(error), ...lines, await registry.metrics()].join('\n');
+    for (const value of [...VALUES, API_KEY]) {
+      for (const form of forms(value)) expect(everything, JSON.stringify(form)).not.toContain(form);
+    }
+  });
+});
+
 describe('prom-client binding', () => {
   it('exposes the named series, by route template', async () => {
     const registry = new Registry();
@@ -96,7 +162,7 @@ describe('prom-client binding', () => {
       metrics: createControlPlaneMetrics(registry),
       retry: { baseDelayMs: 5, maxDelayMs: 20 },
     });
-    await emulatorAdmin.addFault(emulator.url, {
+    await emulatorAdmin.addFault(emulator, {
       method: 'GET',
       route: '/v2/deployments/{deployment_id}',
       status: 429,
@@ -105,7 +171,7 @@ describe('prom-client binding', () => {
     });
     await client.getDeployment('0b9e7c1e-8f4a-4a57-9d55-6f0f6f1f2a3b');
     await client.close();
-    await emulatorAdmin.clearFaults(emulator.url);
+    await emulatorAdmin.clearFaults(emulator);
     const text = await registry.metrics();
     expect(text).toContain(
       'agent_operator_controlplane_requests_total{route="/v2/deployments/{deployment_id}",method="GET",code="429"} 1',

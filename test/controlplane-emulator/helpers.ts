@@ -13,6 +13,8 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: string;
   key?: string | null;
+  /** For /_emulator/ paths: the bearer token to send (default the emulator's; null: none). */
+  adminToken?: string | null;
   headers?: Record<string, string>;
 }
 
@@ -42,6 +44,8 @@ export class EmulatorClient {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     const key = options.key === undefined ? KEY : options.key;
     if (key !== null) headers['x-api-key'] = key;
+    const adminToken = options.adminToken === undefined ? this.emulator.adminToken : options.adminToken;
+    if (path.startsWith('/_emulator/') && adminToken !== null) headers.authorization = `Bearer ${adminToken}`;
     let body: string | undefined = options.rawBody;
     if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -127,6 +127,8 @@ describe('CLI', () => {
       expect(url).toBeDefined();
       const client = new EmulatorClient({
         url: url ?? '',
+        adminToken: '',
+        deployments: () => [],
         close: () => Promise.resolve(),
         restart: () => Promise.resolve(),
       });

@@ -72,22 +72,20 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 The rules the operator needs on the resources it watches; shared by the ClusterRole and the
 per-namespace Roles so that the two modes cannot drift apart.
 */}}
+{{- /*
+Exactly the permissions of WATCH_PERMISSIONS in src/operator/rbac.ts (a test renders the
+chart and compares): informers read with list+watch, writes are merge patches.
+*/ -}}
 {{- define "agent-operator.watchRules" -}}
 - apiGroups: ["agentplatform.io"]
   resources: ["agentdeployments"]
-  verbs: ["get", "list", "watch", "update", "patch"]
+  verbs: ["list", "watch", "patch"]
 - apiGroups: ["agentplatform.io"]
   resources: ["agentdeployments/status"]
-  verbs: ["get", "update", "patch"]
-- apiGroups: ["agentplatform.io"]
-  resources: ["agentdeployments/finalizers"]
-  verbs: ["update"]
+  verbs: ["patch"]
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "list", "watch"]
-- apiGroups: [""]
-  resources: ["events"]
-  verbs: ["create", "patch"]
+  verbs: ["list", "watch"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]

@@ -5,6 +5,7 @@ import { DetailError, HTTPValidationError, type ValidationError } from '../model
 import { retryAfterFrom } from '../budget/rate-limit-headers.js';
 import type { TransportResult } from './http-transport.js';
 import type { ControlPlaneError } from './errors.js';
+import { safeValidationEntries, summarizeDetail, summarizeValidation } from './error-summary.js';
 import { redactSecrets, truncate } from './redact.js';
 import { RETRYABLE_STATUSES } from './retry-policy.js';
 
@@ -43,25 +44,33 @@ function parseJson(text: string): unknown {
 }
 
 interface ErrorBody {
-  detail: string;
+  /** Safe for events and status: location and rule, or a fixed description. */
+  summary: string;
   validation: ValidationError[];
+  /** The server's text, redacted: debug logs only. */
+  serverDetail: string;
 }
 
-function readErrorBody(text: string, secrets: readonly string[]): ErrorBody {
+function readErrorBody(status: number, text: string, secrets: readonly string[]): ErrorBody {
   const json = parseJson(text);
   const validation = HTTPValidationError.safeParse(json);
   if (validation.success) {
     // The zod model keeps loc, msg and type only: FastAPI's `input` (which may echo a secret) is dropped.
-    const entries = validation.data.detail.map((entry) => ({
-      ...entry,
-      msg: redactSecrets(entry.msg, secrets),
-    }));
-    const summary = entries.map((entry) => `${entry.loc.join('.')}: ${entry.msg}`).join('; ');
-    return { detail: truncate(summary), validation: entries };
+    const entries = validation.data.detail;
+    const serverText = entries.map((entry) => `${entry.loc.join('.')}: ${entry.msg}`).join('; ');
+    return {
+      summary: summarizeValidation(entries),
+      validation: safeValidationEntries(entries),
+      serverDetail: truncate(redactSecrets(serverText, secrets)),
+    };
   }
   const detail = DetailError.safeParse(json);
   const raw = detail.success ? detail.data.detail : text.trim() === '' ? '(no body)' : text;
-  return { detail: truncate(redactSecrets(raw, secrets)), validation: [] };
+  return {
+    summary: summarizeDetail(status, detail.success ? detail.data.detail : undefined),
+    validation: [],
+    serverDetail: truncate(redactSecrets(raw, secrets)),
+  };
 }
 
 function describeShapeProblem(error: z.ZodError): string {
@@ -102,15 +111,16 @@ export function classifyResponse<T>(
     };
   }
 
-  const body = readErrorBody(result.text, context.secrets);
-  const message = `${where}: HTTP ${status}: ${body.detail}`;
+  const body = readErrorBody(status, result.text, context.secrets);
+  const message = `${where}: HTTP ${status}: ${body.summary}`;
+  const serverDetail = body.serverDetail;
   const retryAfterMs = retryAfterFrom(result.headers, context.wallClockMs);
   const withRetryAfter = retryAfterMs === undefined ? {} : { retryAfterMs };
 
   if (status === 404) {
     return {
       type: 'failure',
-      error: { kind: 'NotFound', ...base, status, detail: body.detail, message },
+      error: { kind: 'NotFound', ...base, status, detail: body.summary, message, serverDetail },
       retryable: false,
       neverReached: false,
       reason: '404',
@@ -119,7 +129,7 @@ export function classifyResponse<T>(
   if (status === 409) {
     return {
       type: 'failure',
-      error: { kind: 'Conflict', ...base, status, detail: body.detail, message },
+      error: { kind: 'Conflict', ...base, status, detail: body.summary, message, serverDetail },
       retryable: false,
       neverReached: false,
       reason: '409',
@@ -129,7 +139,7 @@ export function classifyResponse<T>(
     // The server refused without acting: safe to repeat whatever the method.
     return {
       type: 'failure',
-      error: { kind: 'Throttled', ...base, retryAfterMs: retryAfterMs ?? 0, message },
+      error: { kind: 'Throttled', ...base, retryAfterMs: retryAfterMs ?? 0, message, serverDetail },
       retryable: true,
       neverReached: true,
       reason: '429',
@@ -141,7 +151,7 @@ export function classifyResponse<T>(
     const neverReached = status === 425;
     return {
       type: 'failure',
-      error: { kind: 'Transient', ...base, status, unclear: !neverReached, message },
+      error: { kind: 'Transient', ...base, status, unclear: !neverReached, message, serverDetail },
       retryable: true,
       neverReached,
       reason: String(status),
@@ -151,7 +161,15 @@ export function classifyResponse<T>(
   if (status >= 400 && status < 500) {
     return {
       type: 'failure',
-      error: { kind: 'Terminal', ...base, status, detail: body.detail, validation: body.validation, message },
+      error: {
+        kind: 'Terminal',
+        ...base,
+        status,
+        detail: body.summary,
+        validation: body.validation,
+        message,
+        serverDetail,
+      },
       retryable: false,
       neverReached: false,
       reason: String(status),
@@ -159,7 +177,7 @@ export function classifyResponse<T>(
   }
   return {
     type: 'failure',
-    error: { kind: 'Transient', ...base, status, unclear: true, message },
+    error: { kind: 'Transient', ...base, status, unclear: true, message, serverDetail },
     retryable: false,
     neverReached: false,
     reason: String(status),

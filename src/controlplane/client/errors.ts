@@ -1,10 +1,22 @@
-// Errors as values: a kind the caller switches on, and a message safe to log (it never holds
-// the API key, a secret value or a request body).
+// Errors as values: a kind the caller switches on, and a message safe for events, status
+// conditions and info logs. It is safe by construction: built only from the method, the
+// route template, the status and the field location and rule of a rejection, never from
+// the server's text (which may echo the request, secret values included). The server's
+// text travels apart, redacted, in `serverDetail`, for debug logs only.
 import type { ValidationError } from '../models/index.js';
 
 interface ErrorBase {
-  /** Safe to log: method, route template, status, the server's detail with known secrets redacted. */
+  /**
+   * Safe for events, conditions and info logs: method, route template, status, and the
+   * field location and rule (`body.name: field required`) or a fixed description of the status.
+   */
   message: string;
+  /**
+   * The server's own text (its `detail`), redacted (the credential and the request's secret
+   * values in any encoding, every secret field's value) and cut to 500 characters. For debug
+   * logs only: never put it into an event, a status condition or an info log.
+   */
+  serverDetail?: string;
   method: string;
   route: string;
   /** How many requests were sent (0: refused locally, nothing sent). */
@@ -33,14 +45,16 @@ export interface TerminalError extends ErrorBase {
   kind: 'Terminal';
   /** The HTTP status; 0 when the client refused the request before sending it. */
   status: number;
+  /** Safe like `message`: the field location and rule, or a fixed description of the status. */
   detail: string;
-  /** The 422 body's entries (loc, msg, type); empty otherwise. */
+  /** The 422 body's entries: loc and type as sent (when they are plain field names), msg in our words. */
   validation: ValidationError[];
 }
 
 export interface NotFoundError extends ErrorBase {
   kind: 'NotFound';
   status: 404;
+  /** Safe like `message`. */
   detail: string;
 }
 
@@ -48,6 +62,7 @@ export interface NotFoundError extends ErrorBase {
 export interface ConflictError extends ErrorBase {
   kind: 'Conflict';
   status: 409;
+  /** Safe like `message`. */
   detail: string;
 }
 

@@ -5,6 +5,7 @@
 import { Pool, ProxyAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../budget/clock.js';
 import type { HeaderBag } from '../budget/rate-limit-headers.js';
+import { readBoundedText } from './bounded-body.js';
 import { proxyFor, type ProxyEnvironment } from './proxy-env.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -113,7 +114,7 @@ export class HttpTransport implements Transport {
         body: exchange.body ?? null,
         signal: controller.signal,
       });
-      const text = await response.body.text();
+      const text = await readBoundedText(response.body);
       return { type: 'response', status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       if (deadlinePassed) return { type: 'failure', cause: 'timeout', code: 'DEADLINE' };

@@ -1,6 +1,8 @@
-// The admin API under /_emulator/ (no auth, not rate limited, not counted in stats):
-// reset, inspect, seed listeners and integrations, trigger pushes, inject faults and
-// revision failures, and change the rate limit at run time.
+// The admin API under /_emulator/ (behind the admin token and Host checks of
+// admin-guard.ts, not rate limited, not counted in stats): reset, inspect, seed listeners
+// and integrations, trigger pushes, inject faults and revision failures, and change the
+// rate limit at run time. The cross-tenant deployment dump masks secret values: they
+// belong to the tenants, and a tenant reads its own through the API with its key.
 import { z } from 'zod';
 import { COMPUTE_TYPES, FAILED_REVISION_STATUSES } from '../../controlplane/models/index.js';
 import { FaultRuleInput } from './faults.js';
@@ -10,6 +12,9 @@ import { jsonBody, type Reply, type RequestContext } from './request-context.js'
 import type { EmulatorRuntime } from './runtime.js';
 import { issuesToValidationErrors } from './validation-errors.js';
 import { deploymentToWire, integrationToWire, listenerToWire, revisionToWire } from './wire-views.js';
+
+/** What the deployment dump shows in place of every secret value. */
+export const MASKED_SECRET_VALUE = '********';
 
 const ListenerSeed = z.object({
   compute_type: z.enum(COMPUTE_TYPES),
@@ -81,7 +86,10 @@ export class AdminHandlers {
 
   deployments = (ctx: RequestContext): Reply => ({
     status: 200,
-    body: this.store.allDeployments(ctx.now).map((r) => deploymentToWire(r, this.store.phaseMs, ctx.now)),
+    body: this.store.allDeployments(ctx.now).map((r) => ({
+      ...deploymentToWire(r, this.store.phaseMs, ctx.now),
+      secrets: r.secrets.map((secret) => ({ name: secret.name, value: MASKED_SECRET_VALUE })),
+    })),
   });
 
   tracingProjects = (ctx: RequestContext): Reply => {

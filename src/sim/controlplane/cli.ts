@@ -3,6 +3,8 @@
 // pattern of the deployments' agent runtimes.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
+import { ADMIN_TOKEN_ENV } from './admin-guard.js';
+import { API_KEYS_ENV, keySpecs, readKeyFile } from './key-file.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
 import {
@@ -22,6 +24,10 @@ Serves the control-plane emulator (plain HTTP) and prints its URL on one line.
   --api-key <key>[=<tenant-uuid>[,<tenant-uuid>...]]
                               an accepted API key, optionally with its tenants; repeatable
                               (default: one key "${DEFAULT_API_KEY}" with one tenant)
+  --api-key-file <path>       read keys (same form as --api-key) from a file, one per line
+                              or separated by whitespace; also from $${API_KEYS_ENV}
+  --admin-token <token>       bearer token of the admin API under /_emulator/ (also from
+                              $${ADMIN_TOKEN_ENV}; default: generated, printed on stderr)
   --rate-limit <count>/<seconds>|off
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
@@ -87,13 +93,18 @@ function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
 }
 
-export function parseEmulatorArgs(argv: string[]): EmulatorCliOptions | 'help' {
+export function parseEmulatorArgs(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): EmulatorCliOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
       'api-key': { type: 'string', multiple: true },
+      'api-key-file': { type: 'string' },
+      'admin-token': { type: 'string' },
       'rate-limit': { type: 'string' },
       'no-retry-after': { type: 'boolean' },
       'revision-phase-ms': { type: 'string' },
@@ -112,7 +123,17 @@ export function parseEmulatorArgs(argv: string[]): EmulatorCliOptions | 'help' {
     if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
     options.logLevel = logLevel;
   }
-  if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
+  const specs = [
+    ...(values['api-key'] ?? []),
+    ...(values['api-key-file'] === undefined ? [] : readKeyFile(values['api-key-file'])),
+  ];
+  if (specs.length === 0) specs.push(...keySpecs(env[API_KEYS_ENV] ?? ''));
+  if (specs.length > 0) options.apiKeys = specs.map(parseApiKey);
+  const adminToken = values['admin-token'] ?? env[ADMIN_TOKEN_ENV];
+  if (adminToken !== undefined) {
+    if (!/^\S+$/.test(adminToken)) throw new UsageError('--admin-token must be non-empty with no whitespace');
+    options.adminToken = adminToken;
+  }
   if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
   if (values['no-retry-after']) options.retryAfter = false;
   if (values['revision-phase-ms'] !== undefined) {
@@ -135,6 +156,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { logLevel, ...emulatorOptions } = options;
   const logger = createLogger({ name: 'control-plane-emulator', level: logLevel ?? 'info' });
+  const generated = emulatorOptions.adminToken === undefined;
   const emulator = await startControlPlaneEmulator(emulatorOptions);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   process.stdout.write(`agent runtimes at ${agentUrl(emulator.url, '<deployment id>')}\n`);
@@ -146,6 +168,12 @@ export async function main(argv: string[]): Promise<number> {
     },
     'control-plane emulator started',
   );
+  // A generated admin token is printed once, on stderr, so that stdout keeps its one line.
+  if (generated) {
+    process.stderr.write(
+      `control-plane emulator admin token (generated; set --admin-token or ${ADMIN_TOKEN_ENV} to choose one): ${emulator.adminToken}\n`,
+    );
+  }
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));

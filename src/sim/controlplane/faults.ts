@@ -1,6 +1,8 @@
 // Injected faults: requests whose method and route template match a rule get its
 // latency, then its status (or a connection reset). Rules are tried in the order they
-// were added; the first one that matches and fires (its `rate`) applies.
+// were added; the first one that matches and fires (its `rate`) applies. `echoBody` makes
+// the status answer quote the request body in its detail, as some proxies and validation
+// layers do: the client must keep such text out of events, status and logs.
 import { z } from 'zod';
 import { newUuid } from './ids.js';
 
@@ -14,6 +16,7 @@ export const FaultRuleInput = z
     rate: z.number().min(0).max(1).optional(),
     count: z.number().int().min(1).optional(),
     retryAfterSeconds: z.number().int().min(0).optional(),
+    echoBody: z.boolean().optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.status === undefined && rule.reset !== true && rule.latencyMs === undefined) {
@@ -26,13 +29,18 @@ export const FaultRuleInput = z
     if (rule.status !== undefined && rule.reset === true) {
       ctx.addIssue({ code: 'custom', path: ['reset'], message: 'reset and status exclude each other' });
     }
+    if (rule.echoBody === true && rule.status === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['echoBody'], message: 'echoBody needs a status' });
+    }
   });
 export type FaultRuleInput = z.infer<typeof FaultRuleInput>;
 
 export interface FaultAction {
   latencyMs: number;
   outcome:
-    { kind: 'status'; status: number; retryAfterSeconds?: number } | { kind: 'reset' } | { kind: 'pass' };
+    | { kind: 'status'; status: number; retryAfterSeconds?: number; echoBody: boolean }
+    | { kind: 'reset' }
+    | { kind: 'pass' };
 }
 
 interface FaultRule extends FaultRuleInput {
@@ -78,7 +86,12 @@ export class FaultRegistry {
       if (rule.status !== undefined) {
         return {
           latencyMs,
-          outcome: { kind: 'status', status: rule.status, retryAfterSeconds: rule.retryAfterSeconds },
+          outcome: {
+            kind: 'status',
+            status: rule.status,
+            retryAfterSeconds: rule.retryAfterSeconds,
+            echoBody: rule.echoBody === true,
+          },
         };
       }
       return { latencyMs, outcome: { kind: 'pass' } };

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../runtime/index.js';
 import { agentDirectory } from './agent-directory.js';
 import { KeyRegistry, type ApiKeyGrant } from './auth.js';
+import { AdminGuard, generateAdminToken } from './admin-guard.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
 import { FixedWindowRateLimiter, type RateLimitConfig } from './rate-limiter.js';
@@ -12,6 +13,7 @@ import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { StatsCounter } from './stats.js';
 import { EmulatorStore } from './store.js';
+import { deploymentToWire } from './wire-views.js';
 
 export type { ApiKeyGrant } from './auth.js';
 export { tenantIdForKey } from './auth.js';
@@ -29,6 +31,8 @@ export interface ControlPlaneEmulatorOptions {
   rateLimit?: RateLimitConfig | 'off';
   retryAfter?: boolean;
   revisionPhaseMs?: number;
+  /** The bearer token the admin API under /_emulator/ requires; generated when absent. */
+  adminToken?: string;
   /**
    * The emulator's clock in ms since the epoch (default Date.now). Revision states,
    * deployment status and rate-limit windows all read it, so tests can step time.
@@ -38,6 +42,13 @@ export interface ControlPlaneEmulatorOptions {
 
 export interface ControlPlaneEmulator {
   url: string;
+  /** Send as `Authorization: Bearer <adminToken>` on /_emulator/ requests. */
+  adminToken: string;
+  /**
+   * In process only: every deployment of every tenant in the API's shape, secret values
+   * included (the admin API's dump masks them; a test in the same process owns this memory anyway).
+   */
+  deployments(): Record<string, unknown>[];
   close(): Promise<void>;
   restart(): Promise<void>;
 }
@@ -70,6 +81,8 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
       fail('rateLimit.count must be an integer >= 1');
     if (!(rateLimit.windowSeconds > 0)) fail('rateLimit.windowSeconds must be > 0');
   }
+  if (options.adminToken !== undefined && !/^\S+$/.test(options.adminToken))
+    fail('adminToken must be non-empty and contain no whitespace');
   const phase = options.revisionPhaseMs;
   if (phase !== undefined && (!Number.isFinite(phase) || phase < 0))
     fail('revisionPhaseMs must be a number >= 0');
@@ -99,6 +112,7 @@ export async function startControlPlaneEmulator(
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? Date.now;
   const keys = new KeyRegistry(options.apiKeys ?? [{ key: DEFAULT_API_KEY }]);
+  const adminToken = options.adminToken ?? generateAdminToken();
   const runtime: EmulatorRuntime = {
     store: new EmulatorStore(
       [...keys.tenants().keys()],
@@ -111,6 +125,7 @@ export async function startControlPlaneEmulator(
     stats: new StatsCounter(),
     settings: { retryAfter: options.retryAfter ?? true },
     clock,
+    adminGuard: new AdminGuard(adminToken, host),
   };
   const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock));
   const pipeline = new RequestPipeline(runtime, agents);
@@ -132,6 +147,11 @@ export async function startControlPlaneEmulator(
       await shutdown(server);
       server = newServer();
       await listen(server, port, host);
+    },
+    adminToken,
+    deployments: () => {
+      const now = clock();
+      return runtime.store.allDeployments(now).map((r) => deploymentToWire(r, runtime.store.phaseMs, now));
     },
   };
 }

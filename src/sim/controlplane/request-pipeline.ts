@@ -2,6 +2,8 @@
 // injected faults (latency, then a status or a reset, as a proxy in front would), auth
 // (401; unknown keys are never charged), the per-key rate limit (429), the tenant (400/403),
 // then the handler. Every API answer is counted in the stats; admin requests are not.
+// Before any of that, for every path: percent escapes that do not decode are a 400, and
+// anything under /_emulator/ must pass the admin guard (admin-guard.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
@@ -24,6 +26,15 @@ function replyFromError(error: unknown): Reply {
   if (error instanceof HttpError) return { status: error.status, body: error.body, headers: error.headers };
   // Never echo the error itself: it could carry request content.
   return { status: 500, body: { detail: 'Internal emulator error' } };
+}
+
+function decodablePath(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export class RequestPipeline {
@@ -57,6 +68,11 @@ export class RequestPipeline {
 
   private async process(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
+    const refusal = this.refusal(req);
+    if (refusal) {
+      writeJson(res, refusal.status, refusal.body, refusal.headers);
+      return;
+    }
     // Split by hand: new URL() per request is a measurable share of a GET's cost.
     const target = req.url ?? '/';
     const queryStart = target.indexOf('?');
@@ -103,12 +119,9 @@ export class RequestPipeline {
             : {};
         const status = fault.outcome.status;
         this.runtime.stats.record(method, route, status, fingerprint);
-        writeJson(
-          res,
-          status,
-          { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` },
-          headers,
-        );
+        const detail = status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}`;
+        const echo = fault.outcome.echoBody ? `; request body: ${base.rawBody}` : '';
+        writeJson(res, status, { detail: `${detail}${echo}` }, headers);
         return;
       }
     }
@@ -140,6 +153,23 @@ export class RequestPipeline {
       }
       const caller = this.runtime.keys.resolveTenant(entry, req.headers);
       return match.handler({ ...base, params: match.params, now, caller });
+    } catch (error) {
+      return replyFromError(error);
+    }
+  }
+
+  /** The answer for a path that does not decode, or an admin request the guard refuses. */
+  private refusal(req: IncomingMessage): Reply | undefined {
+    const target = req.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
+    if (!decodablePath(pathname)) {
+      return { status: 400, body: { detail: 'Malformed percent-encoding in the request path' } };
+    }
+    if (!pathname.startsWith(ADMIN_PREFIX)) return undefined;
+    try {
+      this.runtime.adminGuard.check(req.headers);
+      return undefined;
     } catch (error) {
       return replyFromError(error);
     }

@@ -1,4 +1,5 @@
 // The pieces of one running emulator, shared by the request pipeline and the admin API.
+import type { AdminGuard } from './admin-guard.js';
 import type { KeyRegistry } from './auth.js';
 import type { FaultRegistry } from './faults.js';
 import type { FixedWindowRateLimiter } from './rate-limiter.js';
@@ -14,4 +15,6 @@ export interface EmulatorRuntime {
   /** Whether a 429 from the rate limiter carries Retry-After. */
   settings: { retryAfter: boolean };
   clock: () => number;
+  /** Who may call anything under /_emulator/. */
+  adminGuard: AdminGuard;
 }

@@ -1,6 +1,7 @@
 // Reading request bodies and writing JSON responses the way the real server frames them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from './api-error.js';
+import { assertNoPrototypeKeys } from './prototype-guard.js';
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024; // the real server's default request size limit
 
@@ -19,11 +20,14 @@ export async function readBody(request: IncomingMessage): Promise<Buffer> {
 export function parseJsonBody(body: Buffer): unknown {
   const text = body.toString('utf8');
   if (!text.trim()) throw badRequest('the body of the request was empty');
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     throw badRequest(`error decoding request body: ${error instanceof Error ? error.message : String(error)}`);
   }
+  assertNoPrototypeKeys(parsed);
+  return parsed;
 }
 
 /** `Warning: 299 - "text"` headers, as the real server sends validation warnings. */

@@ -4,6 +4,7 @@
 // $patch/$setElementOrder/$retainKeys/$deleteFromPrimitiveList directives kubectl sends).
 import { ApiError, badRequest } from './api-error.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './kube-object.js';
+import { assertSafePointerSegments } from './prototype-guard.js';
 
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isJsonObject(patch)) return patch;
@@ -22,10 +23,12 @@ function unprocessable(message: string): ApiError {
 function decodePointer(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) throw unprocessable(`invalid JSON pointer ${JSON.stringify(pointer)}`);
-  return pointer
+  const segments = pointer
     .slice(1)
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  assertSafePointerSegments(segments, pointer);
+  return segments;
 }
 
 /** Walks to the parent of the pointer's last segment. */

@@ -1,5 +1,6 @@
 // Parses an API path into what it addresses: a discovery document or a resource request
 // (group, version, namespace, resource, name, subresource).
+import { badRequest } from './api-error.js';
 export type ParsedPath =
   | { kind: 'version' }
   | { kind: 'legacyRoot' }
@@ -31,8 +32,17 @@ function resourcePart(group: string, version: string, rest: string[]): ParsedPat
   return { kind: 'resource', group, version, resource, name, subresource };
 }
 
+/** A malformed percent escape is the client's error: 400, as the real server answers. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`invalid URL escape in the request path segment ${JSON.stringify(segment)}`);
+  }
+}
+
 export function parseApiPath(pathname: string): ParsedPath {
-  const segments = pathname.split('/').filter((s) => s.length > 0).map(decodeURIComponent);
+  const segments = pathname.split('/').filter((s) => s.length > 0).map(decodeSegment);
   const [root, first, second, ...rest] = segments;
   if (root === 'version' && segments.length === 1) return { kind: 'version' };
   if (root === 'api') {

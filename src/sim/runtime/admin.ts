@@ -1,4 +1,4 @@
-// The runtimes' part of the emulator's admin API (no auth): call counts, and faults
+// The runtimes' part of the emulator's admin API (behind the emulator's admin guard): call counts, and faults
 // injected into runtime calls. Runtime faults have their own rules, so that a control-plane
 // fault rule never fires on an agent call and the other way round. Their `route` names the
 // runtime's route template (`/runs/wait`, `/threads/{thread_id}/runs/stream`, `/ok`, ...).

@@ -7,15 +7,21 @@ export interface EmulatorStats {
   byRoute: { method: string; route: string; status: number; key_fingerprint: string | null; count: number }[];
 }
 
+/** Where the emulator listens and the token its admin API requires. */
+export interface AdminTarget {
+  url: string;
+  adminToken: string;
+}
+
 async function admin(
-  url: string,
+  { url, adminToken }: AdminTarget,
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<unknown> {
   const response = await request(`${url}/_emulator${path}`, {
     method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.body.text();
@@ -25,13 +31,13 @@ async function admin(
 }
 
 export const emulatorAdmin = {
-  stats: (url: string) => admin(url, 'GET', '/stats') as Promise<EmulatorStats>,
-  reset: (url: string) => admin(url, 'POST', '/reset'),
-  addFault: (url: string, fault: Record<string, unknown>) => admin(url, 'POST', '/faults', fault),
-  clearFaults: (url: string) => admin(url, 'DELETE', '/faults'),
+  stats: (target: AdminTarget) => admin(target, 'GET', '/stats') as Promise<EmulatorStats>,
+  reset: (target: AdminTarget) => admin(target, 'POST', '/reset'),
+  addFault: (target: AdminTarget, fault: Record<string, unknown>) => admin(target, 'POST', '/faults', fault),
+  clearFaults: (target: AdminTarget) => admin(target, 'DELETE', '/faults'),
   setRateLimit: (
-    url: string,
+    target: AdminTarget,
     limit: { count: number; windowSeconds: number } | { off: true },
     retryAfter?: boolean,
-  ) => admin(url, 'PUT', '/rate-limit', { ...limit, ...(retryAfter === undefined ? {} : { retryAfter }) }),
+  ) => admin(target, 'PUT', '/rate-limit', { ...limit, ...(retryAfter === undefined ? {} : { retryAfter }) }),
 };

@@ -9,6 +9,7 @@ import { entriesOf, managerFromUserAgent } from '../managed-fields.js';
 import { checkApplyOptions, parseApplyBody, serverSideApply } from '../server-side-apply.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch.js';
 import { decodeProtobufBody } from '../protobuf-body.js';
+import { assertNoPrototypeKeys } from '../prototype-guard.js';
 import { parseRequestOptions, type RequestOptions } from '../request-options.js';
 import type { ResourceType } from '../resource-type.js';
 import { apiVersionOf } from '../resource-type.js';
@@ -28,10 +29,16 @@ export interface ResourceRequest {
 
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
+/** Protobuf map keys (labels, annotations, data) are user keys too. */
+function guardedProtobuf<T>(value: T): T {
+  assertNoPrototypeKeys(value);
+  return value;
+}
+
 /** A JSON body, or a protobuf one as kubectl's imperative commands send. */
 function decodeBody(request: IncomingMessage, raw: Buffer): unknown {
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim();
-  if (contentType === 'application/vnd.kubernetes.protobuf') return decodeProtobufBody(raw);
+  if (contentType === 'application/vnd.kubernetes.protobuf') return guardedProtobuf(decodeProtobufBody(raw));
   return parseJsonBody(raw);
 }
 

@@ -1,0 +1,33 @@
+// Every Kubernetes permission the operator uses, in one list. The chart's Role/ClusterRole
+// rules must equal it (test/packaging/rbac-from-code.test.ts renders the chart and
+// compares), and a test records the operator's requests against the Kubernetes emulator
+// and checks each one is listed here (test/operator/rbac-requests.test.ts). Granting a
+// verb the code never uses only widens what a compromised operator could do.
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+export interface PermissionRule {
+  apiGroup: string;
+  /** `plural` or `plural/subresource`. */
+  resource: string;
+  verbs: readonly Verb[];
+}
+
+/**
+ * Granted in every watched namespace (a ClusterRole when all namespaces are watched).
+ * AgentDeployments and Secrets are read through informers (list + watch), never by a
+ * single get; the operator writes AgentDeployments only by merge patch (finalizers,
+ * annotations) and their status subresource only by merge patch; Events go through
+ * events.k8s.io only, created once and patched when they repeat.
+ */
+export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
+  { apiGroup: 'agentplatform.io', resource: 'agentdeployments', verbs: ['list', 'watch', 'patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'agentdeployments/status', verbs: ['patch'] },
+  { apiGroup: '', resource: 'secrets', verbs: ['list', 'watch'] },
+  { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
+];
+
+/** Granted in the operator's own namespace when leader election is on: one Lease, read, created, renewed by update. */
+export const LEADER_ELECTION_PERMISSIONS: readonly PermissionRule[] = [
+  { apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'] },
+];

@@ -1,0 +1,150 @@
+// The operator's real requests against the Kubernetes emulator, recorded by a proxy in
+// front of it over a whole life cycle (leader election, create, update, Secret reference,
+// repeated warning, delete): each must be a (group, resource, verb) that src/operator/rbac.ts
+// lists, and each listed verb must be used, so the chart (which equals that list) grants
+// exactly what the code does.
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/observability/logger.js';
+import { startOperator, type RunningOperator } from '../../src/operator/operator.js';
+import { LEADER_ELECTION_PERMISSIONS, WATCH_PERMISSIONS } from '../../src/operator/rbac.js';
+import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.js';
+import { API_KEY, NAMESPACE, Stack, containerAgent, isReady } from './harness.js';
+
+let stack: Stack;
+let proxy: Server;
+let operator: RunningOperator | undefined;
+const requests: { method: string; url: string }[] = [];
+
+/** Forwards every request to the emulator, streaming both ways (watches included). */
+function startRecordingProxy(target: URL): Promise<Server> {
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/' });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** What RBAC sees in a request: `group/resource[/subresource] verb`, or undefined for discovery. */
+function permissionOf(method: string, url: string): string | undefined {
+  const [path = '', query = ''] = url.split('?');
+  const parts = path.split('/').filter(Boolean);
+  let rest: string[];
+  let group: string;
+  if (parts[0] === 'api') [group, rest] = ['', parts.slice(2)];
+  else if (parts[0] === 'apis') [group, rest] = [parts[1] ?? '', parts.slice(3)];
+  else return undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
+  const [resource, name, subresource] = rest;
+  if (resource === undefined) return undefined;
+  const watching = /(^|&)watch=(true|1)(&|$)/.test(query);
+  const verb =
+    method === 'GET'
+      ? watching
+        ? 'watch'
+        : name === undefined
+          ? 'list'
+          : 'get'
+      : ({
+          POST: 'create',
+          PUT: 'update',
+          PATCH: 'patch',
+          DELETE: name === undefined ? 'deletecollection' : 'delete',
+        }[method] ?? method);
+  return `${group}/${resource}${subresource === undefined ? '' : `/${subresource}`} ${verb}`;
+}
+
+const LISTED = new Set(
+  [...WATCH_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS].flatMap((rule) =>
+    rule.verbs.map((verb) => `${rule.apiGroup}/${rule.resource} ${verb}`),
+  ),
+);
+
+function used(): Set<string> {
+  const seen = new Set<string>();
+  for (const { method, url } of requests) {
+    const permission = permissionOf(method, url);
+    if (permission !== undefined) seen.add(permission);
+  }
+  return seen;
+}
+
+beforeAll(async () => {
+  stack = await Stack.start({ withoutOperator: true });
+  proxy = await startRecordingProxy(new URL(stack.kube.url));
+  const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const kubeConfig: ClusterAccess = {
+    getCurrentCluster: () => ({ server: proxyUrl }),
+    applyToHTTPSOptions: (options) => stack.kubeConfig.applyToHTTPSOptions(options),
+  };
+  operator = await startOperator({
+    config: {
+      region: 'us',
+      controlPlaneUrl: stack.controlPlane.url,
+      apiKey: API_KEY,
+      namespaces: [],
+      concurrency: 2,
+      resyncPeriodMs: 60_000,
+      pollIntervalMs: 100,
+      leaderElect: true,
+      leaderElectionNamespace: NAMESPACE,
+      leaderElectionId: 'agent-operator',
+      metricsBindAddress: { host: '127.0.0.1', port: 0 },
+      logLevel: 'warn',
+    },
+    logger: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) }),
+    kubeConfig,
+    serveHttp: false,
+    reconciler: { minRevisionPollMs: 50, deletionPollMs: 50 },
+  });
+});
+afterAll(async () => {
+  await operator?.stop();
+  proxy.closeAllConnections();
+  await new Promise((resolve) => proxy.close(resolve));
+  await stack.close();
+});
+
+describe('the operator’s Kubernetes requests', () => {
+  it('use only listed permissions, and every listed permission is used', async () => {
+    const listenerId = await stack.listenerId();
+    await stack.putSecret('rbac-secrets', { token: 'rbac-value-1' });
+    await stack.apply(
+      containerAgent('rbac', listenerId, {
+        secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'rbac-secrets', key: 'token' } } }],
+      }),
+    );
+    await stack.waitFor('rbac', isReady, 'Ready');
+    await stack.patchSpec('rbac', { sourceRevisionConfig: { imageUri: 'registry.example/agent:2' } });
+    await stack.waitFor(
+      'rbac',
+      (o) => isReady(o) && o.status?.observedGeneration === o.metadata.generation,
+      'Ready at generation 2',
+    );
+    // The same warning twice in a row: the second is a patch of the first Event.
+    await stack.admin('POST', '/faults', { method: 'POST', route: '/v2/deployments', status: 400, count: 2 });
+    await stack.apply(containerAgent('rbac-rejected', listenerId));
+    await stack.waitUntil(async () => used().has('events.k8s.io/events patch'), 'a repeated Event');
+    await stack.client.delete(
+      { group: 'agentplatform.io', version: 'v1alpha1', plural: 'agentdeployments' },
+      NAMESPACE,
+      'rbac',
+    );
+    await stack.waitUntil(async () => (await stack.deployments()).every((d) => d.name !== 'rbac'), 'deleted');
+    await stack.waitUntil(async () => used().has('coordination.k8s.io/leases update'), 'a lease renewal');
+
+    const seen = used();
+    expect([...seen].filter((permission) => !LISTED.has(permission)).sort()).toEqual([]);
+    expect([...LISTED].filter((permission) => !seen.has(permission)).sort()).toEqual([]);
+  });
+});
