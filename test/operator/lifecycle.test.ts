@@ -34,8 +34,10 @@ describe('AgentDeployment lifecycle', () => {
       deploymentStatus: deployment?.status,
     });
     expect(object.metadata.finalizers).toContain('agentplatform.io/finalizer');
-    expect(object.metadata.annotations?.['agentplatform.io/deployment-id']).toBe(deployment?.id);
-    expect(object.metadata.annotations?.['agentplatform.io/create-pending']).toBeUndefined();
+    // Ownership lives in status (tenants cannot write it), keyed by the object's uid; the
+    // create intent is gone once the id is recorded. No annotation is written.
+    expect(object.status?.ownership).toEqual({ uid: object.metadata.uid, deploymentId: deployment?.id });
+    expect(object.metadata.annotations ?? {}).toEqual({});
     expect(condition(object, 'Reconciling')?.status).toBe('False');
     expect(condition(object, 'Stalled')?.status).toBe('False');
     // Kubernetes shapes reach the control plane unchanged.
