@@ -221,7 +221,7 @@ describe('AgentDeployment lifecycle', () => {
       'the image is re-applied',
     );
     const drift = (await stack.events('iota')).find((event) => event.reason === 'DriftCorrected');
-    expect(drift?.note).toContain('source_revision_config.image_uri');
+    expect(drift?.note).toContain('spec.sourceRevisionConfig.imageUri');
     await stack.waitFor('iota', isReady, 'Ready again');
   });
 

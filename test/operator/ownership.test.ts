@@ -107,7 +107,9 @@ describe('a refused create (defect 1)', () => {
     await stack.patchSpec('refused', { sourceRevisionConfig: { imageUri: 'registry.example/agent:2' } });
     await stack.waitFor(
       'refused',
-      (o) => stalled(o) && condition(o, 'Stalled')?.observedGeneration === o.metadata.generation,
+      (o) =>
+        stalled(o) &&
+        o.status?.conditions?.find((c) => c.type === 'Stalled')?.observedGeneration === o.metadata.generation,
       'Stalled at the new generation',
     );
     expect((await calls('POST')) - postsBefore).toBe(1);

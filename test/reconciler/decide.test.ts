@@ -536,7 +536,7 @@ const rows: Row[] = [
     want: { kind: 'publish' },
     check: (action) =>
       expect(action).toMatchObject({
-        state: { kind: 'InvalidSpec', message: expect.stringContaining('listener_id') },
+        state: { kind: 'InvalidSpec', message: expect.stringContaining('spec.sourceConfig.listenerId') },
       }),
   },
   {

@@ -35,6 +35,8 @@ export type Action =
       drift: boolean;
       facts: StatusFacts;
       specKey: string;
+      /** Warning events: what the spec asks that the API cannot express. */
+      warnings: string[];
     }
   /** The owned deployment is gone: forget it (the next pass creates it again). */
   | { kind: 'forget'; id: string }
@@ -53,4 +55,6 @@ export interface PublishOptions {
   track?: Tracking;
   /** The control plane refused this spec: remember it, so that it is not sent again in a loop. */
   refused?: { specKey: string; reason: 'Rejected' | 'NameConflict' };
+  /** Warning events to emit if the status changes (they describe this spec, once). */
+  warnings?: string[];
 }

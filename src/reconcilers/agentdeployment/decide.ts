@@ -22,7 +22,9 @@ import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import { diffDeployment } from './diff.js';
 import type { Observed, SpecReading } from './observed.js';
+import { REDEPLOY_AT_ANNOTATION } from './object.js';
 import { revisionPhase } from './revision-phase.js';
+import { specPathOf } from './spec-paths.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
 
@@ -233,11 +235,16 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
     return publish(
       {
         kind: 'InvalidSpec',
-        message: `These fields cannot change on an existing deployment: ${diff.immutableChanges.join(', ')}; delete and recreate the AgentDeployment to change them`,
+        message: `These fields cannot change on an existing deployment: ${diff.immutableChanges.map(specPathOf).join(', ')}; delete and recreate the AgentDeployment to change them`,
       },
       facts,
     );
   }
+  // Where the API cannot clear a field the spec dropped, say so once, when the spec changes.
+  const warnings =
+    o.status.observedGeneration !== o.object.generation && diff.uncleared.length > 0
+      ? [unclearedWarning(diff.uncleared, deployment)]
+      : [];
   const redeploy =
     o.object.redeployAt !== undefined && o.object.redeployAt !== o.status.lastHandledRedeployAt
       ? o.object.redeployAt
@@ -246,11 +253,11 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
     const waiting = refusedAndWaiting(o, key, t, facts);
     if (waiting) return waiting;
     const patch = { ...(diff.patch ?? {}) };
-    const changedFields = [...diff.changedFields];
+    const changedFields = diff.changedFields.map(specPathOf);
     if (redeploy !== undefined && !diff.createsRevision) {
       // A non-null revision field makes a new revision even when unchanged (the API's rule).
       patch.source_revision_config = revisionFieldsOf(spec);
-      changedFields.push('redeploy');
+      changedFields.push(`metadata.annotations["${REDEPLOY_AT_ANNOTATION}"]`);
     }
     const specUnchanged =
       o.status.observedGeneration === o.object.generation &&
@@ -264,9 +271,16 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
       drift: specUnchanged && redeploy === undefined,
       facts: { ...facts, ...(redeploy !== undefined ? { handledRedeployAt: redeploy } : {}) },
       specKey: key,
+      warnings,
     };
   }
-  return follow(o, deployment, facts, t);
+  const next = follow(o, deployment, facts, t);
+  return next.kind === 'publish' && warnings.length > 0 ? { ...next, warnings } : next;
+}
+
+function unclearedWarning(fields: readonly string[], deployment: Deployment): string {
+  const paths = fields.map(specPathOf).join(', ');
+  return `${paths} no longer set, but the control plane cannot clear it (PATCH reads an empty or absent value as "leave as is"): deployment ${deployment.id} keeps ${deployment.secrets.length} secret(s); recreate the AgentDeployment to remove them`;
 }
 
 function revisionFieldsOf(spec: ValidSpec): SourceRevisionConfigRequest {

@@ -518,6 +518,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const memory = this.memory.get(key);
     memory.refused = undefined;
     this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.warn(object, action.warnings);
     const what = action.changedFields.join(', ');
     if (action.drift) {
       this.deps.kube.event(
@@ -574,6 +575,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     return {};
   }
 
+  private warn(object: Object, warnings: readonly string[] | undefined): void {
+    for (const message of warnings ?? []) this.deps.kube.event(object, 'Warning', 'CannotClear', message);
+  }
+
   /** A revision the control plane just made is CREATING: no GET is needed to know that. */
   private rolloutStarted(memory: KeyMemory, deployment: Deployment): void {
     const revision = deployment.latest_revision_id;
@@ -601,6 +606,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     else if (track) this.deps.poller.track(track.id, key, track.mode);
     const published = await this.publish(object, state, facts, signal);
     if (!published.ok) return this.failed(object, published.error, signal);
+    if (published.value !== object) this.warn(object, options.warnings);
     return requeueAfterMs === undefined ? {} : { requeueAfterMs };
   }
 
