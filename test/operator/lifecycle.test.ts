@@ -117,6 +117,17 @@ describe('AgentDeployment lifecycle', () => {
     expect(condition(waiting, 'Stalled')?.status).toBe('False');
     expect(condition(waiting, 'Reconciling')?.status).toBe('True');
     expect(await stack.deployments()).toHaveLength(0);
+    // Besides the condition, a Warning event that `kubectl describe` and event exporters show.
+    await stack.waitUntil(
+      async () =>
+        (await stack.events('epsilon')).some(
+          (event) =>
+            event.type === 'Warning' &&
+            event.reason === 'SecretNotFound' &&
+            /late-secret/.test(event.note ?? ''),
+        ),
+      'a SecretNotFound warning',
+    );
     await stack.putSecret('late-secret', { token: 'x' });
     await stack.waitFor('epsilon', isReady, 'Ready');
   });
