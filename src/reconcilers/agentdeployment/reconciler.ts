@@ -213,11 +213,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       const cached = this.deps.observations.fresh(id, maxAgeMs, now);
       if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
       if (cached === undefined) {
-        // The poller's rounds fail: say so, rather than wait for an observation that won't come.
-        const failing = this.deps.poller.lastFailure;
-        if (failing) return { kind: 'failed', error: failing };
         // Batched: the poller fetches it with up to 99 others and enqueues this key.
         this.deps.poller.want(id, key);
+        // While its rounds fail, say so rather than wait silently (it retries after its backoff).
+        const failing = this.deps.poller.lastFailure;
+        if (failing) return { kind: 'failed', error: failing };
         return { kind: 'pending', retryAfterMs: this.timings.inflightPollMs * 2 };
       }
     }
