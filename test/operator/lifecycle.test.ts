@@ -40,6 +40,9 @@ describe('AgentDeployment lifecycle', () => {
     expect(object.metadata.annotations ?? {}).toEqual({});
     expect(condition(object, 'Reconciling')?.status).toBe('False');
     expect(condition(object, 'Stalled')?.status).toBe('False');
+    // One "controller" field per JSON log line (a duplicate key is what log shippers choke on).
+    expect(stack.logLines.filter((line) => (line.match(/"controller":/g) ?? []).length > 1)).toEqual([]);
+    expect(stack.logLines.some((line) => line.includes('"controller":"agentdeployment"'))).toBe(true);
     // Kubernetes shapes reach the control plane unchanged.
     expect(deployment?.source_config.resource_spec?.sidecars?.[0]).toMatchObject({
       name: 'proxy',
