@@ -12,8 +12,6 @@
 import type { Failure, FailureKind } from './ports.js';
 import type { SyncState } from './sync-state.js';
 
-export type ErrorClass = FailureKind;
-
 export type Then =
   | { kind: 'requeueAfter'; ms: number }
   /** The work queue's per-key backoff: exponential with jitter, capped, reset on success. */
@@ -23,7 +21,7 @@ export type Then =
   | { kind: 'stall' };
 
 export interface PolicyDecision {
-  label: ErrorClass;
+  label: FailureKind;
   then: Then;
   /** The condition to show; undefined leaves status as it is. */
   state?: SyncState;
