@@ -128,8 +128,9 @@ function decideCreation(o: Observed, spec: ValidSpec, key: string, t: Reconciler
   if (hint !== undefined && intent === undefined && o.claims[hint] === undefined) {
     // A hint is verified before use: it must exist, carry this name, and be nobody's.
     const reading = o.deployment;
+    // Existence and name are all it needs: any batched observation since the last resync will do.
     if (reading.kind === 'unobserved')
-      return { kind: 'observeDeployment', id: hint, maxAgeMs: t.inflightPollMs };
+      return { kind: 'observeDeployment', id: hint, maxAgeMs: t.resyncPeriodMs * 1.5 };
     if (reading.kind === 'pending') return wait(reading.retryAfterMs);
     if (reading.kind === 'failed') return { kind: 'fail', error: reading.error };
     if (reading.kind === 'present' && reading.deployment.name === spec.desired.name) {
