@@ -1,8 +1,9 @@
 // Seeding 10,000 settled AgentDeployments quickly, without the operator: the deployments are
 // POSTed straight to the control-plane emulator while its rate limit is off (the exact
 // bodies the operator would send: toWireCreateRequest), and the objects are created already
-// annotated with their deployment id and carrying the finalizer, as the operator leaves them
-// after a create. The operator then only adopts them (observe, write Ready) on start.
+// carrying the finalizer and the deployment-id annotation, as an operator before issue 13
+// left them. The operator verifies each hint through its batched list (N/100 calls), records
+// the id in status.ownership, and writes Ready: an upgrade's first start, at scale.
 import { toWireCreateRequest, type AgentDeploymentSpec } from '../../src/api/agentdeployment/index.js';
 import { DEPLOYMENT_ID_ANNOTATION, FINALIZER } from '../../src/reconcilers/agentdeployment/object.js';
 import {

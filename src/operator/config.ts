@@ -3,6 +3,7 @@
 // key is read from a file or the environment only: a flag value would show in `ps`.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DEFAULT_TIMINGS } from '../reconcilers/agentdeployment/defaults.js';
 import { parseDuration } from './duration.js';
 import { insecureUrlProblem } from './insecure-url.js';
 
@@ -127,15 +128,17 @@ export function parseOperatorConfig({
     1,
     1000,
   );
-  const resyncPeriodMs = duration(
-    pick('resync-period', 'AGENT_OPERATOR_RESYNC_PERIOD') ?? '10m',
+  const resyncPeriodMs = optionalDuration(
+    pick('resync-period', 'AGENT_OPERATOR_RESYNC_PERIOD'),
     '--resync-period',
     1_000,
+    DEFAULT_TIMINGS.resyncPeriodMs,
   );
-  const pollIntervalMs = duration(
-    pick('poll-interval', 'AGENT_OPERATOR_POLL_INTERVAL') ?? '2s',
+  const pollIntervalMs = optionalDuration(
+    pick('poll-interval', 'AGENT_OPERATOR_POLL_INTERVAL'),
     '--poll-interval',
     100,
+    DEFAULT_TIMINGS.inflightPollMs,
   );
 
   const logLevel = pick('log-level', 'AGENT_OPERATOR_LOG_LEVEL') ?? 'info';
@@ -210,6 +213,10 @@ function integer(text: string, name: string, min: number, max: number): number {
     throw new ConfigError(`${name}: must be a whole number from ${min} to ${max}; got "${text}"`);
   }
   return value;
+}
+
+function optionalDuration(text: string | undefined, name: string, minMs: number, fallbackMs: number): number {
+  return text === undefined ? fallbackMs : duration(text, name, minMs);
 }
 
 function duration(text: string, name: string, minMs: number): number {

@@ -12,7 +12,8 @@ import type { KubeObject } from '../runtime/kube/objects.js';
 import type { ResourceType } from '../runtime/kube/resource.js';
 import { referenceTo, type EventRecorder } from '../runtime/events/recorder.js';
 import type { IndexedStore } from '../runtime/cache/store.js';
-import type { KubePort } from '../reconcilers/agentdeployment/ports.js';
+import type { KubePort, Outcome } from '../reconcilers/agentdeployment/ports.js';
+import { KubeApiError } from '../runtime/kube/errors.js';
 import {
   objectKey,
   type AgentDeploymentStatusView,
@@ -59,43 +60,63 @@ export class AgentDeploymentKubePort implements KubePort<AgentDeploymentObject> 
     return this.options.secrets.get(`${namespace}/${name}`);
   }
 
-  async patchMetadata(
+  async patchFinalizers(
     object: AgentDeploymentObject,
-    patch: { annotations?: Record<string, string | null>; finalizers?: string[] },
-  ): Promise<AgentDeploymentObject> {
-    const metadata: Record<string, unknown> = {};
-    if (patch.annotations) metadata.annotations = patch.annotations;
-    if (patch.finalizers) {
-      metadata.finalizers = patch.finalizers;
-      // A merge patch replaces the whole list: guard it, so that a finalizer another
-      // controller added meanwhile is not lost (409 Conflict instead, and a retry).
-      metadata.resourceVersion = object.metadata.resourceVersion;
-    }
-    const updated = await this.options.client.mergePatch<AgentDeploymentObject>(
-      this.options.type,
-      object.metadata.namespace,
-      object.metadata.name,
-      { metadata },
+    finalizers: string[],
+    signal: AbortSignal,
+  ): Promise<Outcome<AgentDeploymentObject>> {
+    // A merge patch replaces the whole list: guard it, so that a finalizer another
+    // controller added meanwhile is not lost (409 Conflict instead, and a retry).
+    return this.write(object, () =>
+      this.options.client.mergePatch<AgentDeploymentObject>(
+        this.options.type,
+        object.metadata.namespace,
+        object.metadata.name,
+        { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
+        { signal },
+      ),
     );
-    return this.remember(object, updated);
   }
 
   async patchStatus(
     object: AgentDeploymentObject,
     status: AgentDeploymentStatusView,
-  ): Promise<AgentDeploymentObject> {
+    signal: AbortSignal,
+    guarded = false,
+  ): Promise<Outcome<AgentDeploymentObject>> {
     const patch = mergePatchBetween(
       object.status as Record<string, unknown> | undefined,
       status as Record<string, unknown>,
     );
-    if (Object.keys(patch).length === 0) return object;
-    const updated = await this.options.client.mergePatchStatus<AgentDeploymentObject>(
-      this.options.type,
-      object.metadata.namespace,
-      object.metadata.name,
-      { status: patch },
+    if (Object.keys(patch).length === 0) return { ok: true, value: object };
+    const body: Record<string, unknown> = { status: patch };
+    if (guarded) body.metadata = { resourceVersion: object.metadata.resourceVersion };
+    return this.write(object, () =>
+      this.options.client.mergePatchStatus<AgentDeploymentObject>(
+        this.options.type,
+        object.metadata.namespace,
+        object.metadata.name,
+        body,
+        { signal },
+      ),
     );
-    return this.remember(object, updated);
+  }
+
+  /** A write as a value: 409 is a Conflict (re-read, retry now), anything else Transient. */
+  private async write(
+    before: AgentDeploymentObject,
+    call: () => Promise<AgentDeploymentObject>,
+  ): Promise<Outcome<AgentDeploymentObject>> {
+    try {
+      return { ok: true, value: this.remember(before, await call()) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const conflict = error instanceof KubeApiError && error.statusCode === 409;
+      return {
+        ok: false,
+        error: { kind: conflict ? 'Conflict' : 'Transient', message, status: statusOf(error) },
+      };
+    }
   }
 
   event(object: AgentDeploymentObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
@@ -114,4 +135,8 @@ export class AgentDeploymentKubePort implements KubePort<AgentDeploymentObject> 
     this.overlays.set(key, { object: after, older });
     return after;
   }
+}
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof KubeApiError ? error.statusCode : undefined;
 }

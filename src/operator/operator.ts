@@ -7,12 +7,12 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   API_VERSION,
+  AgentDeploymentSpec,
   GROUP,
   PLURAL,
   VERSION,
   deploymentName,
   toWireCreateRequest,
-  type AgentDeploymentSpec,
 } from '../api/agentdeployment/index.js';
 import { RateBudget, credentialFingerprint } from '../controlplane/budget/index.js';
 import { createControlPlaneClient, resolveEndpoint } from '../controlplane/client/index.js';
@@ -20,16 +20,17 @@ import { createControlPlaneMetrics } from '../observability/controlplane-metrics
 import { bindDomainMetrics, type ConditionCount } from '../observability/domain-metrics.js';
 import { startObservabilityServer, type ObservabilityServer } from '../observability/http-server.js';
 import { createOperatorRegistry } from '../observability/registry.js';
-import { objectKey } from '../reconcilers/agentdeployment/object.js';
+import { objectKey, ownedDeploymentId } from '../reconcilers/agentdeployment/object.js';
 import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
-import {
-  AgentDeploymentReconciler,
-  RetryableReconcileError,
-  type ReconcilerOptions,
-} from '../reconcilers/agentdeployment/reconciler.js';
+import type { ReconcilerTimings } from '../reconcilers/agentdeployment/defaults.js';
+import type { FleetPort } from '../reconcilers/agentdeployment/ports.js';
+import { AgentDeploymentReconciler } from '../reconcilers/agentdeployment/reconciler.js';
 import { referencedSecretNames, type SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller/controller.js';
+import type { IndexedStore } from '../runtime/cache/store.js';
+import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
 import { EventRecorder } from '../runtime/events/recorder.js';
 import { kubeClientFrom, loadClusterAccess, type ClusterAccess } from '../runtime/kube/cluster-access.js';
 import type { KubeObject } from '../runtime/kube/objects.js';
@@ -38,6 +39,7 @@ import { Informer } from '../runtime/manager/informer.js';
 import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { controlPlanePort } from './control-plane-port.js';
+import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
@@ -45,6 +47,10 @@ export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 const BY_SECRET = 'bySecret';
+const BY_DEPLOYMENT_NAME = 'byDeploymentName';
+const BY_OWNED_DEPLOYMENT = 'byOwnedDeployment';
+/** Per-key backoff of failed reconciles: 1 s doubling to 5 min, 10% jitter. */
+const FAILURE_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
 
 export interface OperatorOptions {
   config: OperatorConfig;
@@ -55,7 +61,7 @@ export interface OperatorOptions {
   identity?: string;
   /** Serve /metrics, /healthz, /readyz on config.metricsBindAddress (default true). */
   serveHttp?: boolean;
-  reconciler?: Partial<ReconcilerOptions>;
+  reconciler?: Partial<ReconcilerTimings>;
 }
 
 export interface RunningOperator {
@@ -98,6 +104,11 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     indexers: {
       [BY_SECRET]: (object) =>
         referencedSecretNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`),
+      [BY_DEPLOYMENT_NAME]: (object) => [deploymentName(object)],
+      [BY_OWNED_DEPLOYMENT]: (object) => {
+        const id = ownedDeploymentId(object);
+        return id === undefined ? [] : [id];
+      },
     },
   });
   const secrets = Informer.forResource<KubeObject & SecretSource>(kube, {
@@ -130,45 +141,62 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     allowedRatePerSecond: rateLimit.count / rateLimit.windowSeconds,
     budgetHeadroom: budgetProbe,
   });
+  const failureMetrics = bindReconcileFailureMetrics(registry);
+  const pollerLogger = logger.child({ component: 'poller' });
+  const timings: Partial<ReconcilerTimings> = {
+    inflightPollMs: config.pollIntervalMs,
+    resyncPeriodMs: config.resyncPeriodMs,
+    ...options.reconciler,
+  };
   const poller = new FleetPoller({
     controlPlane: port,
     cache: observations,
     enqueue: (key) => enqueue.to(key),
-    inflightPollMs: options.reconciler?.inflightPollMs ?? config.pollIntervalMs,
-    resyncPeriodMs: config.resyncPeriodMs,
-    onError: (message) => logger.debug({ component: 'poller' }, message),
+    inflightPollMs: timings.inflightPollMs,
+    resyncPeriodMs: timings.resyncPeriodMs,
+    onHealthChange: (failure) => {
+      failureMetrics.controlPlaneHealth(failure);
+      if (failure)
+        pollerLogger.warn(
+          { class: failure.kind, error: failure.message },
+          'control plane failing; backing off',
+        );
+      else pollerLogger.info('control plane answering again');
+    },
+    onError: (message) => pollerLogger.debug(message),
   });
+  const reconcilerLogger = logger.child({ controller: CONTROLLER_NAME });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
     controlPlane: port,
     kube: kubePort,
+    fleet: fleetPort(objects.store),
     observations,
     poller,
+    specProblem,
     desiredState: (object, resolved) =>
       toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
     deploymentName: (object) => deploymentName(object),
-    logger: logger.child({ controller: CONTROLLER_NAME }),
-    metrics: bindDomainMetrics(registry, () => countByCondition(objects.store.list())),
-    options: {
-      inflightPollMs: config.pollIntervalMs,
-      resyncPeriodMs: config.resyncPeriodMs,
-      ...options.reconciler,
+    logger: reconcilerLogger,
+    clock: systemClock,
+    metrics: {
+      ...bindDomainMetrics(registry, () => countByCondition(objects.store.list())),
+      reconcileFailed: failureMetrics.reconcileFailed,
     },
+    timings,
   });
 
   const controller = new Controller({
     name: CONTROLLER_NAME,
     maxConcurrentReconciles: config.concurrency,
     registry,
-    logger: logger.child({ controller: CONTROLLER_NAME }),
-    reconcile: async (key) => {
+    // The controller adds the `controller` field to its own lines.
+    logger,
+    rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
+    reconcile: async (key, signal) => {
       try {
-        return await reconciler.reconcile(key);
+        return await reconciler.reconcile(key, signal);
       } catch (error) {
-        if (error instanceof RetryableReconcileError) return error;
-        logger.warn(
-          { key, error: error instanceof Error ? error.message : String(error) },
-          'reconcile failed',
-        );
+        // A bug, not a failure class: count it like controller-runtime counts panics.
         return error instanceof Error ? error : new Error(String(error));
       }
     },
@@ -191,7 +219,18 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       : {}),
   });
   manager.addController(controller, [
-    watchOf(objects, undefined, shouldReconcileOnUpdate),
+    // A change to one claimant of a control-plane name (its deletion above all) may free the
+    // name for another: wake every object that resolves to the same name.
+    watchOf(
+      objects,
+      (object) => [
+        ...new Set([
+          objectKey(object),
+          ...objects.store.byIndex(BY_DEPLOYMENT_NAME, safeDeploymentName(object)).map(objectKey),
+        ]),
+      ],
+      shouldReconcileOnUpdate,
+    ),
     watchOf(secrets, (secret: KubeObject) =>
       objects.store
         .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
@@ -248,6 +287,42 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       return stopping;
     },
   };
+}
+
+function fleetPort(store: IndexedStore<AgentDeploymentObject>): FleetPort {
+  return {
+    claimantsOf: (name) =>
+      store.byIndex(BY_DEPLOYMENT_NAME, name).map((object) => {
+        const owned = ownedDeploymentId(object);
+        return {
+          key: objectKey(object),
+          uid: object.metadata.uid ?? '',
+          creationTimestamp: object.metadata.creationTimestamp ?? '',
+          ...(owned === undefined ? {} : { ownedDeploymentId: owned }),
+        };
+      }),
+    ownerOf: (id) => {
+      const owner = store.byIndex(BY_OWNED_DEPLOYMENT, id)[0];
+      return owner === undefined ? undefined : objectKey(owner);
+    },
+  };
+}
+
+/** Why the operator cannot understand an object's spec (it slipped past validation), if so. */
+function specProblem(object: AgentDeploymentObject): string | undefined {
+  const parsed = AgentDeploymentSpec.safeParse(object.spec);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const path = ['spec', ...(issue?.path ?? []).map(String)].join('.');
+  return `${path}: ${issue?.message ?? 'invalid'}`;
+}
+
+function safeDeploymentName(object: AgentDeploymentObject): string {
+  try {
+    return deploymentName(object);
+  } catch {
+    return object.metadata.name;
+  }
 }
 
 function kubeConfigSource(config: OperatorConfig) {

@@ -27,6 +27,11 @@ describe('chaos', () => {
       expect(outcome.operator.kills).toBeGreaterThan(0);
       expect([...outcome.faults.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
       expect(outcome.workload.created).toBeGreaterThanOrEqual(15);
+      // ... and the mistakes of a bad day too.
+      expect(outcome.faults.get('cp-401-window') ?? 0).toBeGreaterThan(0);
+      expect(outcome.workload.rejectedCreated).toBeGreaterThan(0);
+      expect(outcome.workload.clashesCreated).toBeGreaterThan(0);
+      expect(outcome.workload.suspends).toBeGreaterThan(0);
       // The logs are for diagnosing a failure; a passing run leaves nothing behind.
       await rm(outcome.logDir, { recursive: true, force: true });
     },

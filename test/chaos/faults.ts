@@ -16,6 +16,8 @@ export type FaultKind =
   | 'cp-latency'
   | 'cp-resets'
   | 'cp-restart'
+  /** The control plane refuses the key (401) on every route for a while, then accepts it again. */
+  | 'cp-401-window'
   | 'kube-fail-requests'
   | 'kube-latency'
   | 'kube-drop-watches'
@@ -42,13 +44,17 @@ export class FaultInjector {
     while (this.isRunning()) {
       await sleep(random.int(500, 3_000));
       if (!this.isRunning()) break;
-      const kind = random.weighted({
-        'cp-429-burst': 3,
-        'cp-5xx': 3,
-        'cp-latency': 2,
-        'cp-resets': 2,
-        'cp-restart': 1,
-      });
+      // Every run meets a window of refused keys at least once.
+      const kind: FaultKind = !this.counts.has('cp-401-window')
+        ? 'cp-401-window'
+        : random.weighted({
+            'cp-429-burst': 3,
+            'cp-5xx': 3,
+            'cp-latency': 2,
+            'cp-resets': 2,
+            'cp-restart': 1,
+            'cp-401-window': 2,
+          });
       this.count(kind);
       if (kind === 'cp-restart') {
         await this.stack.controlPlane.restart();
@@ -99,6 +105,7 @@ export class FaultInjector {
   }
 
   private controlPlaneRule(kind: FaultKind, random: SeededRandom): Record<string, unknown> {
+    if (kind === 'cp-401-window') return { status: 401, rate: 1 };
     if (kind === 'cp-5xx') return { status: random.pick([500, 502, 503]), rate: random.int(10, 50) / 100 };
     if (kind === 'cp-latency') return { latencyMs: random.int(100, 1_500), rate: random.int(30, 100) / 100 };
     return { reset: true, rate: random.int(10, 40) / 100 };

@@ -4,9 +4,10 @@
 // the generous settle timeout ends, and then every divergence is listed by object.
 import type { Deployment } from '../../src/controlplane/models/index.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
-import { NAMESPACE, isReady, type AgentDeploymentObject, type Stack } from '../operator/harness.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import { EVENTS, NAMESPACE, isReady, type AgentDeploymentObject, type Stack } from '../operator/harness.js';
 import { sleep } from './faults.js';
-import { SECRET_ENV_NAME, type TrackedObject, type Workload } from './workload.js';
+import { CLASH_NAMESPACE, SECRET_ENV_NAME, type TrackedObject, type Workload } from './workload.js';
 
 export interface InvariantResult {
   name: string;
@@ -22,6 +23,10 @@ export const CONVERGENCE_INVARIANTS = [
   'objects deleted with Orphan left their deployment',
   'deleted objects are gone from the API server',
   'no deployment that no object accounts for',
+  'rejected objects are Stalled (Rejected) and have no deployment',
+  'an object claiming another’s name is Stalled (NameConflict) and owns nothing',
+  'suspended objects say Suspended',
+  'no event is repeated (one Deployed per revision, across restarts)',
 ] as const;
 
 /** Waits until every convergence invariant holds, or the timeout ends; returns the last look. */
@@ -50,8 +55,23 @@ export async function checkConvergence(stack: Stack, workload: Workload): Promis
   }
   const list = await stack.client.list<AgentDeploymentObject>(AGENT_DEPLOYMENTS, { namespace: NAMESPACE });
   const objects = new Map(list.items.map((object) => [object.metadata.name, object]));
+  const clashList = await stack.client.list<AgentDeploymentObject>(AGENT_DEPLOYMENTS, {
+    namespace: CLASH_NAMESPACE,
+  });
+  const clashObjects = new Map(clashList.items.map((object) => [object.metadata.name, object]));
 
-  const [converged, onePerObject, deleteRemoved, orphanKept, deletedGone, noStrays] = CONVERGENCE_INVARIANTS;
+  const [
+    converged,
+    onePerObject,
+    deleteRemoved,
+    orphanKept,
+    deletedGone,
+    noStrays,
+    rejectedStalled,
+    clashStalled,
+    suspendedShown,
+    noRepeats,
+  ] = CONVERGENCE_INVARIANTS;
   const problems = new Map<string, string[]>(CONVERGENCE_INVARIANTS.map((name) => [name, []]));
   const report = (invariant: string, problem: string): void => {
     problems.get(invariant)?.push(problem);
@@ -65,7 +85,12 @@ export async function checkConvergence(stack: Stack, workload: Workload): Promis
       const deployment = found[0];
       if (!object) report(converged, `${tracked.name}: the object is missing from the API server`);
       else if (!deployment) report(converged, `${tracked.name}: no deployment on the control plane`);
-      else {
+      else if (tracked.suspended) {
+        const reconciling = object.status?.conditions?.find((c) => c.type === 'Reconciling');
+        if (reconciling?.reason !== 'Suspended') {
+          report(suspendedShown, `${tracked.name}: Reconciling reason ${reconciling?.reason ?? 'absent'}`);
+        }
+      } else {
         for (const problem of convergenceProblems(tracked, object, deployment, workload.secretValues)) {
           report(converged, `${tracked.name}: ${problem}`);
         }
@@ -103,6 +128,30 @@ export async function checkConvergence(stack: Stack, workload: Workload): Promis
     if (!workload.objects.has(name))
       report(noStrays, `${name}: ${found.length} deployment(s) no object made`);
   }
+  for (const stalled of workload.stalled) {
+    const object =
+      stalled.namespace === NAMESPACE ? objects.get(stalled.name) : clashObjects.get(stalled.name);
+    const label = `${stalled.namespace}/${stalled.name}`;
+    if (stalled.deleted) {
+      if (object) report(deletedGone, `${label}: still present`);
+      continue;
+    }
+    const invariant = stalled.reason === 'Rejected' ? rejectedStalled : clashStalled;
+    const condition = object?.status?.conditions?.find((c) => c.type === 'Stalled');
+    const rivalAlive = stalled.reason === 'Rejected' || objects.has(stalled.name);
+    if (!object) report(invariant, `${label}: missing from the API server`);
+    else if (rivalAlive && (condition?.status !== 'True' || condition.reason !== stalled.reason)) {
+      report(invariant, `${label}: Stalled=${condition?.status ?? 'absent'} ${condition?.reason ?? ''}`);
+    }
+    if (stalled.reason === 'Rejected' && (byName.get(stalled.name) ?? []).length > 0) {
+      report(rejectedStalled, `${label}: has a deployment`);
+    }
+    const owned = object?.status?.ownership?.deploymentId;
+    if (stalled.reason === 'NameConflict' && rivalAlive && owned !== undefined) {
+      report(clashStalled, `${label}: records ${owned} as its own`);
+    }
+  }
+  for (const problem of await repeatedEvents(stack)) report(noRepeats, problem);
   return CONVERGENCE_INVARIANTS.map((name) => {
     const list = problems.get(name) ?? [];
     return { name, ok: list.length === 0, problems: list };
@@ -151,4 +200,22 @@ function convergenceProblems(
     );
   }
   return problems;
+}
+
+/** Deployed events that say the same thing twice: a restart that repeated history. */
+async function repeatedEvents(stack: Stack): Promise<string[]> {
+  type Event = KubeObject & {
+    reason?: string;
+    note?: string;
+    regarding?: { name?: string };
+    series?: { count?: number };
+  };
+  const events = await stack.client.list<Event>(EVENTS, { namespace: NAMESPACE });
+  const seen = new Map<string, number>();
+  for (const event of events.items) {
+    if (event.reason !== 'Deployed') continue;
+    const key = `${event.regarding?.name ?? '?'}: ${event.note ?? ''}`;
+    seen.set(key, (seen.get(key) ?? 0) + (event.series?.count ?? 1));
+  }
+  return [...seen].filter(([, count]) => count > 1).map(([key, count]) => `${key} (${count} times)`);
 }

@@ -99,6 +99,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
       workload,
       config.settleTimeoutMs,
     );
+    const quietSuspended = await checkSuspendedQuiet(stack, workload);
     await writeFile(join(logDir, 'workload.log'), `${workload.journal.join('\n')}\n`);
     progress(`settled in ${(waitedMs / 1000).toFixed(1)} s`);
     // A few more samples of a quiet operator: the end of the survivor's life is at rest.
@@ -111,7 +112,8 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     // The survivor's log is complete only once it has stopped.
     await operator.stop();
     const secrecy = await checkSecrecy(stack, logPath, workload.everySecretValue, API_KEY);
-    const stats = await stack.admin<{ total: number; throttled: number }>('GET', '/stats');
+    const stats = await stack.admin<StatsWithRoutes>('GET', '/stats');
+    const stalledCost = checkStalledCost(stats, workload, operator.starts, Date.now() - runStart);
     return {
       config,
       logDir,
@@ -133,7 +135,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
         peakPerWindow: rateWatch.peak,
         limitPerWindow: config.rateLimit.count,
       },
-      convergence: results,
+      convergence: [...results, quietSuspended, stalledCost],
       atFaultStop,
       secrecy,
       crashes: { unexpectedExits: operator.unexpectedExits, crashLines: operator.crashLines },
@@ -145,6 +147,70 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     await operator.stop();
     await stack.close();
   }
+}
+
+interface StatsWithRoutes {
+  total: number;
+  throttled: number;
+  byRoute: Array<{ method: string; route: string; status: number; count: number }>;
+}
+
+/**
+ * A rejected create is sent again only when its spec changes (never, here), after a restart
+ * whose status write had not landed, or at the slow re-check (2 minutes, doubling): so each
+ * rejected object costs at most one POST per operator start plus one per two minutes.
+ * Before issue 13 it cost about 100 a second.
+ */
+function checkStalledCost(
+  stats: StatsWithRoutes,
+  workload: Workload,
+  operatorStarts: number,
+  runMs: number,
+): InvariantResult {
+  const refused = stats.byRoute
+    .filter(
+      (row) =>
+        row.method === 'POST' &&
+        row.route === '/v2/deployments' &&
+        (row.status === 400 || row.status === 422),
+    )
+    .reduce((sum, row) => sum + row.count, 0);
+  const rejected = workload.counts.rejectedCreated;
+  const allowed = rejected * (operatorStarts + 1 + Math.ceil(runMs / 120_000));
+  return {
+    name: 'each rejected object costs at most one create per operator start and per slow re-check',
+    ok: refused <= allowed,
+    problems:
+      refused <= allowed
+        ? []
+        : [`${refused} refused creates for ${rejected} rejected objects (at most ${allowed})`],
+  };
+}
+
+/** Suspended objects make no control-plane write: their deployments do not change while watched. */
+async function checkSuspendedQuiet(stack: Stack, workload: Workload): Promise<InvariantResult> {
+  const suspended = new Set(
+    workload
+      .live()
+      .filter((object) => object.suspended)
+      .map((object) => object.name),
+  );
+  const snapshot = async (): Promise<Map<string, string>> =>
+    new Map(
+      (await stack.deployments())
+        .filter((deployment) => suspended.has(deployment.name))
+        .map((deployment) => [
+          deployment.name,
+          `${deployment.updated_at} ${deployment.latest_revision_id ?? ''}`,
+        ]),
+    );
+  const before = await snapshot();
+  await sleep(3_000);
+  const after = await snapshot();
+  const problems = [...before]
+    .filter(([name, seen]) => after.get(name) !== seen)
+    .map(([name]) => `${name}: its deployment changed while suspended`);
+  return { name: 'suspended objects make no control-plane write', ok: problems.length === 0, problems };
 }
 
 async function runWorkload(workload: Workload, random: SeededRandom, running: () => boolean): Promise<void> {

@@ -64,6 +64,8 @@ export function formatSummary(outcome: ChaosOutcome): string {
     `objects: ${workload.created} created, ${workload.imageChanges} image changes, ${workload.secretRotations} secret rotations, ` +
       `${workload.deletedWithDelete} deleted (Delete), ${workload.deletedWithOrphan} deleted (Orphan), ${workload.liveAtEnd} live at the end; ` +
       `${workload.writeRetries} driver write retries`,
+    `bad day: ${workload.rejectedCreated} rejected objects (unknown listener), ${workload.clashesCreated} name clashes across namespaces, ` +
+      `${workload.suspends} suspends, ${workload.resumes} resumes, ${workload.deletedWhileSuspended} deleted while suspended`,
     `control plane: ${requests.total} requests, ${requests.throttled} answered 429 (${requests.injected429} injected, ${requests.limiter429} by the limiter); ` +
       `peak ${requests.peakPerWindow} requests in one ${rateLimitText(config.rateLimit)} window (the limit)`,
     `memory: survivor pid ${memory.survivorPid ?? 'n/a'}, ${memory.samples} samples, earlier half ${mib(memory.earlierMedianBytes)}, ` +

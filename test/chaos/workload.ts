@@ -1,6 +1,9 @@
 // The workload the operator serves while faults run: it creates AgentDeployments, changes
-// them (a new image, a rotated Secret value) and deletes them (both deletion policies), at
-// random, and keeps a model of what should be true afterwards. Every write is retried until
+// them (a new image, a rotated Secret value), suspends and resumes them, and deletes them
+// (both deletion policies, and while suspended), at random, and keeps a model of what
+// should be true afterwards. It also makes the ordinary mistakes of a bad day: objects the
+// control plane rejects (an unknown listener id) and objects in a second namespace that
+// claim the control-plane name of an existing one. Every write is retried until
 // the API server accepted it, because the kube faults hit this driver too; the model is
 // updated only once a write is known to have happened.
 import { isAlreadyExists, isNotFound } from '../../src/runtime/kube/errors.js';
@@ -22,6 +25,18 @@ export interface TrackedObject {
    * before the operator created its deployment has none, and then leaves none behind.
    */
   deploymentIdAtDeletion?: string;
+  /** spec.suspend is true (set only once the object had a deployment). */
+  suspended: boolean;
+  /** Another object, in the second namespace, claims the same control-plane name. */
+  contested: boolean;
+}
+
+/** An object the workload expects to stay Stalled: rejected, or the younger of a name clash. */
+export interface StalledObject {
+  namespace: string;
+  name: string;
+  reason: 'Rejected' | 'NameConflict';
+  deleted: boolean;
 }
 
 export interface WorkloadCounts {
@@ -30,6 +45,11 @@ export interface WorkloadCounts {
   secretRotations: number;
   deletedWithDelete: number;
   deletedWithOrphan: number;
+  deletedWhileSuspended: number;
+  suspends: number;
+  resumes: number;
+  rejectedCreated: number;
+  clashesCreated: number;
   /** Driver calls repeated after an injected failure, a reset or a restart. */
   writeRetries: number;
 }
@@ -38,8 +58,11 @@ export interface WorkloadCounts {
 export const SECRET_NAMES = ['chaos-secret-a', 'chaos-secret-b', 'chaos-secret-c'] as const;
 export const SECRET_KEY = 'token';
 export const SECRET_ENV_NAME = 'API_TOKEN';
-/** Where the operator records the id of the deployment it manages (src/reconcilers/agentdeployment/object.ts). */
-const DEPLOYMENT_ID_ANNOTATION = 'agentplatform.io/deployment-id';
+/** The namespace of the objects that claim an existing object's control-plane name. */
+export const CLASH_NAMESPACE = 'chaos-b';
+/** A listener the control plane does not know: every create is rejected (400/422). */
+const UNKNOWN_LISTENER_ID = '99999999-9999-4999-8999-999999999999';
+const MAX_STALLED_OBJECTS = 6;
 
 export interface WorkloadLimits {
   maxLiveObjects: number;
@@ -48,6 +71,7 @@ export interface WorkloadLimits {
 
 export class Workload {
   readonly objects = new Map<string, TrackedObject>();
+  readonly stalled: StalledObject[] = [];
   readonly secretValues = new Map<string, string>();
   /** Every value ever written, current or rotated away. */
   readonly everySecretValue = new Set<string>();
@@ -59,10 +83,16 @@ export class Workload {
     secretRotations: 0,
     deletedWithDelete: 0,
     deletedWithOrphan: 0,
+    deletedWhileSuspended: 0,
+    suspends: 0,
+    resumes: 0,
+    rejectedCreated: 0,
+    clashesCreated: 0,
     writeRetries: 0,
   };
   private imageSerial = 0;
   private secretSerial = 0;
+  private steps = 0;
 
   constructor(
     private readonly stack: Stack,
@@ -78,6 +108,16 @@ export class Workload {
   /** The Secrets exist before the first object refers to them (a missing one is a wait, not chaos). */
   async seedSecrets(): Promise<void> {
     for (const name of SECRET_NAMES) await this.rotate(name);
+    await this.retry('namespace', async () => {
+      try {
+        await this.stack.client.create(
+          { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CLASH_NAMESPACE } },
+        );
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    });
   }
 
   /** One random step; the mix leans towards creating while few objects exist. */
@@ -85,16 +125,37 @@ export class Workload {
     const live = this.live();
     const canCreate =
       live.length < this.limits.maxLiveObjects && this.objects.size < this.limits.maxCreatedObjects;
-    const action = this.random.weighted({
-      create: canCreate ? (live.length < 10 ? 6 : 3) : 0,
-      image: live.length > 0 ? 3 : 0,
-      secret: 1,
-      delete: live.length > 5 ? 2 : 0,
-    });
+    const deletable = live.filter((object) => !object.contested);
+    const suspended = live.filter((object) => object.suspended);
+    const canStall = this.stalled.length < MAX_STALLED_OBJECTS;
+    const uncontested = live.filter((object) => !object.contested && !object.suspended);
+    this.steps += 1;
+    // Every run meets each mistake of a bad day at least once, early, whatever the draws.
+    const owed = this.steps < 12 ? undefined : this.owedBadDay(uncontested, live);
+    const action =
+      owed ??
+      this.random.weighted({
+        create: canCreate ? (live.length < 10 ? 6 : 3) : 0,
+        image: live.length > 0 ? 3 : 0,
+        secret: 1,
+        delete: deletable.length > 5 ? 2 : 0,
+        rejected: canStall ? 0.5 : 0,
+        clash: canStall && uncontested.length > 3 ? 0.5 : 0,
+        suspend: live.length > 3 ? 1 : 0,
+        resume: suspended.length > 0 ? 1 : 0,
+        deleteStalled: this.stalled.some((object) => !object.deleted) ? 0.3 : 0,
+      });
     if (action === 'create') await this.create();
     else if (action === 'image') await this.changeImage(this.random.pick(live));
     else if (action === 'secret') await this.rotateSecret();
-    else await this.remove(this.random.pick(live));
+    else if (action === 'rejected') await this.createRejected();
+    else if (action === 'clash') await this.createClash(this.random.pick(uncontested));
+    else if (action === 'suspend')
+      await this.suspend(this.random.pick(live.filter((object) => !object.suspended)));
+    else if (action === 'resume') await this.resume(this.random.pick(suspended));
+    else if (action === 'deleteStalled')
+      await this.removeStalled(this.random.pick(this.stalled.filter((object) => !object.deleted)));
+    else await this.remove(this.random.pick(deletable));
   }
 
   private async create(): Promise<void> {
@@ -115,7 +176,15 @@ export class Workload {
     };
     // Recorded before the write: if the write happened but its answer was lost, the object
     // exists and the model must know it (the retry then sees AlreadyExists).
-    this.objects.set(name, { name, policy, image, secretName, deleted: false });
+    this.objects.set(name, {
+      name,
+      policy,
+      image,
+      secretName,
+      deleted: false,
+      suspended: false,
+      contested: false,
+    });
     await this.retry(`create ${name}`, async () => {
       try {
         await this.stack.apply(containerAgent(name, this.listenerId, extra));
@@ -125,6 +194,82 @@ export class Workload {
     });
     this.counts.created += 1;
     this.note(`created ${name} policy=${policy} image=${image} secret=${secretName ?? 'none'}`);
+  }
+
+  private owedBadDay(
+    uncontested: readonly TrackedObject[],
+    live: readonly TrackedObject[],
+  ): string | undefined {
+    if (this.counts.rejectedCreated === 0) return 'rejected';
+    if (this.counts.clashesCreated === 0 && uncontested.length > 0) return 'clash';
+    if (this.counts.suspends === 0 && live.some((object) => !object.suspended)) return 'suspend';
+    return undefined;
+  }
+
+  /** An object whose create the control plane rejects: it must stay Stalled, and cheap. */
+  private async createRejected(): Promise<void> {
+    const name = `chaos-rejected-${this.stalled.length}`;
+    this.stalled.push({ namespace: NAMESPACE, name, reason: 'Rejected', deleted: false });
+    await this.retry(`create ${name}`, async () => {
+      try {
+        await this.stack.apply(containerAgent(name, UNKNOWN_LISTENER_ID));
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    });
+    this.counts.rejectedCreated += 1;
+    this.note(`created ${name} with an unknown listener id`);
+  }
+
+  /** A younger object in another namespace claiming `rival`'s name: it must never take it. */
+  private async createClash(rival: TrackedObject): Promise<void> {
+    rival.contested = true;
+    this.stalled.push({
+      namespace: CLASH_NAMESPACE,
+      name: rival.name,
+      reason: 'NameConflict',
+      deleted: false,
+    });
+    const object = containerAgent(rival.name, this.listenerId);
+    object.metadata.namespace = CLASH_NAMESPACE;
+    await this.retry(`create ${CLASH_NAMESPACE}/${rival.name}`, async () => {
+      try {
+        await this.stack.client.create(AGENT_DEPLOYMENTS, object);
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    });
+    this.counts.clashesCreated += 1;
+    this.note(`created ${CLASH_NAMESPACE}/${rival.name}, claiming the name of ${NAMESPACE}/${rival.name}`);
+  }
+
+  private async removeStalled(object: StalledObject): Promise<void> {
+    object.deleted = true;
+    await this.retry(`delete ${object.namespace}/${object.name}`, async () => {
+      try {
+        await this.stack.client.delete(AGENT_DEPLOYMENTS, object.namespace, object.name);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    });
+    this.note(`deleted ${object.namespace}/${object.name} (${object.reason})`);
+  }
+
+  /** Suspends an object that has its deployment (a suspended object creates nothing). */
+  private async suspend(object: TrackedObject): Promise<void> {
+    const current = await this.retry(`get ${object.name}`, () => this.stack.get(object.name));
+    if (object.suspended || !current.status?.deploymentId) return;
+    await this.retry(`suspend ${object.name}`, () => this.stack.patchSpec(object.name, { suspend: true }));
+    object.suspended = true;
+    this.counts.suspends += 1;
+    this.note(`suspended ${object.name}`);
+  }
+
+  private async resume(object: TrackedObject): Promise<void> {
+    await this.retry(`resume ${object.name}`, () => this.stack.patchSpec(object.name, { suspend: false }));
+    object.suspended = false;
+    this.counts.resumes += 1;
+    this.note(`resumed ${object.name}`);
   }
 
   private async changeImage(object: TrackedObject): Promise<void> {
@@ -153,9 +298,13 @@ export class Workload {
 
   private async remove(object: TrackedObject): Promise<void> {
     const current = await this.retry(`get ${object.name}`, () => this.stack.get(object.name));
-    object.deploymentIdAtDeletion =
-      current.metadata.annotations?.[DEPLOYMENT_ID_ANNOTATION] ?? current.status?.deploymentId;
+    object.deploymentIdAtDeletion = current.status?.ownership?.deploymentId;
     object.deleted = true;
+    // Deleting a suspended object leaves its deployment, whatever the policy.
+    if (object.suspended) {
+      object.policy = 'Orphan';
+      this.counts.deletedWhileSuspended += 1;
+    }
     await this.retry(`delete ${object.name}`, async () => {
       try {
         await this.stack.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, object.name);

@@ -15,11 +15,9 @@ import { controlPlanePort } from '../../src/operator/control-plane-port.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from '../../src/operator/kube-port.js';
 import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
-import {
-  AgentDeploymentReconciler,
-  RetryableReconcileError,
-} from '../../src/reconcilers/agentdeployment/reconciler.js';
+import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
 import type { ControlPlanePort, KubePort } from '../../src/reconcilers/agentdeployment/ports.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { IndexedStore } from '../../src/runtime/cache/store.js';
 import { EventRecorder } from '../../src/runtime/events/recorder.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
@@ -27,7 +25,7 @@ import { API_KEY, NAMESPACE, SECRETS, Stack, containerAgent, isReady } from './h
 
 class Crash extends Error {}
 
-type CrashPoint = 'after-create-pending-write' | 'after-post' | 'after-id-recorded' | 'post-times-out';
+type CrashPoint = 'after-intent-recorded' | 'after-post' | 'after-id-recorded' | 'post-times-out';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -62,8 +60,8 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
   });
   const controlPlane: ControlPlanePort = {
     ...realPort,
-    createDeployment: async (request) => {
-      const result = await realPort.createDeployment(request);
+    createDeployment: async (request, signal) => {
+      const result = await realPort.createDeployment(request, signal);
       if (crashAt === 'after-post' && result.ok) throw new Crash('crash after POST');
       return result;
     },
@@ -71,15 +69,14 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
   const kube: KubePort<AgentDeploymentObject> = {
     getObject: (key) => realKube.getObject(key),
     getSecret: (namespace, name) => realKube.getSecret(namespace, name),
-    patchStatus: (object, status) => realKube.patchStatus(object, status),
+    patchFinalizers: (object, finalizers, signal) => realKube.patchFinalizers(object, finalizers, signal),
     event: (object, type, reason, message) => realKube.event(object, type, reason, message),
-    patchMetadata: async (object, patch) => {
-      const updated = await realKube.patchMetadata(object, patch);
-      const annotations = patch.annotations ?? {};
-      if (crashAt === 'after-create-pending-write' && annotations['agentplatform.io/create-pending'])
+    patchStatus: async (object, status, signal, guarded) => {
+      const updated = await realKube.patchStatus(object, status, signal, guarded);
+      const ownership = status.ownership;
+      if (crashAt === 'after-intent-recorded' && ownership?.createRequestedAt)
         throw new Crash('crash after intent');
-      if (crashAt === 'after-id-recorded' && annotations['agentplatform.io/deployment-id'])
-        throw new Crash('crash after id');
+      if (crashAt === 'after-id-recorded' && ownership?.deploymentId) throw new Crash('crash after id');
       return updated;
     },
   };
@@ -93,13 +90,16 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
     controlPlane,
     kube,
+    fleet: { claimantsOf: () => [], ownerOf: () => undefined },
     observations,
     poller,
+    specProblem: () => undefined,
+    clock: systemClock,
     desiredState: (object, resolved) =>
       toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
     deploymentName: (object) => deploymentName(object),
     logger,
-    options: { inflightPollMs: 50, minRevisionPollMs: 20 },
+    timings: { inflightPollMs: 50, minRevisionPollMs: 20 },
   });
   return { reconciler, poller, client, objects };
 }
@@ -113,10 +113,10 @@ async function converge(s: Stack, name: string, crashAt: CrashPoint): Promise<{ 
     current.objects.upsert(object as unknown as AgentDeploymentObject);
     try {
       await current.poller.tick();
-      await current.reconciler.reconcile(`${NAMESPACE}/${name}`);
+      await current.reconciler.reconcile(`${NAMESPACE}/${name}`, new AbortController().signal);
     } catch (error) {
-      if (!(error instanceof Crash) && !(error instanceof RetryableReconcileError)) throw error;
-      if (error instanceof Crash) crashes += 1;
+      if (!(error instanceof Crash)) throw error;
+      crashes += 1;
       await current.client.close();
       // Restarted: the crash point is behind us, as it would be for a new process.
       current = await freshReconciler(s, undefined);
@@ -127,12 +127,7 @@ async function converge(s: Stack, name: string, crashAt: CrashPoint): Promise<{ 
 }
 
 describe('crash safety of the create path', () => {
-  const points: CrashPoint[] = [
-    'after-create-pending-write',
-    'after-post',
-    'after-id-recorded',
-    'post-times-out',
-  ];
+  const points: CrashPoint[] = ['after-intent-recorded', 'after-post', 'after-id-recorded', 'post-times-out'];
   it.each(points)('creates exactly one deployment when the process dies %s', async (point) => {
     stack = await Stack.start({ withoutOperator: true });
     const listenerId = await stack.listenerId();
@@ -152,6 +147,6 @@ describe('crash safety of the create path', () => {
     expect(deployments.map((d) => d.name)).toEqual(['solo']);
     const object = await stack.get('solo');
     expect(object.status?.deploymentId).toBe(deployments[0]?.id);
-    expect(object.metadata.annotations?.['agentplatform.io/create-pending']).toBeUndefined();
+    expect(object.status?.ownership).toEqual({ uid: object.metadata.uid, deploymentId: deployments[0]?.id });
   });
 });

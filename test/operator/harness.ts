@@ -9,7 +9,7 @@ import yaml from 'js-yaml';
 import { createLogger } from '../../src/observability/logger.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
 import { AGENT_DEPLOYMENTS, startOperator, type RunningOperator } from '../../src/operator/operator.js';
-import type { ReconcilerOptions } from '../../src/reconcilers/agentdeployment/reconciler.js';
+import type { ReconcilerTimings } from '../../src/reconcilers/agentdeployment/defaults.js';
 import {
   kubeClientFrom,
   loadClusterAccess,
@@ -55,13 +55,16 @@ export type AgentDeploymentObject = KubeObject & {
     latestRevisionId?: string;
     latestRevisionStatus?: string;
     deploymentStatus?: string;
+    ownership?: { uid: string; deploymentId?: string; createRequestedAt?: string };
+    lastHandledRedeployAt?: string;
+    lastHandledReconcileAt?: string;
   };
 };
 
 export interface StackOptions {
   controlPlane?: ControlPlaneEmulatorOptions;
   operator?: Partial<OperatorConfig>;
-  reconciler?: Partial<ReconcilerOptions>;
+  reconciler?: Partial<ReconcilerTimings>;
   /** Do not start an operator (tests that start their own). */
   withoutOperator?: boolean;
 }

@@ -34,10 +34,15 @@ describe('AgentDeployment lifecycle', () => {
       deploymentStatus: deployment?.status,
     });
     expect(object.metadata.finalizers).toContain('agentplatform.io/finalizer');
-    expect(object.metadata.annotations?.['agentplatform.io/deployment-id']).toBe(deployment?.id);
-    expect(object.metadata.annotations?.['agentplatform.io/create-pending']).toBeUndefined();
+    // Ownership lives in status (tenants cannot write it), keyed by the object's uid; the
+    // create intent is gone once the id is recorded. No annotation is written.
+    expect(object.status?.ownership).toEqual({ uid: object.metadata.uid, deploymentId: deployment?.id });
+    expect(object.metadata.annotations ?? {}).toEqual({});
     expect(condition(object, 'Reconciling')?.status).toBe('False');
     expect(condition(object, 'Stalled')?.status).toBe('False');
+    // One "controller" field per JSON log line (a duplicate key is what log shippers choke on).
+    expect(stack.logLines.filter((line) => (line.match(/"controller":/g) ?? []).length > 1)).toEqual([]);
+    expect(stack.logLines.some((line) => line.includes('"controller":"agentdeployment"'))).toBe(true);
     // Kubernetes shapes reach the control plane unchanged.
     expect(deployment?.source_config.resource_spec?.sidecars?.[0]).toMatchObject({
       name: 'proxy',
@@ -115,6 +120,17 @@ describe('AgentDeployment lifecycle', () => {
     expect(condition(waiting, 'Stalled')?.status).toBe('False');
     expect(condition(waiting, 'Reconciling')?.status).toBe('True');
     expect(await stack.deployments()).toHaveLength(0);
+    // Besides the condition, a Warning event that `kubectl describe` and event exporters show.
+    await stack.waitUntil(
+      async () =>
+        (await stack.events('epsilon')).some(
+          (event) =>
+            event.type === 'Warning' &&
+            event.reason === 'SecretNotFound' &&
+            /late-secret/.test(event.note ?? ''),
+        ),
+      'a SecretNotFound warning',
+    );
     await stack.putSecret('late-secret', { token: 'x' });
     await stack.waitFor('epsilon', isReady, 'Ready');
   });
@@ -219,7 +235,7 @@ describe('AgentDeployment lifecycle', () => {
       'the image is re-applied',
     );
     const drift = (await stack.events('iota')).find((event) => event.reason === 'DriftCorrected');
-    expect(drift?.note).toContain('source_revision_config.image_uri');
+    expect(drift?.note).toContain('spec.sourceRevisionConfig.imageUri');
     await stack.waitFor('iota', isReady, 'Ready again');
   });
 

@@ -58,7 +58,13 @@ describe('diffDeployment', () => {
   it('finds nothing to do when the server merely applied its defaults and echoed nulls', () => {
     const desired = desiredContainer();
     const diff = diffDeployment(desired, observedFrom(desired));
-    expect(diff).toEqual({ patch: null, createsRevision: false, changedFields: [], immutableChanges: [] });
+    expect(diff).toEqual({
+      patch: null,
+      createsRevision: false,
+      changedFields: [],
+      immutableChanges: [],
+      uncleared: [],
+    });
   });
 
   const cases: Array<{
@@ -171,7 +177,24 @@ describe('diffDeployment', () => {
     const observed = observedFrom(desired);
     observed.source_config.build_command = 'make';
     desired.secrets = [];
-    expect(diffDeployment(desired, observed).patch).toBeNull();
+    const diff = diffDeployment(desired, observed);
+    expect(diff.patch).toBeNull();
+    // ... but says which of them it cannot clear, for a Warning event.
+    expect(diff.uncleared).toEqual(['secrets']);
+  });
+
+  it('sends a resource spec without a removed sidecar whole, so the sidecar disappears', () => {
+    const desired = desiredContainer();
+    desired.source_config.resource_spec = {
+      ...desired.source_config.resource_spec,
+      sidecars: [{ name: 'proxy', image: 'envoyproxy/envoy:v1.31', restartPolicy: 'Always' }],
+    };
+    const observed = observedFrom(desired);
+    delete desired.source_config.resource_spec.sidecars;
+    const diff = diffDeployment(desired, observed);
+    expect(diff.changedFields).toEqual(['source_config.resource_spec']);
+    expect(diff.patch?.source_config?.resource_spec?.sidecars).toBeUndefined();
+    expect(diff.createsRevision).toBe(true);
   });
 
   it('ignores the custom_url the server sets for repo_host', () => {

@@ -128,7 +128,7 @@ describe('FleetPoller resync cost', () => {
       cache: new ObservationCache(),
       now: () => now,
       // A deterministic spread of jitter, as Math.random would give.
-      random: () => ((seed = (seed * 16807) % 2147483647) / 2147483647),
+      random: () => (seed = (seed * 16807) % 2147483647) / 2147483647,
       resyncPeriodMs: 60_000,
       tickMs: 200,
       enqueue: () => {},
@@ -151,5 +151,42 @@ describe('FleetPoller resync cost', () => {
     // 2,000 objects need 20 full calls per period; allow slack for partly filled calls.
     expect(lastPeriodCalls).toBeLessThanOrEqual(40);
     expect(lastPeriodCalls).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe('FleetPoller under a failing control plane', () => {
+  it('backs off on 401 (and any failure), says so, and recovers by itself', async () => {
+    let now = 0;
+    let refusing = true;
+    const calls: number[] = [];
+    const health: Array<string | undefined> = [];
+    const poller = new FleetPoller({
+      cache: new ObservationCache(),
+      now: () => now,
+      random: () => 0.5,
+      inflightPollMs: 200,
+      tickMs: 200,
+      enqueue: () => {},
+      onHealthChange: (failure) => health.push(failure?.kind),
+      controlPlane: {
+        listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
+          calls.push(now);
+          if (refusing)
+            return { ok: false, error: { kind: 'Unauthorized', message: 'HTTP 401', status: 401 } };
+          return { ok: true, value: ids.map((id) => deployment(id, 'r1')) };
+        },
+      },
+    });
+    poller.track('d1', 'ns/o1', 'inflight');
+    for (now = 0; now <= 30_000; now += 200) await poller.tick();
+    // Without backoff: a list every 200 ms tick, about 150 in 30 s. With it: 1.5 s, 3 s, 6 s, 12 s...
+    expect(calls.length).toBeLessThanOrEqual(6);
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(poller.lastFailure?.kind).toBe('Unauthorized');
+    refusing = false;
+    for (; now <= 120_000 && poller.lastFailure; now += 200) await poller.tick();
+    expect(poller.lastFailure).toBeUndefined();
+    expect(health.at(-1)).toBeUndefined();
+    expect(health.filter((kind) => kind === 'Unauthorized').length).toBeGreaterThanOrEqual(4);
   });
 });

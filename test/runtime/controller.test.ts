@@ -86,6 +86,30 @@ describe('Controller', () => {
     await controller.stop();
   });
 
+  it('looks again at once, without backoff, when asked to requeue now (a write conflict)', async () => {
+    const clock = new FakeClock();
+    const calls: number[] = [];
+    const start = clock.now();
+    let n = 0;
+    const controller = new Controller({
+      name: 'conflicts',
+      clock,
+      registry: new Registry(),
+      rateLimiter: () => defaultControllerRateLimiter(clock, { random: () => 0, baseDelayMs: 1_000 }),
+      reconcile: () => {
+        calls.push(clock.now() - start);
+        n += 1;
+        return Promise.resolve(n <= 3 ? { requeueNow: true } : {});
+      },
+    });
+    controller.start();
+    controller.enqueue('k');
+    await clock.advance(10);
+    expect(calls).toEqual([0, 0, 0, 0]);
+    expect(controller.workQueue?.numRequeues('k')).toBe(0);
+    await controller.stop();
+  });
+
   it('publishes controller-runtime reconcile metrics', async () => {
     const clock = new FakeClock();
     const registry = new Registry();

@@ -277,6 +277,32 @@ describe('Reflector', () => {
     expect(reflector.health().lastError).toContain('connection refused');
   });
 
+  it('reports itself stuck within a minute of failing without a success, whatever the watchdog', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    const refused = new KubeApiError(0, 'NetworkError', 'connection refused');
+    api.listFailures.push(...Array.from({ length: 100 }, () => refused));
+    const reflector = new Reflector({
+      source: api,
+      store: new IndexedStore(),
+      clock,
+      handler: {},
+      random: () => 0,
+    });
+    const controller = new AbortController();
+    running.push(controller);
+    void reflector.run(controller.signal);
+    await clock.advance(59_000);
+    expect(reflector.health().stuck).toBe(false);
+    await clock.advance(2_000);
+    expect(reflector.health().stuck).toBe(true);
+    // The server comes back: the next list succeeds and the reflector is healthy again.
+    api.listFailures.length = 0;
+    await clock.advance(31_000);
+    expect(reflector.hasSynced).toBe(true);
+    expect(reflector.health().stuck).toBe(false);
+  });
+
   it('calls the resync hook with every cached object each period', async () => {
     const batches: number[] = [];
     const { api, clock, reflector } = setup({

@@ -50,4 +50,28 @@ describe('IndexedStore', () => {
     expect(store.get('b/other-namespace')).toBeDefined();
     expect(store.size).toBe(4);
   });
+
+  it('stores an object whose index function throws, leaves it out of that index, and can remove it', () => {
+    const errors: string[] = [];
+    const store = new IndexedStore<KubeObject>(
+      {
+        bySecret: (o) => {
+          if (o.metadata.name === 'bad') throw new TypeError('no valueFrom');
+          return bySecret(o);
+        },
+      },
+      { onIndexError: (index, key) => errors.push(`${index}:${key}`) },
+    );
+    store.upsert(obj('a', 'bad', '1', 'key'));
+    store.upsert(obj('a', 'good', '1', 'key'));
+    expect(store.keys().sort()).toEqual(['a/bad', 'a/good']);
+    expect(store.byIndex('bySecret', 'a/key').map((o) => o.metadata.name)).toEqual(['good']);
+    expect(errors).toEqual(['bySecret:a/bad']);
+    // Replacing or deleting must not call the throwing function again for the old object.
+    store.upsert(obj('a', 'bad', '2', 'key'));
+    expect(store.delete('a/bad')?.metadata.resourceVersion).toBe('2');
+    const change = store.replace([obj('a', 'good', '1', 'key')]);
+    expect(change.deleted).toEqual([]);
+    expect(store.keys()).toEqual(['a/good']);
+  });
 });

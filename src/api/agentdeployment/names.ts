@@ -18,12 +18,14 @@ export const CRD_NAME = `${PLURAL}.${GROUP}`;
 export const FINALIZER = `${GROUP}/finalizer`;
 
 /**
- * Annotations the operator writes. They survive the loss of status (a restore from backup,
- * a status wipe), which is why the crash-safety protocol records its intent here.
+ * Annotations the operator reads. Ownership is recorded in status (which tenants cannot
+ * write), never here: an annotation anyone who can edit the object may set is only a hint.
  */
 export const ANNOTATIONS = {
-  /** The control-plane id of the deployment this object created or adopted. */
+  /** A hint of the deployment id (status lost, or an older operator): verified before use. */
   deploymentId: `${GROUP}/deployment-id`,
-  /** RFC 3339 time; set before the create POST and cleared once its outcome is known. */
-  createPending: `${GROUP}/create-pending`,
+  /** Any new value rolls out one new revision without a spec change (`kubectl rollout restart`). */
+  redeployAt: `${GROUP}/redeploy-at`,
+  /** Any new value makes the operator look at the control plane now, without a new revision. */
+  reconcileRequestedAt: `${GROUP}/reconcile-requested-at`,
 } as const;

@@ -48,6 +48,27 @@ export const Condition = z
 
 const nullableId = (description: string) => z.string().max(64).nullable().describe(description).optional();
 
+export const Ownership = z
+  .object({
+    uid: z
+      .string()
+      .max(64)
+      .describe('metadata.uid of the object this record belongs to; a record for another uid is ignored.'),
+    deploymentId: z
+      .string()
+      .max(64)
+      .describe(
+        'Id of the control-plane deployment this object created or adopted, and the only one its finalizer may delete.',
+      )
+      .optional(),
+    createRequestedAt: timestamp(
+      'Set just before a create is sent and cleared once its outcome is known; after a crash, only a deployment created after this time may be recovered by name.',
+    ).optional(),
+  })
+  .describe(
+    'What this object owns on the control plane, recorded by the operator where tenants cannot write.',
+  );
+
 export const AgentDeploymentStatus = z
   .object({
     observedGeneration: generation('The metadata.generation the status was computed from.').optional(),
@@ -82,6 +103,17 @@ export const AgentDeploymentStatus = z
       .describe('URL at which the deployment is reachable.')
       .optional(),
     lastSyncTime: timestamp('When the operator last compared the deployment with the spec.').optional(),
+    ownership: Ownership.optional(),
+    lastHandledRedeployAt: z
+      .string()
+      .max(256)
+      .describe('The last value of the agentplatform.io/redeploy-at annotation that was rolled out.')
+      .optional(),
+    lastHandledReconcileAt: z
+      .string()
+      .max(256)
+      .describe('The last value of the agentplatform.io/reconcile-requested-at annotation that was handled.')
+      .optional(),
     secretVersions: z
       .record(z.string(), z.string())
       .describe(
@@ -92,4 +124,5 @@ export const AgentDeploymentStatus = z
   .describe('Observed state of the agent deployment, written by the operator.');
 
 export type Condition = z.infer<typeof Condition>;
+export type Ownership = z.infer<typeof Ownership>;
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;

@@ -26,6 +26,8 @@ export interface DeploymentDiff {
   changedFields: string[];
   /** Wire paths that differ but that no PATCH may change (the object must be recreated). */
   immutableChanges: string[];
+  /** Wire paths the spec no longer sets but the deployment still has, which no PATCH can clear. */
+  uncleared: string[];
 }
 
 /** source_config fields that PATCH may not change (control-plane-api.md, "SourceConfig"). */
@@ -97,6 +99,8 @@ export function diffDeployment(desired: DeploymentCreateRequest, observed: Deplo
     createsRevision = true;
   }
 
+  const uncleared = desired.secrets.length === 0 && observed.secrets.length > 0 ? ['secrets'] : [];
+
   const patch: DeploymentPatchRequest = {};
   if (Object.keys(sourceConfigPatch).length > 0) patch.source_config = sourceConfigPatch;
   if (Object.keys(revisionPatch).length > 0) patch.source_revision_config = revisionPatch;
@@ -107,6 +111,7 @@ export function diffDeployment(desired: DeploymentCreateRequest, observed: Deplo
     createsRevision,
     changedFields,
     immutableChanges,
+    uncleared,
   };
 }
 

@@ -1,14 +1,15 @@
 // The parts of an AgentDeployment the reconciler reads and writes, and the names it owns on
-// the object (annotations, finalizer). Annotations hold what must survive the loss of
-// status: the id of the external deployment and the intent to create one.
+// the object (finalizer, annotations it reads). What the object owns on the control plane
+// lives in status.ownership, keyed by the object's uid: tenants can edit annotations, not
+// status, so an annotation is never proof of ownership.
 import { ANNOTATIONS, FINALIZER, type SecretReference } from '../../api/agentdeployment/index.js';
 import type { Condition } from './conditions.js';
 
 export { FINALIZER };
-/** The id of the control-plane deployment this object manages (like Crossplane's external-name). */
+/** A hint of the deployment id, verified before use (see decide.ts). */
 export const DEPLOYMENT_ID_ANNOTATION = ANNOTATIONS.deploymentId;
-/** Set before a POST and cleared once its id is recorded: "a create may be in flight". */
-export const CREATE_PENDING_ANNOTATION = ANNOTATIONS.createPending;
+export const REDEPLOY_AT_ANNOTATION = ANNOTATIONS.redeployAt;
+export const RECONCILE_REQUESTED_AT_ANNOTATION = ANNOTATIONS.reconcileRequestedAt;
 
 /** The spec fields that steer the reconciler itself (the rest goes to the wire mapping). */
 export interface ReconcilerSpecView {
@@ -17,6 +18,12 @@ export interface ReconcilerSpecView {
   deletionPolicy?: 'Delete' | 'Orphan';
   suspend?: boolean;
   adoptExisting?: boolean;
+}
+
+export interface OwnershipView {
+  uid: string;
+  deploymentId?: string;
+  createRequestedAt?: string;
 }
 
 export interface AgentDeploymentStatusView {
@@ -30,6 +37,9 @@ export interface AgentDeploymentStatusView {
   deploymentStatus?: string;
   customUrl?: string;
   lastSyncTime?: string;
+  ownership?: OwnershipView;
+  lastHandledRedeployAt?: string;
+  lastHandledReconcileAt?: string;
   secretVersions?: Record<string, string>;
 }
 
@@ -42,6 +52,7 @@ export interface AgentDeploymentView<Spec extends ReconcilerSpecView = Reconcile
     uid?: string;
     generation?: number;
     resourceVersion?: string;
+    creationTimestamp?: string;
     annotations?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;
@@ -54,16 +65,21 @@ export function objectKey(object: { metadata: { namespace: string; name: string 
   return `${object.metadata.namespace}/${object.metadata.name}`;
 }
 
-export function deploymentIdOf(object: AgentDeploymentView): string | undefined {
-  return object.metadata.annotations?.[DEPLOYMENT_ID_ANNOTATION] ?? object.status?.deploymentId ?? undefined;
+/** The ownership record, only if it was written for this very object (same uid). */
+export function ownershipOf(object: AgentDeploymentView): OwnershipView | undefined {
+  const record = object.status?.ownership;
+  return record && object.metadata.uid !== undefined && record.uid === object.metadata.uid
+    ? record
+    : undefined;
+}
+
+/** The deployment this object recorded as its own, if any. */
+export function ownedDeploymentId(object: AgentDeploymentView): string | undefined {
+  return ownershipOf(object)?.deploymentId;
 }
 
 export function hasFinalizer(object: AgentDeploymentView): boolean {
   return object.metadata.finalizers?.includes(FINALIZER) ?? false;
-}
-
-export function isCreatePending(object: AgentDeploymentView): boolean {
-  return object.metadata.annotations?.[CREATE_PENDING_ANNOTATION] !== undefined;
 }
 
 export function generationOf(object: AgentDeploymentView): number {

@@ -1,6 +1,8 @@
 // What the reconciler needs from the world, as narrow interfaces. The operator wires them
 // to the control-plane client and the controller runtime; tests can wire them to fakes.
-// Keeping them narrow is what keeps the reconciler free of transport details.
+// Every call takes the reconcile's AbortSignal: losing the lease or shutting down aborts the
+// request in flight, so that a former leader writes nothing after another replica leads.
+// Failures are values (`Outcome`), never thrown: errorPolicy decides what each one means.
 import type {
   Deployment,
   DeploymentCreateRequest,
@@ -10,37 +12,67 @@ import type {
 import type { AgentDeploymentStatusView } from './object.js';
 import type { SecretSource } from './secrets.js';
 
-export type ControlPlaneErrorKind = 'Transient' | 'Throttled' | 'Terminal' | 'NotFound' | 'Conflict';
+export type FailureKind =
+  /** 5xx, timeouts, resets: back off. */
+  | 'Transient'
+  /** The rate budget (ours or the server's 429): wait as long as it says. */
+  | 'Throttled'
+  /** 401/403: the credential is refused. A property of the key, not of the object. */
+  | 'Unauthorized'
+  /** 400/422: the request itself is wrong; only a change of the spec can help. */
+  | 'Terminal'
+  | 'NotFound'
+  /** 409: someone else wrote first; re-read and retry at once. */
+  | 'Conflict';
 
-export interface ControlPlaneFailure {
-  kind: ControlPlaneErrorKind;
+export interface Failure {
+  kind: FailureKind;
   /** Safe to log and to show in status: no key, no secret value, no request body. */
   message: string;
   /** Throttled: when the budget allows the next attempt. */
   retryAfterMs?: number;
-  /** Terminal: the HTTP status and the server's words. */
+  /** The HTTP status, when there was one. */
   status?: number;
-  detail?: string;
   /** Transient: the request may have reached the server (timeout or reset after sending). */
   unclear?: boolean;
 }
 
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ControlPlaneFailure };
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure };
 
 export interface ControlPlanePort {
-  createDeployment(request: DeploymentCreateRequest): Promise<Outcome<Deployment>>;
-  getDeployment(id: string): Promise<Outcome<Deployment>>;
+  createDeployment(request: DeploymentCreateRequest, signal: AbortSignal): Promise<Outcome<Deployment>>;
+  getDeployment(id: string, signal: AbortSignal): Promise<Outcome<Deployment>>;
   /** The deployments among `ids` (at most 100) that exist; absent ids are not returned. */
-  listDeploymentsByIds(ids: readonly string[]): Promise<Outcome<Deployment[]>>;
+  listDeploymentsByIds(ids: readonly string[], signal: AbortSignal): Promise<Outcome<Deployment[]>>;
   /** Every deployment whose name is exactly `name` (the API filters by substring). */
-  findDeploymentsByName(name: string): Promise<Outcome<Deployment[]>>;
-  patchDeployment(id: string, patch: DeploymentPatchRequest): Promise<Outcome<Deployment>>;
-  deleteDeployment(id: string): Promise<Outcome<void>>;
-  getRevision(deploymentId: string, revisionId: string): Promise<Outcome<Revision>>;
+  findDeploymentsByName(name: string, signal: AbortSignal): Promise<Outcome<Deployment[]>>;
+  patchDeployment(
+    id: string,
+    patch: DeploymentPatchRequest,
+    signal: AbortSignal,
+  ): Promise<Outcome<Deployment>>;
+  deleteDeployment(id: string, signal: AbortSignal): Promise<Outcome<void>>;
+  getRevision(deploymentId: string, revisionId: string, signal: AbortSignal): Promise<Outcome<Revision>>;
   /** Requests per second the budget allows, to pace optional polling. */
   allowedRatePerSecond(): number;
   /** Share of the budget available right now (0..1): optional calls are made only from spare budget. */
   budgetHeadroom(): number;
+}
+
+/** Which other objects of the fleet (the operator's cache) lay claim to a name or an id. */
+export interface FleetPort {
+  /** The objects whose spec resolves to the control-plane name `name`. */
+  claimantsOf(name: string): FleetClaimant[];
+  /** The key of the object that recorded `deploymentId` as its own, if any. */
+  ownerOf(deploymentId: string): string | undefined;
+}
+
+export interface FleetClaimant {
+  key: string;
+  uid: string;
+  creationTimestamp: string;
+  /** The deployment this claimant recorded as its own (status.ownership, same uid). */
+  ownedDeploymentId?: string;
 }
 
 /** The Kubernetes side, as the reconciler sees it: reads from caches, writes to the API. */
@@ -48,11 +80,14 @@ export interface KubePort<Object> {
   /** The object as last seen (the cache, overlaid with this process's own newer writes). */
   getObject(key: string): Object | undefined;
   getSecret(namespace: string, name: string): SecretSource | undefined;
-  /** Merge patch of metadata; `null` removes an annotation. Guarded by resourceVersion when finalizers change. */
-  patchMetadata(
+  /** Sets the finalizers, guarded by resourceVersion (a 409 rather than losing another's). */
+  patchFinalizers(object: Object, finalizers: string[], signal: AbortSignal): Promise<Outcome<Object>>;
+  /** Merge patch of status; `guarded` adds a resourceVersion precondition (409 if the object moved). */
+  patchStatus(
     object: Object,
-    patch: { annotations?: Record<string, string | null>; finalizers?: string[] },
-  ): Promise<Object>;
-  patchStatus(object: Object, status: AgentDeploymentStatusView): Promise<Object>;
+    status: AgentDeploymentStatusView,
+    signal: AbortSignal,
+    guarded?: boolean,
+  ): Promise<Outcome<Object>>;
   event(object: Object, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }

@@ -1,438 +1,275 @@
-// reconcile(key) for AgentDeployment: level-triggered and idempotent (ARCHITECTURE.md). It
-// never asks why it was called; it reads the object, observes the control plane (usually
-// from the batched observation cache, at no cost), acts once, writes status if it changed,
-// and says when to look again. Running it twice in a row makes no extra write.
+// reconcile(key) for AgentDeployment, the I/O shell around the pure `decide`:
+//
+//   observe (cache, fleet, memory, now) → decide → [one more read → decide]… → perform → publish
+//
+// It is level-triggered and idempotent: it never asks why it was called. `perform` makes at
+// most one control-plane mutation; `publish` writes status only when it changed. Failures
+// are values handed to the one `errorPolicy`. The AbortSignal from the controller reaches
+// every call, so losing the lease stops the pass before its next write.
 import type { Logger } from 'pino';
 import type { Deployment, DeploymentCreateRequest, Secret } from '../../controlplane/models/index.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Action, EventSpec, PublishOptions } from './action.js';
 import { isReadyAt } from './conditions.js';
-import { equalIgnoringUnset } from './deep-equal.js';
-import { diffDeployment } from './diff.js';
+import { decide, isTerminalRevisionStatus, recheckDelayMs, specKey } from './decide.js';
+import { DEFAULT_TIMINGS, type ReconcilerTimings } from './defaults.js';
+import { errorPolicy } from './error-policy.js';
 import { KeyMemoryStore, type KeyMemory } from './key-memory.js';
+import { rivalFor } from './name-claims.js';
 import {
-  CREATE_PENDING_ANNOTATION,
   DEPLOYMENT_ID_ANNOTATION,
   FINALIZER,
-  deploymentIdOf,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  REDEPLOY_AT_ANNOTATION,
   generationOf,
   hasFinalizer,
-  isCreatePending,
+  ownershipOf,
   type AgentDeploymentView,
 } from './object.js';
+import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
-import type { ControlPlaneFailure, ControlPlanePort, KubePort } from './ports.js';
-import { revisionPhase } from './revision-phase.js';
+import type { ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
 import { resolveSecrets } from './secrets.js';
-import { nextStatus, statusChanged, type StatusFacts } from './status.js';
-import type { SyncState } from './sync-state.js';
-import { isStalled } from './sync-state.js';
+import { nextStatus, revisionOutcome, statusChanged, type StatusFacts } from './status.js';
+import { isStalled, type SyncState } from './sync-state.js';
 import type { DomainMetrics } from './domain-metrics.js';
 
 export interface ReconcileResult {
   requeueAfterMs?: number;
+  requeue?: boolean;
+  requeueNow?: boolean;
 }
-
-/** Thrown for failures that should be retried with the work queue's per-key backoff. */
-export class RetryableReconcileError extends Error {
-  override readonly name = 'RetryableReconcileError';
-}
-
-export interface ReconcilerOptions {
-  /** How old an observation may be while a revision is in flight. */
-  inflightPollMs: number;
-  /** Steady-state resync period (the poller refreshes and re-enqueues at this pace). */
-  resyncPeriodMs: number;
-  /** Shortest pause between two revision GETs of one object. */
-  minRevisionPollMs: number;
-  /** Share of the rate budget that revision GETs may use, summed over all objects. */
-  revisionPollBudgetShare: number;
-  /** Revision GETs are optional: they are made only while at least this share of the budget is free. */
-  revisionPollMinHeadroom: number;
-  /** Pause between two checks while a deletion completes. */
-  deletionPollMs: number;
-}
-
-export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
-  inflightPollMs: 2_000,
-  resyncPeriodMs: 10 * 60_000,
-  minRevisionPollMs: 2_000,
-  revisionPollBudgetShare: 0.2,
-  revisionPollMinHeadroom: 0.5,
-  deletionPollMs: 2_000,
-};
 
 export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   controlPlane: ControlPlanePort;
   kube: KubePort<Object>;
+  fleet: FleetPort;
   observations: ObservationCache;
   poller: FleetPoller;
+  /** Why the object's spec cannot be understood (it slipped past validation), or undefined. */
+  specProblem: (object: Object) => string | undefined;
   /** The wire request the spec asks for, with resolved secret values. */
   desiredState: (object: Object, secrets: Secret[]) => DeploymentCreateRequest;
   deploymentName: (object: Object) => string;
   logger: Logger;
+  clock: Pick<Clock, 'now'>;
   metrics?: DomainMetrics;
-  now?: () => number;
-  options?: Partial<ReconcilerOptions>;
+  timings?: Partial<ReconcilerTimings>;
 }
+
+/** Reads a pass may make before it acts (a name lookup, a deployment, a revision). */
+const MAX_READS = 4;
+/** The hint annotation is used only when well-formed: one malformed id in a batched list would fail it for every object. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Entering these states is worth a Warning event (once: on the transition). */
+const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
+  'Rejected',
+  'NameConflict',
+  'InvalidSpec',
+  'SecretNotFound',
+]);
 
 export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private readonly memory = new KeyMemoryStore();
-  private readonly options: ReconcilerOptions;
-  private readonly now: () => number;
+  private readonly timings: ReconcilerTimings;
 
   constructor(private readonly deps: ReconcilerDeps<Object>) {
-    this.options = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.options };
-    this.now = deps.now ?? Date.now;
+    this.timings = { ...DEFAULT_TIMINGS, ...deps.timings };
   }
 
-  async reconcile(key: string): Promise<ReconcileResult> {
-    const found = this.deps.kube.getObject(key);
-    if (!found) {
+  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const object = this.deps.kube.getObject(key);
+    if (!object) {
       this.memory.forget(key);
       this.deps.poller.untrackKey(key);
       return {};
     }
-    if (found.metadata.deletionTimestamp) return this.finalize(key, found);
-
-    let object = found;
-    // On the create path the finalizer rides along with the create-pending write.
-    if (!hasFinalizer(object) && (deploymentIdOf(object) || object.spec.suspend || isCreatePending(object))) {
-      object = await this.deps.kube.patchMetadata(object, { finalizers: withFinalizer(object) });
+    let observed = this.observe(key, object);
+    for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
+      const action = decide(observed, this.timings);
+      if (action.kind === 'observeDeployment') {
+        observed = {
+          ...observed,
+          deployment: await this.readDeployment(key, action.id, action.maxAgeMs, signal),
+        };
+      } else if (action.kind === 'observeName') {
+        observed = await this.readName(key, observed, action.name, signal);
+      } else if (action.kind === 'observeRevision') {
+        observed = await this.readRevision(key, observed, action.deploymentId, action.revisionId, signal);
+      } else {
+        return signal.aborted ? {} : this.perform(key, object, observed, action, signal);
+      }
     }
-    if (object.spec.suspend) {
-      await this.publish(
-        object,
-        { kind: 'Suspended', message: 'Reconciliation is suspended (spec.suspend)' },
-        {},
-      );
-      return {};
-    }
+    if (!signal.aborted) this.deps.logger.error({ key }, 'reconcile asked for more reads than allowed');
+    return signal.aborted ? {} : { requeue: true };
+  }
 
+  // ---- observe ----------------------------------------------------------------------------
+
+  private observe(key: string, object: Object): Observed {
+    const now = this.deps.clock.now();
+    const uid = object.metadata.uid ?? '';
+    const ownership = ownershipOf(object);
+    const createRequestedAt = ownership?.createRequestedAt
+      ? Date.parse(ownership.createRequestedAt)
+      : undefined;
+    const annotations = object.metadata.annotations ?? {};
+    const hint = annotations[DEPLOYMENT_ID_ANNOTATION];
+    const hintedDeploymentId = hint !== undefined && UUID.test(hint) ? hint : undefined;
+    const name = this.deploymentNameOf(object);
+    const observedObject = {
+      key,
+      uid,
+      generation: generationOf(object),
+      deleting: object.metadata.deletionTimestamp !== undefined,
+      hasFinalizer: hasFinalizer(object),
+      suspend: object.spec.suspend === true,
+      adoptExisting: object.spec.adoptExisting === true,
+      deletionPolicy: object.spec.deletionPolicy ?? 'Delete',
+      deploymentName: name,
+      ...(hintedDeploymentId !== undefined ? { hintedDeploymentId } : {}),
+      ...(annotations[REDEPLOY_AT_ANNOTATION] !== undefined
+        ? { redeployAt: annotations[REDEPLOY_AT_ANNOTATION] }
+        : {}),
+      ...(annotations[RECONCILE_REQUESTED_AT_ANNOTATION] !== undefined
+        ? { reconcileRequestedAt: annotations[RECONCILE_REQUESTED_AT_ANNOTATION] }
+        : {}),
+    };
+    const claims: Record<string, string> = {};
+    if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
+    const memory = this.memory.get(key);
+    const spec = this.readSpec(object);
+    const observed: Observed = {
+      now,
+      object: observedObject,
+      status: object.status ?? {},
+      ownership: {
+        ...(ownership?.deploymentId !== undefined ? { deploymentId: ownership.deploymentId } : {}),
+        ...(createRequestedAt !== undefined && !Number.isNaN(createRequestedAt) ? { createRequestedAt } : {}),
+      },
+      spec,
+      claims,
+      deployment: { kind: 'unobserved' },
+      byName: { kind: 'unobserved' },
+      knownRevisions: Object.fromEntries(memory.revisionStatus),
+      revisionPoll: {
+        allowed:
+          now >= memory.nextRevisionPollAt &&
+          this.deps.controlPlane.budgetHeadroom() >= this.timings.revisionPollMinHeadroom,
+        dueInMs: memory.nextRevisionPollAt - now,
+      },
+    };
+    const rival =
+      ownership?.deploymentId === undefined
+        ? rivalFor(
+            { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' },
+            this.deps.fleet.claimantsOf(name),
+          )
+        : undefined;
+    const refused = memory.refused ?? refusedFromStatus(observed);
+    return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
+  }
+
+  private deploymentNameOf(object: Object): string {
+    try {
+      return this.deps.deploymentName(object);
+    } catch {
+      return object.metadata.name;
+    }
+  }
+
+  private readSpec(object: Object): SpecReading {
+    const problem = this.deps.specProblem(object);
+    if (problem !== undefined) return { kind: 'invalid', message: problem };
     const resolution = resolveSecrets(object.spec.secrets, (name) =>
       this.deps.kube.getSecret(object.metadata.namespace, name),
     );
-    if (!resolution.ok) {
-      // Not Stalled: applying the Secret heals it, and its watch wakes this object up.
-      await this.publish(object, { kind: 'SecretNotFound', message: resolution.message }, {});
-      return { requeueAfterMs: 60_000 };
+    if (!resolution.ok) return { kind: 'secretMissing', message: resolution.message };
+    try {
+      return {
+        kind: 'valid',
+        desired: this.deps.desiredState(object, resolution.secrets),
+        secretVersions: resolution.versions,
+      };
+    } catch (error) {
+      return { kind: 'invalid', message: `spec: ${error instanceof Error ? error.message : String(error)}` };
     }
-    const desired = this.deps.desiredState(object, resolution.secrets);
-    const facts: StatusFacts = { secretVersions: resolution.versions };
-
-    const id = deploymentIdOf(object);
-    if (!id) return this.createOrAdopt(key, object, desired, facts);
-    return this.sync(key, object, id, desired, facts);
   }
 
-  // ---- create, adopt ------------------------------------------------------------------
+  private noteClaim(claims: Record<string, string>, key: string, id: string): void {
+    const owner = this.deps.fleet.ownerOf(id);
+    if (owner !== undefined && owner !== key) claims[id] = owner;
+  }
 
-  private async createOrAdopt(
+  private async readDeployment(
     key: string,
-    object: Object,
-    desired: DeploymentCreateRequest,
-    facts: StatusFacts,
-  ): Promise<ReconcileResult> {
-    const memory = this.memory.get(key);
-    const pending = isCreatePending(object);
-    // A pending create whose outcome is unknown, or an explicit wish to adopt: the
-    // deployment may already exist, and creating again would make a second one.
-    if ((pending && !memory.pendingCreateNotSent) || object.spec.adoptExisting) {
-      const lookup = await this.deps.controlPlane.findDeploymentsByName(desired.name);
-      if (!lookup.ok) return this.failed(object, lookup.error);
-      const existing = lookup.value[0];
-      if (existing) {
-        const reason = pending ? 'CreateRecovered' : 'Adopted';
-        object = await this.recordId(object, existing.id);
-        this.deps.kube.event(
-          object,
-          'Normal',
-          reason,
-          `Manages deployment ${existing.id} (${existing.name})`,
-        );
-        this.deps.observations.recordPresent(existing, this.now());
-        return this.sync(key, object, existing.id, desired, facts);
+    id: string,
+    maxAgeMs: number,
+    signal: AbortSignal,
+  ): Promise<DeploymentReading> {
+    const now = this.deps.clock.now();
+    if (maxAgeMs > 0) {
+      const cached = this.deps.observations.fresh(id, maxAgeMs, now);
+      if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
+      if (cached === undefined) {
+        // Batched: the poller fetches it with up to 99 others and enqueues this key.
+        this.deps.poller.want(id, key);
+        // While its rounds fail, say so rather than wait silently (it retries after its backoff).
+        const failing = this.deps.poller.lastFailure;
+        if (failing) return { kind: 'failed', error: failing };
+        return { kind: 'pending', retryAfterMs: this.timings.inflightPollMs * 2 };
       }
     }
-
-    if (!pending) {
-      object = await this.deps.kube.patchMetadata(object, {
-        annotations: { [CREATE_PENDING_ANNOTATION]: new Date(this.now()).toISOString() },
-        ...(hasFinalizer(object) ? {} : { finalizers: withFinalizer(object) }),
-      });
-    }
-    const created = await this.deps.controlPlane.createDeployment(desired);
-    if (!created.ok) {
-      const error = created.error;
-      // Only a failure that proves nothing was created lets the next pass skip the lookup.
-      memory.pendingCreateNotSent =
-        error.kind === 'Throttled' ||
-        error.kind === 'Terminal' ||
-        (error.kind === 'Transient' && !error.unclear);
-      if (error.kind === 'Terminal' || error.kind === 'Conflict')
-        return this.createRejected(object, desired, error);
-      return this.failed(object, error);
-    }
-    const deployment = created.value;
-    memory.pendingCreateNotSent = false;
-    object = await this.recordId(object, deployment.id);
-    this.deps.observations.recordPresent(deployment, this.now());
-    this.deps.kube.event(
-      object,
-      'Normal',
-      'Created',
-      `Created deployment ${deployment.id} (${deployment.name})`,
-    );
-    this.rolloutStarted(memory, deployment);
-    return this.followRevision(key, object, deployment, facts);
-  }
-
-  private async createRejected(
-    object: Object,
-    desired: DeploymentCreateRequest,
-    error: ControlPlaneFailure,
-  ): Promise<ReconcileResult> {
-    // Names are unique in a tenant; a 400 may be that clash. Ask the control plane rather
-    // than parse its message.
-    const lookup = await this.deps.controlPlane.findDeploymentsByName(desired.name);
-    // Without an answer there is no verdict: look again on the next pass.
-    if (!lookup.ok) return this.failed(object, lookup.error);
-    const cleared = await this.deps.kube.patchMetadata(object, {
-      annotations: { [CREATE_PENDING_ANNOTATION]: null },
-    });
-    if (lookup.value.length > 0) {
-      const message = `A deployment named "${desired.name}" already exists in the tenant and is not managed by this object; set spec.adoptExisting: true to manage it, or choose another spec.name`;
-      this.deps.kube.event(cleared, 'Warning', 'NameConflict', message);
-      await this.publish(cleared, { kind: 'NameConflict', message }, {});
-      return {};
-    }
-    const message = `The control plane rejected the deployment: ${error.message}`;
-    this.deps.kube.event(cleared, 'Warning', 'Rejected', message);
-    await this.publish(cleared, { kind: 'Rejected', message }, {});
-    return {};
-  }
-
-  private recordId(object: Object, id: string): Promise<Object> {
-    return this.deps.kube.patchMetadata(object, {
-      annotations: { [DEPLOYMENT_ID_ANNOTATION]: id, [CREATE_PENDING_ANNOTATION]: null },
-      ...(hasFinalizer(object) ? {} : { finalizers: withFinalizer(object) }),
-    });
-  }
-
-  // ---- observe, patch -----------------------------------------------------------------
-
-  private async sync(
-    key: string,
-    object: Object,
-    id: string,
-    desired: DeploymentCreateRequest,
-    facts: StatusFacts,
-  ): Promise<ReconcileResult> {
-    const observed = await this.observe(key, object, id);
-    if (observed.kind === 'wait') return { requeueAfterMs: observed.requeueAfterMs };
-    if (observed.kind === 'failed') return this.failed(object, observed.error);
-    if (observed.kind === 'gone') return this.deploymentGone(key, object, id);
-    let deployment = observed.deployment;
-
-    if (deployment.status === 'AWAITING_DELETE' || deployment.status === 'AWAITING_FINAL_DELETE') {
-      this.deps.poller.track(id, key, 'inflight');
-      await this.publish(
-        object,
-        {
-          kind: 'ControlPlaneUnavailable',
-          message: `Deployment ${id} is being deleted outside the operator; it will be created again once gone`,
-        },
-        { deployment },
-      );
-      return { requeueAfterMs: this.options.inflightPollMs };
-    }
-
-    const diff = diffDeployment(desired, deployment);
-    if (diff.immutableChanges.length > 0) {
-      const message = `These fields cannot change on an existing deployment: ${diff.immutableChanges.join(', ')}; delete and recreate the AgentDeployment to change them`;
-      await this.publish(object, { kind: 'InvalidSpec', message }, { ...facts, deployment });
-      return {};
-    }
-    if (diff.patch) {
-      const patched = await this.deps.controlPlane.patchDeployment(id, diff.patch);
-      if (!patched.ok) {
-        if (patched.error.kind === 'Terminal') {
-          const message = `The control plane rejected the update of ${diff.changedFields.join(', ')}: ${patched.error.message}`;
-          this.deps.kube.event(object, 'Warning', 'Rejected', message);
-          await this.publish(object, { kind: 'Rejected', message }, { ...facts, deployment });
-          return {};
-        }
-        if (patched.error.kind === 'NotFound') return this.deploymentGone(key, object, id);
-        return this.failed(object, patched.error);
-      }
-      deployment = patched.value;
-      this.deps.observations.recordPresent(deployment, this.now());
-      this.announceUpdate(object, diff.changedFields, diff.createsRevision, deployment, facts);
-      if (diff.createsRevision) this.rolloutStarted(this.memory.get(key), deployment);
-    }
-    return this.followRevision(key, object, deployment, facts);
-  }
-
-  private announceUpdate(
-    object: Object,
-    fields: string[],
-    createsRevision: boolean,
-    deployment: Deployment,
-    facts: StatusFacts,
-  ): void {
-    const specUnchanged =
-      object.status?.observedGeneration === generationOf(object) &&
-      equalIgnoringUnset(object.status.secretVersions ?? {}, facts.secretVersions ?? {});
-    const what = fields.join(', ');
-    if (specUnchanged) {
-      this.deps.kube.event(
-        object,
-        'Warning',
-        'DriftCorrected',
-        `Changed outside the operator and re-applied: ${what}`,
-      );
-    } else {
-      this.deps.kube.event(object, 'Normal', 'Updated', `Updated ${what}`);
-    }
-    if (createsRevision) {
-      this.deps.kube.event(
-        object,
-        'Normal',
-        'NewRevision',
-        `Revision ${deployment.latest_revision_id ?? '?'} started`,
-      );
-    }
-  }
-
-  private async observe(
-    key: string,
-    object: Object,
-    id: string,
-  ): Promise<
-    | { kind: 'present'; deployment: Deployment }
-    | { kind: 'gone' }
-    | { kind: 'wait'; requeueAfterMs: number }
-    | { kind: 'failed'; error: ControlPlaneFailure }
-  > {
-    const now = this.now();
-    const specChanged = object.status?.observedGeneration !== generationOf(object);
-    const inflight = !isReadyAt(object.status?.conditions, generationOf(object));
-    // A spec change wants a recent look; otherwise the poller's cadence is fresh enough.
-    const maxAge = specChanged
-      ? this.options.inflightPollMs / 2
-      : inflight
-        ? this.options.inflightPollMs * 2
-        : this.options.resyncPeriodMs * 1.5;
-    const cached = this.deps.observations.fresh(id, maxAge, now);
-    if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
-    if (cached === undefined) {
-      // Batched: the poller fetches it with up to 99 others and enqueues this key.
-      this.deps.poller.want(id, key);
-      return { kind: 'wait', requeueAfterMs: this.options.inflightPollMs * 2 };
-    }
-    // A list did not return it: confirm with a GET before acting on "gone".
-    const result = await this.deps.controlPlane.getDeployment(id);
+    // Asked for now, or a list did not return it: a GET decides.
+    const result = await this.deps.controlPlane.getDeployment(id, signal);
     if (result.ok) {
-      this.deps.observations.recordPresent(result.value, this.now());
+      this.deps.observations.recordPresent(result.value, this.deps.clock.now());
       return { kind: 'present', deployment: result.value };
     }
     if (result.error.kind === 'NotFound') return { kind: 'gone' };
     return { kind: 'failed', error: result.error };
   }
 
-  private async deploymentGone(key: string, object: Object, id: string): Promise<ReconcileResult> {
-    this.deps.poller.untrack(id);
-    this.memory.forget(key);
-    const message = `Deployment ${id} no longer exists on the control plane; creating it again`;
-    this.deps.kube.event(object, 'Warning', 'DeploymentGone', message);
-    const cleared = await this.deps.kube.patchMetadata(object, {
-      annotations: { [DEPLOYMENT_ID_ANNOTATION]: null },
-    });
-    await this.publish(cleared, { kind: 'Creating', message }, { clearIds: true });
-    return { requeueAfterMs: 0 };
+  private async readName(
+    key: string,
+    observed: Observed,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<Observed> {
+    const result = await this.deps.controlPlane.findDeploymentsByName(name, signal);
+    if (!result.ok) return { ...observed, byName: { kind: 'failed', error: result.error } };
+    const claims = { ...observed.claims };
+    for (const deployment of result.value) this.noteClaim(claims, key, deployment.id);
+    const byName: NameReading = { kind: 'found', deployments: result.value };
+    return { ...observed, byName, claims };
   }
 
-  // ---- follow the revision ------------------------------------------------------------
-
-  private async followRevision(
+  private async readRevision(
     key: string,
-    object: Object,
-    deployment: Deployment,
-    facts: StatusFacts,
-  ): Promise<ReconcileResult> {
+    observed: Observed,
+    deploymentId: string,
+    revisionId: string,
+    signal: AbortSignal,
+  ): Promise<Observed> {
     const memory = this.memory.get(key);
-    const latest = deployment.latest_revision_id;
-    if (!latest) {
-      this.deps.poller.track(deployment.id, key, 'inflight');
-      await this.publish(
-        object,
-        { kind: 'RevisionInProgress', message: 'Waiting for the first revision' },
-        { ...facts, deployment },
-      );
-      return {};
-    }
-    if (latest === deployment.active_revision_id) {
-      this.deps.poller.track(deployment.id, key, 'steady');
-      this.announceTerminal(object, memory, latest, 'DEPLOYED');
-      await this.publish(
-        object,
-        { kind: 'Deployed', message: `Revision ${latest} is deployed` },
-        { ...facts, deployment, latestRevisionStatus: 'DEPLOYED' },
-      );
-      return {};
-    }
-
-    let status = memory.revisionStatus.get(latest);
-    const now = this.now();
-    const spare = this.deps.controlPlane.budgetHeadroom() >= this.options.revisionPollMinHeadroom;
-    if (now >= memory.nextRevisionPollAt && spare) {
-      const revision = await this.deps.controlPlane.getRevision(deployment.id, latest);
-      if (revision.ok) {
-        status = revision.value.status;
-        memory.revisionStatus.set(latest, status);
-      } else if (revision.error.kind !== 'Throttled') {
+    const now = this.deps.clock.now();
+    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+    const revisionPoll = { allowed: false, dueInMs: memory.nextRevisionPollAt - now };
+    const revision = await this.deps.controlPlane.getRevision(deploymentId, revisionId, signal);
+    if (!revision.ok) {
+      // Optional: the deployment list carries success; a failed poll only delays the news.
+      if (revision.error.kind !== 'Throttled') {
         this.deps.logger.debug({ key, error: revision.error.message }, 'revision poll failed');
       }
-      memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+      return { ...observed, revisionPoll };
     }
-    const phase = revisionPhase((status ?? 'CREATING') as Parameters<typeof revisionPhase>[0]);
-    const revisionFacts: StatusFacts = { ...facts, deployment, latestRevisionStatus: status ?? 'CREATING' };
-
-    if (phase === 'Failed') {
-      this.deps.poller.track(deployment.id, key, 'steady');
-      this.announceTerminal(object, memory, latest, status ?? 'FAILED');
-      const active = deployment.active_revision_id
-        ? `; revision ${deployment.active_revision_id} is still active`
-        : '';
-      await this.publish(
-        object,
-        { kind: 'RevisionFailed', message: `Revision ${latest} ended ${status ?? ''}${active}` },
-        revisionFacts,
-      );
-      return {};
-    }
-    if (phase === 'Deployed') {
-      // The revision says DEPLOYED before the deployment names it active: look again soon.
-      this.deps.poller.want(deployment.id, key);
-    } else {
-      this.deps.poller.track(deployment.id, key, 'inflight');
-    }
-    await this.publish(
-      object,
-      { kind: 'RevisionInProgress', message: `Revision ${latest} is ${status ?? 'CREATING'}` },
-      revisionFacts,
-    );
-    // The poller wakes this key when the deployment changes; this timer is for the
-    // revision GET that detects failures, which the deployment alone does not show.
-    return { requeueAfterMs: Math.max(memory.nextRevisionPollAt - now, this.options.minRevisionPollMs) };
-  }
-
-  /** A revision the control plane just made is CREATING: no GET is needed to know that. */
-  private rolloutStarted(memory: KeyMemory, deployment: Deployment): void {
-    const revision = deployment.latest_revision_id;
-    if (!revision) return;
-    memory.rolloutStartedAt.set(revision, this.now());
-    memory.revisionStatus.set(revision, 'CREATING');
-    memory.nextRevisionPollAt = this.now() + this.revisionPollIntervalMs();
+    memory.revisionStatus.set(revisionId, revision.value.status);
+    return {
+      ...observed,
+      revisionPoll,
+      knownRevisions: { ...observed.knownRevisions, [revisionId]: revision.value.status },
+    };
   }
 
   /**
@@ -443,116 +280,440 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
    */
   private revisionPollIntervalMs(): number {
     const callsPerSecond = Math.max(
-      this.deps.controlPlane.allowedRatePerSecond() * this.options.revisionPollBudgetShare,
+      this.deps.controlPlane.allowedRatePerSecond() * this.timings.revisionPollBudgetShare,
       0.001,
     );
     const perObjectMs = (this.deps.poller.inflightCount / callsPerSecond) * 1000;
-    return Math.max(this.options.minRevisionPollMs, perObjectMs);
+    return Math.max(this.timings.minRevisionPollMs, perObjectMs);
   }
 
-  private announceTerminal(object: Object, memory: KeyMemory, revisionId: string, status: string): void {
-    if (memory.announced.has(revisionId)) return;
-    memory.announced.add(revisionId);
-    const started = memory.rolloutStartedAt.get(revisionId);
-    memory.rolloutStartedAt.delete(revisionId);
-    this.deps.metrics?.revisionFinished(
-      status,
-      started === undefined ? undefined : (this.now() - started) / 1000,
-    );
-    if (status === 'DEPLOYED') {
-      this.deps.kube.event(object, 'Normal', 'Deployed', `Revision ${revisionId} is deployed`);
-    } else {
-      this.deps.kube.event(object, 'Warning', 'RevisionFailed', `Revision ${revisionId} ended ${status}`);
-    }
-  }
+  // ---- perform ------------------------------------------------------------------------------
 
-  // ---- delete -------------------------------------------------------------------------
-
-  private async finalize(key: string, object: Object): Promise<ReconcileResult> {
-    if (!hasFinalizer(object)) return {};
-    const policy = object.spec.deletionPolicy ?? 'Delete';
-    let id = deploymentIdOf(object);
-    if (policy === 'Orphan') {
-      if (id)
-        this.deps.kube.event(
-          object,
-          'Normal',
-          'Orphaned',
-          `Left deployment ${id} on the control plane (deletionPolicy Orphan)`,
-        );
-      return this.releaseFinalizer(key, object, id);
-    }
-    if (!id && isCreatePending(object)) {
-      // A create may have landed without its id being recorded: find it by name.
-      const lookup = await this.deps.controlPlane.findDeploymentsByName(this.deps.deploymentName(object));
-      if (!lookup.ok) return this.failed(object, lookup.error);
-      id = lookup.value[0]?.id;
-    }
-    if (!id) return this.releaseFinalizer(key, object, undefined);
-
-    const observed = await this.deps.controlPlane.getDeployment(id);
-    if (!observed.ok) {
-      if (observed.error.kind === 'NotFound') {
-        this.deps.kube.event(object, 'Normal', 'Deleted', `Deployment ${id} is deleted`);
-        return this.releaseFinalizer(key, object, id);
-      }
-      return this.failed(object, observed.error);
-    }
-    const status = observed.value.status;
-    if (status !== 'AWAITING_DELETE' && status !== 'AWAITING_FINAL_DELETE') {
-      const deleted = await this.deps.controlPlane.deleteDeployment(id);
-      if (!deleted.ok && deleted.error.kind !== 'NotFound') return this.failed(object, deleted.error);
-      this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${id}`);
-    }
-    await this.publish(
-      object,
-      { kind: 'Deleting', message: `Waiting for deployment ${id} to be deleted` },
-      { deployment: observed.value },
-    );
-    return { requeueAfterMs: this.options.deletionPollMs };
-  }
-
-  private async releaseFinalizer(
+  private async perform(
     key: string,
     object: Object,
-    id: string | undefined,
+    observed: Observed,
+    action: Action,
+    signal: AbortSignal,
   ): Promise<ReconcileResult> {
-    if (id) this.deps.poller.untrack(id);
+    switch (action.kind) {
+      case 'nothing':
+        return {};
+      case 'wait':
+        return { requeueAfterMs: action.requeueAfterMs };
+      case 'fail':
+        return this.failed(object, action.error, signal);
+      case 'publish':
+        return this.publishState(key, object, action.state, action.facts, action, signal);
+      case 'addFinalizer': {
+        const result = await this.deps.kube.patchFinalizers(
+          object,
+          [...(object.metadata.finalizers ?? []), FINALIZER],
+          signal,
+        );
+        return result.ok ? { requeueNow: true } : this.failed(object, result.error, signal);
+      }
+      case 'create':
+        return this.create(key, object, action.request, action.facts, action.specKey, signal);
+      case 'adopt':
+        return this.adopt(key, object, action.deployment, action.reason, signal);
+      case 'patch':
+        return this.patch(key, object, action, signal);
+      case 'forget': {
+        this.deps.poller.untrack(action.id);
+        this.memory.forget(key);
+        const message = `Deployment ${action.id} no longer exists on the control plane; creating it again`;
+        this.deps.kube.event(object, 'Warning', 'DeploymentGone', message);
+        const published = await this.publish(
+          object,
+          { kind: 'Creating', message },
+          { clearIds: true, ownership: { uid: observed.object.uid } },
+          signal,
+        );
+        return published.ok ? { requeueNow: true } : this.failed(object, published.error, signal);
+      }
+      case 'delete': {
+        const deleted = await this.deps.controlPlane.deleteDeployment(action.id, signal);
+        if (!deleted.ok && deleted.error.kind !== 'NotFound')
+          return this.failed(object, deleted.error, signal);
+        this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${action.id}`);
+        const published = await this.publish(
+          object,
+          { kind: 'Deleting', message: `Waiting for deployment ${action.id} to be deleted` },
+          {},
+          signal,
+        );
+        return published.ok
+          ? { requeueAfterMs: this.timings.deletionPollMs }
+          : this.failed(object, published.error, signal);
+      }
+      case 'release':
+        return this.release(key, object, observed, action.event, signal);
+      case 'observeDeployment':
+      case 'observeName':
+      case 'observeRevision':
+        return { requeue: true };
+    }
+  }
+
+  private async create(
+    key: string,
+    object: Object,
+    request: DeploymentCreateRequest,
+    facts: StatusFacts,
+    refusedKey: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    const uid = object.metadata.uid ?? '';
+    // The intent goes to status first, guarded by resourceVersion: if the object moved (or
+    // another replica acted), the write fails with 409 and nothing is sent.
+    const intent = await this.publish(
+      object,
+      { kind: 'Creating', message: `Creating deployment "${request.name}"` },
+      { ...facts, ownership: { uid, createRequestedAt: new Date(this.deps.clock.now()).toISOString() } },
+      signal,
+      true,
+    );
+    if (!intent.ok) return this.failed(object, intent.error, signal);
+    if (signal.aborted) return {};
+    let current = intent.value;
+    const created = await this.deps.controlPlane.createDeployment(request, signal);
+    if (!created.ok) {
+      const error = created.error;
+      if (error.kind === 'Terminal')
+        return this.refused(key, current, request.name, error, facts, refusedKey, signal);
+      // A failure that proves nothing was created clears the intent: no lookup next time.
+      const nothingCreated = error.kind !== 'Transient' || error.unclear !== true;
+      return this.failed(current, error, signal, nothingCreated ? { ownership: { uid } } : {});
+    }
+    const deployment = created.value;
+    const memory = this.memory.get(key);
+    memory.refused = undefined;
+    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.rolloutStarted(memory, deployment);
+    this.deps.kube.event(
+      current,
+      'Normal',
+      'Created',
+      `Created deployment ${deployment.id} (${deployment.name})`,
+    );
+    const revision = deployment.latest_revision_id;
+    const recorded = await this.publish(
+      current,
+      {
+        kind: 'RevisionInProgress',
+        message: revision ? `Revision ${revision} is CREATING` : 'Waiting for the first revision',
+      },
+      {
+        ...facts,
+        deployment,
+        latestRevisionStatus: 'CREATING',
+        ownership: { uid, deploymentId: deployment.id },
+      },
+      signal,
+    );
+    if (!recorded.ok) return this.failed(current, recorded.error, signal);
+    current = recorded.value;
+    this.deps.poller.track(deployment.id, key, 'inflight');
+    return {
+      requeueAfterMs: Math.max(
+        memory.nextRevisionPollAt - this.deps.clock.now(),
+        this.timings.minRevisionPollMs,
+      ),
+    };
+  }
+
+  /** The control plane refused the create: say why, and do not send it again in a loop. */
+  private async refused(
+    key: string,
+    object: Object,
+    name: string,
+    error: Failure,
+    facts: StatusFacts,
+    refusedKey: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    // Names are unique in a tenant; a 400 may be that clash. Ask the control plane rather
+    // than parse its message; without an answer, the server's words are the verdict.
+    const lookup = await this.deps.controlPlane.findDeploymentsByName(name, signal);
+    const taken = lookup.ok && lookup.value.length > 0;
+    const state: SyncState = taken
+      ? {
+          kind: 'NameConflict',
+          message: `A deployment named "${name}" already exists in the tenant and is not managed by this object; set spec.adoptExisting: true to manage it, or choose another spec.name`,
+        }
+      : { kind: 'Rejected', message: `The control plane rejected the deployment: ${error.message}` };
+    const retryIn = this.remember(key, refusedKey, state);
+    const published = await this.publish(
+      object,
+      state,
+      { ...facts, ownership: { uid: object.metadata.uid ?? '' } },
+      signal,
+    );
+    return published.ok ? { requeueAfterMs: retryIn } : this.failed(object, published.error, signal);
+  }
+
+  /** Records a refusal; returns when to re-check although nothing changed. */
+  private remember(key: string, refusedKey: string, state: SyncState): number {
+    const memory = this.memory.get(key);
+    const previous = memory.refused;
+    const recheckFailures = previous?.specKey === refusedKey ? previous.recheckFailures + 1 : 0;
+    const reason = state.kind === 'NameConflict' ? 'NameConflict' : 'Rejected';
+    memory.refused = {
+      specKey: refusedKey,
+      reason,
+      message: state.message,
+      at: this.deps.clock.now(),
+      recheckFailures,
+    };
+    return recheckDelayMs(recheckFailures, this.timings);
+  }
+
+  private async adopt(
+    key: string,
+    object: Object,
+    deployment: Deployment,
+    reason: 'Adopted' | 'CreateRecovered',
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    const published = await this.publish(
+      object,
+      { kind: 'Creating', message: `Manages deployment ${deployment.id} (${deployment.name})` },
+      { deployment, ownership: { uid: object.metadata.uid ?? '', deploymentId: deployment.id } },
+      signal,
+    );
+    if (!published.ok) return this.failed(object, published.error, signal);
+    this.deps.kube.event(
+      object,
+      'Normal',
+      reason,
+      `Manages deployment ${deployment.id} (${deployment.name})`,
+    );
+    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.memory.get(key).refused = undefined;
+    return { requeueNow: true };
+  }
+
+  private async patch(
+    key: string,
+    object: Object,
+    action: Extract<Action, { kind: 'patch' }>,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    const id = action.deployment.id;
+    const patched = await this.deps.controlPlane.patchDeployment(id, action.patch, signal);
+    if (!patched.ok) {
+      const error = patched.error;
+      if (error.kind === 'NotFound') return { requeueNow: true };
+      if (error.kind !== 'Terminal') return this.failed(object, error, signal);
+      const state: SyncState = {
+        kind: 'Rejected',
+        message: `The control plane rejected the update of ${action.changedFields.join(', ')}: ${error.message}`,
+      };
+      const retryIn = this.remember(key, action.specKey, state);
+      const published = await this.publish(object, state, action.facts, signal);
+      return published.ok ? { requeueAfterMs: retryIn } : this.failed(object, published.error, signal);
+    }
+    const deployment = patched.value;
+    const memory = this.memory.get(key);
+    memory.refused = undefined;
+    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.warn(object, action.warnings);
+    const what = action.changedFields.join(', ');
+    if (action.drift) {
+      this.deps.kube.event(
+        object,
+        'Warning',
+        'DriftCorrected',
+        `Changed outside the operator and re-applied: ${what}`,
+      );
+    } else {
+      this.deps.kube.event(object, 'Normal', 'Updated', `Updated ${what}`);
+    }
+    if (!action.createsRevision) return { requeueNow: true };
+    this.deps.kube.event(
+      object,
+      'Normal',
+      'NewRevision',
+      `Revision ${deployment.latest_revision_id ?? '?'} started`,
+    );
+    this.rolloutStarted(memory, deployment);
+    const revision = deployment.latest_revision_id ?? '?';
+    const published = await this.publish(
+      object,
+      { kind: 'RevisionInProgress', message: `Revision ${revision} is CREATING` },
+      { ...action.facts, deployment, latestRevisionStatus: 'CREATING' },
+      signal,
+    );
+    if (!published.ok) return this.failed(object, published.error, signal);
+    this.deps.poller.track(id, key, 'inflight');
+    return {
+      requeueAfterMs: Math.max(
+        memory.nextRevisionPollAt - this.deps.clock.now(),
+        this.timings.minRevisionPollMs,
+      ),
+    };
+  }
+
+  private async release(
+    key: string,
+    object: Object,
+    observed: Observed,
+    event: EventSpec | undefined,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    const owned = observed.ownership.deploymentId;
+    if (owned !== undefined) this.deps.poller.untrack(owned);
+    const released = await this.deps.kube.patchFinalizers(
+      object,
+      (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
+      signal,
+    );
+    if (!released.ok) return this.failed(object, released.error, signal);
+    if (event) this.deps.kube.event(object, event.type, event.reason, event.message);
     this.memory.forget(key);
-    await this.deps.kube.patchMetadata(object, {
-      finalizers: (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
-    });
     return {};
   }
 
-  // ---- status and failures ------------------------------------------------------------
-
-  private async failed(object: Object, error: ControlPlaneFailure): Promise<ReconcileResult> {
-    const throttled = error.kind === 'Throttled';
-    // A settled object stays Ready through a failed resync: the agent still runs.
-    if (!isReadyAt(object.status?.conditions, generationOf(object))) {
-      await this.publish(
-        object,
-        throttled
-          ? { kind: 'Throttled', message: `Waiting for the control plane's rate budget: ${error.message}` }
-          : { kind: 'ControlPlaneUnavailable', message: error.message },
-        {},
-      );
-    }
-    if (throttled) return { requeueAfterMs: Math.max(error.retryAfterMs ?? 1_000, 50) };
-    throw new RetryableReconcileError(error.message);
+  private warn(object: Object, warnings: readonly string[] | undefined): void {
+    for (const message of warnings ?? []) this.deps.kube.event(object, 'Warning', 'CannotClear', message);
   }
 
-  private async publish(object: Object, state: SyncState, facts: StatusFacts): Promise<void> {
-    const now = new Date(this.now());
+  /** A revision the control plane just made is CREATING: no GET is needed to know that. */
+  private rolloutStarted(memory: KeyMemory, deployment: Deployment): void {
+    const revision = deployment.latest_revision_id;
+    if (!revision) return;
+    const now = this.deps.clock.now();
+    memory.rolloutStartedAt.set(revision, now);
+    memory.revisionStatus.set(revision, 'CREATING');
+    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+  }
+
+  // ---- publish and failures -----------------------------------------------------------------
+
+  private async publishState(
+    key: string,
+    object: Object,
+    state: SyncState,
+    facts: StatusFacts,
+    options: PublishOptions,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    let requeueAfterMs = options.requeueAfterMs;
+    if (options.refused) requeueAfterMs = this.remember(key, options.refused.specKey, state);
+    const track = options.track;
+    if (track?.mode === 'want') this.deps.poller.want(track.id, key);
+    else if (track) this.deps.poller.track(track.id, key, track.mode);
+    const published = await this.publish(object, state, facts, signal);
+    if (!published.ok) return this.failed(object, published.error, signal);
+    if (published.value !== object) this.warn(object, options.warnings);
+    return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  }
+
+  /** Writes status if it changed; events for transitions come from the same comparison. */
+  private async publish(
+    object: Object,
+    state: SyncState,
+    facts: StatusFacts,
+    signal: AbortSignal,
+    guarded = false,
+  ): Promise<Outcome<Object>> {
+    const now = new Date(this.deps.clock.now());
     const status = nextStatus(object, state, facts, now);
-    if (!statusChanged(object.status, status)) return;
+    if (!statusChanged(object.status, status)) return { ok: true, value: object };
+    if (signal.aborted) return { ok: true, value: object };
     status.lastSyncTime = now.toISOString();
-    if (isStalled(state)) this.deps.logger.info({ reason: state.kind, message: state.message }, 'stalled');
-    await this.deps.kube.patchStatus(object, status);
+    const written = await this.deps.kube.patchStatus(object, status, signal, guarded);
+    if (!written.ok) return written;
+    this.announce(object, state, status);
+    return written;
+  }
+
+  private announce(object: Object, state: SyncState, status: NonNullable<Object['status']>): void {
+    const previous = object.status;
+    const ready = previous?.conditions?.find((condition) => condition.type === 'Ready');
+    const entered = ready?.reason !== state.kind || ready.message !== state.message;
+    if (WARN_ON_ENTER.has(state.kind) && entered) {
+      this.deps.kube.event(object, 'Warning', state.kind, state.message);
+      if (isStalled(state)) this.deps.logger.info({ reason: state.kind, message: state.message }, 'stalled');
+    }
+    const outcome = revisionOutcome(previous, status, isTerminalRevisionStatus);
+    if (!outcome) return;
+    const started = this.memory.get(objectKeyOf(object)).rolloutStartedAt.get(outcome.revisionId);
+    this.deps.metrics?.revisionFinished(
+      outcome.status,
+      started === undefined ? undefined : (this.deps.clock.now() - started) / 1000,
+    );
+    if (outcome.status === 'DEPLOYED') {
+      this.deps.kube.event(object, 'Normal', 'Deployed', `Revision ${outcome.revisionId} is deployed`);
+    } else {
+      this.deps.kube.event(
+        object,
+        'Warning',
+        'RevisionFailed',
+        `Revision ${outcome.revisionId} ended ${outcome.status}`,
+      );
+    }
+  }
+
+  private async failed(
+    object: Object,
+    error: Failure,
+    signal: AbortSignal,
+    facts: StatusFacts = {},
+  ): Promise<ReconcileResult> {
+    if (signal.aborted) return {};
+    const decision = errorPolicy(error);
+    this.deps.metrics?.reconcileFailed?.(decision.label);
+    // A settled object stays Ready through a failed resync: the agent still runs.
+    const showState =
+      decision.state !== undefined &&
+      (decision.then.kind === 'stall' || !isReadyAt(object.status?.conditions, generationOf(object)));
+    if (decision.state && showState) {
+      const published = await this.publish(object, decision.state, facts, signal);
+      if (!published.ok && published.error.kind === 'Conflict') return { requeueNow: true };
+    }
+    switch (decision.then.kind) {
+      case 'requeueAfter':
+        return { requeueAfterMs: decision.then.ms };
+      case 'backoff':
+        this.deps.logger.debug(
+          { key: objectKeyOf(object), class: decision.label, error: error.message },
+          'backing off',
+        );
+        return { requeue: true };
+      case 'requeueNow':
+        return { requeueNow: true };
+      case 'stall':
+        return {};
+    }
   }
 }
 
-function withFinalizer(object: AgentDeploymentView): string[] {
-  return [...(object.metadata.finalizers ?? []), FINALIZER];
+function objectKeyOf(object: AgentDeploymentView): string {
+  return `${object.metadata.namespace}/${object.metadata.name}`;
+}
+
+/**
+ * After a restart, memory is empty, but status still says the control plane refused this
+ * generation: treat that as the last attempt (at the condition's transition time), so a
+ * restart does not send it again before the re-check is due.
+ */
+function refusedFromStatus(observed: Observed): RefusedAttempt | undefined {
+  const stalled = observed.status.conditions?.find((condition) => condition.type === 'Stalled');
+  if (stalled?.status !== 'True' || stalled.reason !== 'Rejected') return undefined;
+  if (stalled.observedGeneration !== observed.object.generation) return undefined;
+  const versions = observed.spec.kind === 'valid' ? observed.spec.secretVersions : {};
+  const recorded = observed.status.secretVersions ?? {};
+  const same =
+    Object.keys(versions).length === Object.keys(recorded).length &&
+    Object.entries(versions).every(([name, version]) => recorded[name] === version);
+  if (!same) return undefined;
+  return {
+    specKey: specKey(observed),
+    reason: 'Rejected',
+    message: stalled.message,
+    at: Date.parse(stalled.lastTransitionTime),
+    recheckFailures: 0,
+  };
 }

@@ -1,10 +1,16 @@
 // The next status of an object: conditions from the sync state, ids and revision facts
 // from the last observation. A status equal to the current one (lastSyncTime aside) is not
-// written, so a reconcile that finds nothing new makes no write at all.
+// written, so a reconcile that finds nothing new makes no write at all (and `kubectl get -w`
+// prints a line only when something changed).
 import type { Deployment } from '../../controlplane/models/index.js';
 import { setConditions } from './conditions.js';
 import { equalIgnoringUnset } from './deep-equal.js';
-import { generationOf, type AgentDeploymentStatusView, type AgentDeploymentView } from './object.js';
+import {
+  generationOf,
+  type AgentDeploymentStatusView,
+  type AgentDeploymentView,
+  type OwnershipView,
+} from './object.js';
 import { conditionsFor, type SyncState } from './sync-state.js';
 
 export interface StatusFacts {
@@ -13,7 +19,21 @@ export interface StatusFacts {
   secretVersions?: Record<string, string>;
   /** Forget the ids (the deployment is gone and will be recreated). */
   clearIds?: boolean;
+  /** The new ownership record; null removes it. */
+  ownership?: OwnershipView | null;
+  handledRedeployAt?: string;
+  handledReconcileAt?: string;
 }
+
+const DEPLOYMENT_FIELDS = [
+  'deploymentId',
+  'tenantId',
+  'latestRevisionId',
+  'latestRevisionStatus',
+  'activeRevisionId',
+  'deploymentStatus',
+  'customUrl',
+] as const;
 
 export function nextStatus(
   object: AgentDeploymentView,
@@ -22,25 +42,16 @@ export function nextStatus(
   now: Date,
 ): AgentDeploymentStatusView {
   const previous = object.status ?? {};
-  const deployment = facts.deployment;
+  const generation = generationOf(object);
   const status: AgentDeploymentStatusView = {
     ...previous,
-    observedGeneration: generationOf(object),
-    conditions: setConditions(previous.conditions, conditionsFor(state), generationOf(object), now),
+    conditions: setConditions(previous.conditions, conditionsFor(state), generation, now),
   };
-  if (facts.clearIds) {
-    for (const field of [
-      'deploymentId',
-      'tenantId',
-      'latestRevisionId',
-      'latestRevisionStatus',
-      'activeRevisionId',
-      'deploymentStatus',
-      'customUrl',
-    ] as const) {
-      delete status[field];
-    }
-  }
+  // A suspended object has not acted on its spec: status must not claim it observed a
+  // generation it never applied (kstatus then reads it as in progress, never as Ready).
+  if (state.kind !== 'Suspended') status.observedGeneration = generation;
+  if (facts.clearIds) for (const field of DEPLOYMENT_FIELDS) delete status[field];
+  const deployment = facts.deployment;
   if (deployment) {
     status.deploymentId = deployment.id;
     status.tenantId = deployment.tenant_id;
@@ -51,6 +62,10 @@ export function nextStatus(
   }
   if (facts.latestRevisionStatus) status.latestRevisionStatus = facts.latestRevisionStatus;
   if (facts.secretVersions) status.secretVersions = facts.secretVersions;
+  if (facts.ownership === null) delete status.ownership;
+  else if (facts.ownership) status.ownership = facts.ownership;
+  if (facts.handledRedeployAt !== undefined) status.lastHandledRedeployAt = facts.handledRedeployAt;
+  if (facts.handledReconcileAt !== undefined) status.lastHandledReconcileAt = facts.handledReconcileAt;
   return status;
 }
 
@@ -61,4 +76,21 @@ export function statusChanged(
   const { lastSyncTime: _a, ...before } = previous ?? {};
   const { lastSyncTime: _b, ...after } = next;
   return !equalIgnoringUnset(before, after);
+}
+
+/**
+ * The revision outcome a status change announces: the latest revision reached a terminal
+ * state it was not recorded in before. Derived from the status (which survives restarts),
+ * not from process memory, so a restarted operator never announces a revision twice.
+ */
+export function revisionOutcome(
+  previous: AgentDeploymentStatusView | undefined,
+  next: AgentDeploymentStatusView,
+  isTerminal: (status: string) => boolean,
+): { revisionId: string; status: string } | undefined {
+  const revisionId = next.latestRevisionId;
+  const status = next.latestRevisionStatus;
+  if (!revisionId || !status || !isTerminal(status)) return undefined;
+  if (previous?.latestRevisionId === revisionId && previous.latestRevisionStatus === status) return undefined;
+  return { revisionId, status };
 }

@@ -3,6 +3,10 @@
 // mapped to the keys of the objects that depend on it without scanning the whole cache.
 // Stored objects are deep-frozen: the cache is shared by every reader, and a reconcile that
 // mutated a cached object in place would corrupt what every other reader sees.
+// An index function that throws (an object that slipped past validation) must not take the
+// cache down: the object is stored, left out of that index, and the error is reported. The
+// values an object was indexed under are remembered, so removing it never calls the index
+// function again (a second throw there once made every relist fail for good).
 import { objectKey, type KubeObject } from '../kube/objects.js';
 
 export type IndexFunction<T extends KubeObject> = (object: T) => string[];
@@ -21,12 +25,22 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+export interface IndexedStoreOptions {
+  /** An index function threw for the object at `key`; the object is left out of that index. */
+  onIndexError?: (indexName: string, key: string, error: unknown) => void;
+}
+
 export class IndexedStore<T extends KubeObject = KubeObject> {
   private readonly objects = new Map<string, T>();
   /** index name → index value → object keys. */
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  /** object key → index name → the values it was indexed under. */
+  private readonly indexedUnder = new Map<string, Map<string, string[]>>();
 
-  constructor(private readonly indexers: Readonly<Record<string, IndexFunction<T>>> = {}) {
+  constructor(
+    private readonly indexers: Readonly<Record<string, IndexFunction<T>>> = {},
+    private readonly options: IndexedStoreOptions = {},
+  ) {
     for (const name of Object.keys(indexers)) this.indexes.set(name, new Map());
   }
 
@@ -63,7 +77,7 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const old = this.objects.get(key);
-    if (old) this.unindex(key, old);
+    if (old) this.unindex(key);
     const frozen = deepFreeze(object);
     this.objects.set(key, frozen);
     this.index(key, frozen);
@@ -74,7 +88,7 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   delete(key: string): T | undefined {
     const old = this.objects.get(key);
     if (!old) return undefined;
-    this.unindex(key, old);
+    this.unindex(key);
     this.objects.delete(key);
     return old;
   }
@@ -106,10 +120,13 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   }
 
   private index(key: string, object: T): void {
+    const under = new Map<string, string[]>();
     for (const [name, fn] of Object.entries(this.indexers)) {
       const index = this.indexes.get(name);
       if (!index) continue;
-      for (const value of new Set(fn(object))) {
+      const values = this.valuesOf(name, fn, key, object);
+      under.set(name, values);
+      for (const value of values) {
         let keys = index.get(value);
         if (!keys) {
           keys = new Set();
@@ -118,17 +135,27 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
         keys.add(key);
       }
     }
+    this.indexedUnder.set(key, under);
   }
 
-  private unindex(key: string, object: T): void {
-    for (const [name, fn] of Object.entries(this.indexers)) {
+  private valuesOf(name: string, fn: IndexFunction<T>, key: string, object: T): string[] {
+    try {
+      return [...new Set(fn(object))];
+    } catch (error) {
+      this.options.onIndexError?.(name, key, error);
+      return [];
+    }
+  }
+
+  private unindex(key: string): void {
+    for (const [name, values] of this.indexedUnder.get(key) ?? []) {
       const index = this.indexes.get(name);
-      if (!index) continue;
-      for (const value of fn(object)) {
-        const keys = index.get(value);
+      for (const value of values) {
+        const keys = index?.get(value);
         keys?.delete(key);
-        if (keys?.size === 0) index.delete(value);
+        if (keys?.size === 0) index?.delete(value);
       }
     }
+    this.indexedUnder.delete(key);
   }
 }

@@ -3,6 +3,7 @@
 //   throws or returns an Error → requeue with the key's rate-limited backoff;
 //   { requeueAfterMs }        → forget the backoff, look again after that delay;
 //   { requeue: true }         → requeue with backoff without counting an error;
+//   { requeueNow: true }      → forget the backoff and look again at once (a 409: re-read, retry);
 //   anything else             → success: forget the backoff; the next event brings it back.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -16,6 +17,8 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
   /** Look again soon, with backoff, without counting an error. */
   requeue?: boolean;
+  /** Look again at once, without backoff (an optimistic-concurrency conflict: re-read and retry). */
+  requeueNow?: boolean;
 }
 
 export type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileResult | Error | void>;
@@ -143,6 +146,10 @@ export class Controller {
         queue.forget(key);
         queue.addAfter(key, result.requeueAfterMs);
         outcome = 'requeue_after';
+      } else if (result?.requeueNow) {
+        queue.forget(key);
+        queue.add(key);
+        outcome = 'requeue';
       } else if (result?.requeue) {
         queue.addRateLimited(key);
         outcome = 'requeue';

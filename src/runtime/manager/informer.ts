@@ -6,7 +6,7 @@ import type { RandomSource } from '../backoff.js';
 import type { Clock } from '../clock.js';
 import { IndexedStore, type IndexFunction } from '../cache/store.js';
 import type { KubeClient } from '../kube/client.js';
-import type { KubeObject } from '../kube/objects.js';
+import { objectKey, type KubeObject } from '../kube/objects.js';
 import type { ResourceType } from '../kube/resource.js';
 import type { ResourceEventHandler } from '../reflector/handlers.js';
 import { clientListWatch, type ListWatchSource } from '../reflector/list-watch.js';
@@ -47,11 +47,28 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   constructor(options: InformerOptions<T>) {
     if (options.sources.length === 0) throw new Error('an informer needs at least one list/watch source');
-    this.store = new IndexedStore<T>(options.indexers);
+    const logger = options.logger;
+    this.store = new IndexedStore<T>(options.indexers, {
+      onIndexError: (index, key, error) =>
+        logger?.warn(
+          { index, key, error: describe(error) },
+          'index function failed; object left out of the index',
+        ),
+    });
+    // A handler that throws must not stop the reflector (nor the other handlers): it would
+    // leave the cache behind the server for every object, not only the one at fault.
+    const each = (call: (handler: ResourceEventHandler<T>) => void, object: T): void =>
+      this.handlers.forEach((handler) => {
+        try {
+          call(handler);
+        } catch (error) {
+          logger?.warn({ key: objectKey(object), error: describe(error) }, 'event handler failed');
+        }
+      });
     const fanOut: ResourceEventHandler<T> = {
-      onAdd: (object) => this.handlers.forEach((h) => h.onAdd?.(object)),
-      onUpdate: (old, current) => this.handlers.forEach((h) => h.onUpdate?.(old, current)),
-      onDelete: (object) => this.handlers.forEach((h) => h.onDelete?.(object)),
+      onAdd: (object) => each((h) => h.onAdd?.(object), object),
+      onUpdate: (old, current) => each((h) => h.onUpdate?.(old, current), current),
+      onDelete: (object) => each((h) => h.onDelete?.(object), object),
     };
     this.reflectors = options.sources.map(
       ({ source, inScope }) =>
@@ -117,4 +134,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     await Promise.all(this.reflectors.map((r) => r.run(signal)));
   }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

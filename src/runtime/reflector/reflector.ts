@@ -37,12 +37,17 @@ export interface ReflectorOptions<T extends KubeObject> {
   /** Every period, `onResync` gets every cached object in scope (default: never). */
   resyncPeriodMs?: number;
   onResync?: (objects: T[]) => void;
+  /** Report `stuck` after failing without a single success for this long (default 1 min). */
+  maxFailingMs?: number;
 }
 
 export interface ReflectorHealth {
   description: string;
   synced: boolean;
-  /** Not progressing (no list, watch event or bookmark) for longer than twice the watchdog. */
+  /**
+   * Not progressing: no list, watch event or bookmark for longer than twice the watchdog, or
+   * failing (list or watch errors) with no success for longer than `maxFailingMs`.
+   */
   stuck: boolean;
   resourceVersion: string | undefined;
   consecutiveFailures: number;
@@ -75,6 +80,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private lastProgressAt: number | undefined;
   private startedAt: number | undefined;
   private lastError: string | undefined;
+  /** When the current run of failures began; undefined while the last step succeeded. */
+  private failingSince: number | undefined;
+  private readonly maxFailingMs: number;
   private relists = 0;
   private watchRestarts = 0;
   private readonly syncWaiters: Array<() => void> = [];
@@ -98,6 +106,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     });
     this.resyncPeriodMs = options.resyncPeriodMs;
     this.onResync = options.onResync;
+    this.maxFailingMs = options.maxFailingMs ?? 60_000;
   }
 
   get hasSynced(): boolean {
@@ -122,7 +131,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return {
       description: this.source.description,
       synced: this.synced,
-      stuck: reference !== undefined && this.clock.now() - reference > 2 * this.watchdogMs,
+      stuck:
+        (reference !== undefined && this.clock.now() - reference > 2 * this.watchdogMs) ||
+        (this.failingSince !== undefined && this.clock.now() - this.failingSince > this.maxFailingMs),
       resourceVersion: this.resourceVersion,
       consecutiveFailures: this.backoff.consecutiveFailures,
       lastProgressAt: this.lastProgressAt,
@@ -169,6 +180,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   private async pause(signal: AbortSignal, reason: string): Promise<void> {
     this.lastError = reason;
+    this.failingSince ??= this.clock.now();
     const delay = this.backoff.next();
     this.logger?.warn(
       { source: this.source.description, delayMs: Math.round(delay), error: reason },
@@ -192,6 +204,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.relists += 1;
     this.progress();
     this.backoff.reset();
+    this.failingSince = undefined;
     for (const object of change.added) this.handler.onAdd?.(object);
     for (const { old, current } of change.updated) this.handler.onUpdate?.(old, current);
     for (const object of change.deleted) this.handler.onDelete?.(object);
@@ -232,6 +245,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         this.apply(event);
         // A watch that delivers events is healthy: later failures start backing off afresh.
         this.backoff.reset();
+        this.failingSince = undefined;
       }
       return 'ended';
     } catch (error) {

@@ -4,7 +4,11 @@
 // revisions costs N/100 calls per round and a resync of 10,000 objects costs 100 calls.
 // It turns the control plane into an event source: a key is enqueued only when its
 // observation changed, when it was asked for, or when its resync is due.
-import type { ControlPlanePort } from '../ports.js';
+// Every failed round (401, 5xx, a reset) backs off, capped and jittered, like any other
+// client of a struggling server; `lastFailure` lets reconciles show it in status.
+import { Backoff } from '../../../runtime/backoff.js';
+import { DEFAULT_TIMINGS } from '../defaults.js';
+import type { ControlPlanePort, Failure } from '../ports.js';
 import { observationChanged, type ObservationCache } from './observation-cache.js';
 
 export type TrackMode = 'inflight' | 'steady';
@@ -29,6 +33,10 @@ export interface FleetPollerOptions {
   resyncPeriodMs?: number;
   tickMs?: number;
   maxConcurrentLists?: number;
+  /** Backoff after a failed round (default 1 s doubling to 60 s, full jitter). */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Every failed round, with its failure; `undefined` when a round succeeds again. */
+  onHealthChange?: (failure: Failure | undefined) => void;
   onError?: (message: string) => void;
 }
 
@@ -48,14 +56,28 @@ export class FleetPoller {
   private ticking: Promise<void> | undefined;
   private pausedUntil = 0;
   private stopped = true;
+  private readonly backoff: Backoff;
+  private failure: Failure | undefined;
+  private lists = new AbortController();
 
   constructor(private readonly options: FleetPollerOptions) {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.inflightPollMs = options.inflightPollMs ?? 2_000;
-    this.resyncPeriodMs = options.resyncPeriodMs ?? 10 * 60_000;
+    this.inflightPollMs = options.inflightPollMs ?? DEFAULT_TIMINGS.inflightPollMs;
+    this.resyncPeriodMs = options.resyncPeriodMs ?? DEFAULT_TIMINGS.resyncPeriodMs;
     this.tickMs = options.tickMs ?? 200;
     this.maxConcurrentLists = options.maxConcurrentLists ?? 2;
+    this.backoff = new Backoff({
+      initialMs: options.backoff?.initialMs ?? 1_000,
+      maxMs: options.backoff?.maxMs ?? 60_000,
+      jitter: 1,
+      random: this.random,
+    });
+  }
+
+  /** The failure of the last round, while rounds fail. */
+  get lastFailure(): Failure | undefined {
+    return this.failure;
   }
 
   /** Follows `id` for `key`. Switching to in-flight brings the next poll forward. */
@@ -105,11 +127,14 @@ export class FleetPoller {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.lists = new AbortController();
     this.schedule();
   }
 
+  /** Stops polling; a list in flight is aborted (the lease may already be another's). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.lists.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.ticking;
@@ -128,7 +153,8 @@ export class FleetPoller {
     const earlyHorizon = now + this.resyncPeriodMs * EARLY_RESYNC_SHARE;
     for (const [id, entry] of this.tracked) {
       if (entry.wanted || entry.nextPollAt <= now) due.push(id);
-      else if (entry.mode === 'steady' && entry.nextPollAt <= earlyHorizon) early.push({ id, at: entry.nextPollAt });
+      else if (entry.mode === 'steady' && entry.nextPollAt <= earlyHorizon)
+        early.push({ id, at: entry.nextPollAt });
     }
     if (due.length === 0) return;
     // Wanted ids first: a reconcile is waiting for them.
@@ -146,13 +172,26 @@ export class FleetPoller {
   }
 
   private async refresh(ids: string[]): Promise<void> {
-    const result = await this.options.controlPlane.listDeploymentsByIds(ids);
+    const signal = this.lists.signal;
+    const result = await this.options.controlPlane.listDeploymentsByIds(ids, signal);
     const now = this.now();
+    if (signal.aborted) return;
     if (!result.ok) {
-      if (result.error.kind === 'Throttled')
-        this.pausedUntil = now + (result.error.retryAfterMs ?? this.tickMs);
+      // Throttled says how long; anything else backs off exponentially.
+      const wait =
+        result.error.kind === 'Throttled' ? (result.error.retryAfterMs ?? this.tickMs) : this.backoff.next();
+      this.pausedUntil = Math.max(this.pausedUntil, now + wait);
+      if (result.error.kind !== 'Throttled') {
+        this.failure = result.error;
+        this.options.onHealthChange?.(result.error);
+      }
       this.options.onError?.(`batched observation failed: ${result.error.message}`);
       return;
+    }
+    this.backoff.reset();
+    if (this.failure) {
+      this.failure = undefined;
+      this.options.onHealthChange?.(undefined);
     }
     const found = new Set<string>();
     for (const deployment of result.value) {

@@ -1,0 +1,60 @@
+// What `decide` asks the shell to do: read one more thing, make one write, or publish a
+// status and say when to look again. At most one control-plane mutation per action.
+import type {
+  Deployment,
+  DeploymentCreateRequest,
+  DeploymentPatchRequest,
+} from '../../controlplane/models/index.js';
+import type { Failure } from './ports.js';
+import type { StatusFacts } from './status.js';
+import type { SyncState } from './sync-state.js';
+
+export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'want' };
+
+export interface EventSpec {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export type Action =
+  | { kind: 'observeDeployment'; id: string; maxAgeMs: number }
+  | { kind: 'observeName'; name: string }
+  | { kind: 'observeRevision'; deploymentId: string; revisionId: string }
+  | { kind: 'addFinalizer' }
+  /** Record the intent in status (guarded), POST, record the id. */
+  | { kind: 'create'; request: DeploymentCreateRequest; facts: StatusFacts; specKey: string }
+  | { kind: 'adopt'; deployment: Deployment; reason: 'Adopted' | 'CreateRecovered' }
+  | {
+      kind: 'patch';
+      deployment: Deployment;
+      patch: DeploymentPatchRequest;
+      changedFields: string[];
+      createsRevision: boolean;
+      /** The spec did not change: someone changed the deployment outside the operator. */
+      drift: boolean;
+      facts: StatusFacts;
+      specKey: string;
+      /** Warning events: what the spec asks that the API cannot express. */
+      warnings: string[];
+    }
+  /** The owned deployment is gone: forget it (the next pass creates it again). */
+  | { kind: 'forget'; id: string }
+  | { kind: 'delete'; id: string }
+  | { kind: 'release'; event?: EventSpec }
+  | ({ kind: 'publish'; state: SyncState; facts: StatusFacts } & PublishOptions)
+  /** Nothing to write: look again after this long (or when the poller wakes the key). */
+  | { kind: 'wait'; requeueAfterMs: number }
+  /** A failure observed on the way: errorPolicy decides. */
+  | { kind: 'fail'; error: Failure }
+  | { kind: 'nothing' };
+
+export interface PublishOptions {
+  requeueAfterMs?: number;
+  /** How the batched poller should follow the deployment from now on. */
+  track?: Tracking;
+  /** The control plane refused this spec: remember it, so that it is not sent again in a loop. */
+  refused?: { specKey: string; reason: 'Rejected' | 'NameConflict' };
+  /** Warning events to emit if the status changes (they describe this spec, once). */
+  warnings?: string[];
+}

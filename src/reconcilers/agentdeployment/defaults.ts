@@ -1,0 +1,41 @@
+// Every timing of the AgentDeployment reconciler and its poller, in one place. The operator's
+// flags (--poll-interval, --resync-period) override two of them; tests shorten the rest.
+
+export interface ReconcilerTimings {
+  /** How often an in-flight deployment is refreshed by the batched poller (--poll-interval). */
+  inflightPollMs: number;
+  /** Steady-state resync period (--resync-period); the poller jitters it by ±10%. */
+  resyncPeriodMs: number;
+  /** Shortest pause between two revision GETs of one object. */
+  minRevisionPollMs: number;
+  /** Share of the rate budget that revision GETs may use, summed over all objects. */
+  revisionPollBudgetShare: number;
+  /** Revision GETs are optional: they are made only while at least this share of the budget is free. */
+  revisionPollMinHeadroom: number;
+  /** Pause between two checks while a deletion completes. */
+  deletionPollMs: number;
+  /**
+   * A rejected create or update is tried again only when the spec or a Secret changes, or
+   * after this re-check delay (doubling per failed re-check, up to `stalledRecheckMaxMs`):
+   * the cause may be outside the object (a listener that appears later, a name freed).
+   */
+  stalledRecheckMs: number;
+  stalledRecheckMaxMs: number;
+  /** Clock skew allowed between the operator and the control plane when matching a deployment's created_at to a recorded create intent. */
+  createIntentSkewMs: number;
+  /** A missing Secret is looked at again after this long even without a Secret event. */
+  secretWaitMs: number;
+}
+
+export const DEFAULT_TIMINGS: Readonly<ReconcilerTimings> = {
+  inflightPollMs: 2_000,
+  resyncPeriodMs: 10 * 60_000,
+  minRevisionPollMs: 2_000,
+  revisionPollBudgetShare: 0.2,
+  revisionPollMinHeadroom: 0.5,
+  deletionPollMs: 2_000,
+  stalledRecheckMs: 2 * 60_000,
+  stalledRecheckMaxMs: 30 * 60_000,
+  createIntentSkewMs: 30_000,
+  secretWaitMs: 60_000,
+};

@@ -1,0 +1,25 @@
+// Who may use a control-plane name when several objects of the fleet resolve to it (two
+// namespaces, one `spec.name`). Exactly one may: the one that already owns a deployment of
+// that name; failing that, the oldest (creationTimestamp, then uid, so that every replica
+// and every restart picks the same one). The others are Stalled with NameConflict and make
+// no control-plane call at all. Pure: the operator's cache supplies the claimants.
+import type { FleetClaimant } from './ports.js';
+
+/** The key of the claimant that wins the name against `self`, or undefined when `self` does. */
+export function rivalFor(self: FleetClaimant, claimants: readonly FleetClaimant[]): string | undefined {
+  if (self.ownedDeploymentId !== undefined) return undefined;
+  let winner: FleetClaimant = self;
+  for (const other of claimants) {
+    if (other.uid === self.uid) continue;
+    if (beats(other, winner)) winner = other;
+  }
+  return winner === self ? undefined : winner.key;
+}
+
+function beats(a: FleetClaimant, b: FleetClaimant): boolean {
+  const aOwns = a.ownedDeploymentId !== undefined;
+  const bOwns = b.ownedDeploymentId !== undefined;
+  if (aOwns !== bOwns) return aOwns;
+  if (a.creationTimestamp !== b.creationTimestamp) return a.creationTimestamp < b.creationTimestamp;
+  return a.uid < b.uid;
+}

@@ -1,0 +1,71 @@
+// Everything `decide` knows, as plain data: the object, what the fleet claims, what the
+// control plane showed, the memory of the last attempt, and the time. The shell fills it in
+// (observe.ts); `decide` may ask for one more remote reading at a time.
+import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
+import type { AgentDeploymentStatusView } from './object.js';
+import type { Failure } from './ports.js';
+
+export interface ObservedObject {
+  key: string;
+  uid: string;
+  generation: number;
+  deleting: boolean;
+  hasFinalizer: boolean;
+  suspend: boolean;
+  adoptExisting: boolean;
+  deletionPolicy: 'Delete' | 'Orphan';
+  /** The control-plane name the spec resolves to. */
+  deploymentName: string;
+  /** The deployment-id annotation, when it is a well-formed id: a hint, never proof. */
+  hintedDeploymentId?: string;
+  redeployAt?: string;
+  reconcileRequestedAt?: string;
+}
+
+export type SpecReading =
+  | { kind: 'valid'; desired: DeploymentCreateRequest; secretVersions: Record<string, string> }
+  /** The object slipped past validation: it is skipped until it changes. */
+  | { kind: 'invalid'; message: string }
+  | { kind: 'secretMissing'; message: string };
+
+export type DeploymentReading =
+  | { kind: 'unobserved' }
+  | { kind: 'present'; deployment: Deployment }
+  | { kind: 'gone' }
+  /** The batched poller will fetch it and wake the key. */
+  | { kind: 'pending'; retryAfterMs: number }
+  | { kind: 'failed'; error: Failure };
+
+export type NameReading =
+  { kind: 'unobserved' } | { kind: 'found'; deployments: Deployment[] } | { kind: 'failed'; error: Failure };
+
+/** A create or update the control plane refused, remembered so that it is not repeated in a loop. */
+export interface RefusedAttempt {
+  /** generation, Secret versions and redeploy value the refused request was built from. */
+  specKey: string;
+  reason: 'Rejected' | 'NameConflict';
+  message: string;
+  at: number;
+  /** Re-checks that were refused again (the re-check delay doubles with each). */
+  recheckFailures: number;
+}
+
+export interface Observed {
+  now: number;
+  object: ObservedObject;
+  status: AgentDeploymentStatusView;
+  /** status.ownership, only if recorded for this object's uid. */
+  ownership: { deploymentId?: string; createRequestedAt?: number };
+  spec: SpecReading;
+  /** The key of another object that wins the claim on this name, if any (fleet cache). */
+  rival?: string;
+  /** id → key of another object that recorded it as its own, for the ids observed so far. */
+  claims: Readonly<Record<string, string>>;
+  deployment: DeploymentReading;
+  byName: NameReading;
+  /** Revision statuses known to this process (a GET, or it saw the revision start), by id. */
+  knownRevisions: Readonly<Record<string, string>>;
+  /** Whether a revision GET may be made now (its pace is due and the budget has room), and when it will be due. */
+  revisionPoll: { allowed: boolean; dueInMs: number };
+  refused?: RefusedAttempt;
+}

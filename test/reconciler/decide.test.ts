@@ -1,0 +1,655 @@
+// The decision core, row by row (Crossplane style): each case names the situation, the
+// reason the expected action is right, and the action. Plain data in, one action out.
+import { describe, expect, it } from 'vitest';
+import type { Deployment, DeploymentCreateRequest } from '../../src/controlplane/models/index.js';
+import type { Action } from '../../src/reconcilers/agentdeployment/action.js';
+import { decide, recheckDelayMs, specKey } from '../../src/reconcilers/agentdeployment/decide.js';
+import { DEFAULT_TIMINGS } from '../../src/reconcilers/agentdeployment/defaults.js';
+import type { Observed } from '../../src/reconcilers/agentdeployment/observed.js';
+
+const NOW = Date.parse('2026-11-23T12:00:00Z');
+const ID = '11111111-1111-4111-8111-111111111111';
+const OTHER_ID = '22222222-2222-4222-8222-222222222222';
+const t = DEFAULT_TIMINGS;
+
+const desired: DeploymentCreateRequest = {
+  name: 'bot',
+  source: 'external_container',
+  source_config: { listener_id: '33333333-3333-4333-8333-333333333333' },
+  source_revision_config: { image_uri: 'registry.example/bot:1' },
+  secrets: [],
+};
+
+function deployment(overrides: Partial<Deployment> = {}): Deployment {
+  return {
+    id: ID,
+    name: 'bot',
+    source: 'external_container',
+    source_config: { listener_id: '33333333-3333-4333-8333-333333333333' },
+    source_revision_config: { image_uri: 'registry.example/bot:1' },
+    secrets: [],
+    tenant_id: '00000000-0000-4000-8000-000000000000',
+    created_at: '2026-11-23T11:59:00Z',
+    updated_at: '2026-11-23T11:59:00Z',
+    status: 'READY',
+    latest_revision_id: 'r1',
+    active_revision_id: 'r1',
+    ...overrides,
+  };
+}
+
+type Overrides = Omit<Partial<Observed>, 'object'> & { object?: Partial<Observed['object']> };
+
+function observed(overrides: Overrides = {}): Observed {
+  const { object, ...rest } = overrides;
+  return {
+    now: NOW,
+    object: {
+      key: 'team-a/bot',
+      uid: 'uid-a',
+      generation: 1,
+      deleting: false,
+      hasFinalizer: true,
+      suspend: false,
+      adoptExisting: false,
+      deletionPolicy: 'Delete',
+      deploymentName: 'bot',
+      ...object,
+    },
+    status: {},
+    ownership: {},
+    spec: { kind: 'valid', desired, secretVersions: {} },
+    claims: {},
+    deployment: { kind: 'unobserved' },
+    byName: { kind: 'unobserved' },
+    knownRevisions: {},
+    revisionPoll: { allowed: true, dueInMs: 0 },
+    ...rest,
+  };
+}
+
+const owned = { deploymentId: ID };
+const readyStatus = {
+  observedGeneration: 1,
+  secretVersions: {},
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True' as const,
+      reason: 'Deployed',
+      message: '',
+      lastTransitionTime: '2026-11-23T11:00:00Z',
+      observedGeneration: 1,
+    },
+  ],
+};
+
+interface Row {
+  name: string;
+  reason: string;
+  given: Observed;
+  want: Partial<Action> & { kind: Action['kind'] };
+  /** Extra checks on the action beyond the partial match. */
+  check?: (action: Action) => void;
+}
+
+const rows: Row[] = [
+  // ---- deletion ----
+  {
+    name: 'deleting without our finalizer',
+    reason: 'someone else holds the object; nothing of ours to clean up',
+    given: observed({ object: { deleting: true, hasFinalizer: false } }),
+    want: { kind: 'nothing' },
+  },
+  {
+    name: 'deleting a suspended object that owns a deployment',
+    reason: 'suspend means no control-plane writes: release and leave the deployment, saying so',
+    given: observed({ object: { deleting: true, suspend: true }, ownership: owned }),
+    want: {
+      kind: 'release',
+      event: {
+        type: 'Normal',
+        reason: 'Orphaned',
+        message: expect.stringContaining('suspended') as unknown as string,
+      },
+    },
+  },
+  {
+    name: 'deleting with deletionPolicy Orphan',
+    reason: 'the policy keeps the deployment',
+    given: observed({ object: { deleting: true, deletionPolicy: 'Orphan' }, ownership: owned }),
+    want: { kind: 'release' },
+  },
+  {
+    name: 'deleting an object that never owned a deployment (the loser of a name clash)',
+    reason: 'a finalizer deletes only what this object recorded as its own: never by name',
+    given: observed({
+      object: { deleting: true },
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'release' },
+    check: (action) => expect(action).not.toHaveProperty('event'),
+  },
+  {
+    name: 'deleting with a recorded create intent but no id, and a deployment created after it',
+    reason: 'the create may have landed: adopt it (so deletion can then delete it by id)',
+    given: observed({
+      object: { deleting: true },
+      ownership: { createRequestedAt: NOW - 120_000 },
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'adopt', reason: 'CreateRecovered' },
+  },
+  {
+    name: 'deleting with a recorded intent, the deployment of that name being older than the intent',
+    reason: 'an older deployment is somebody else’s: release without touching it',
+    given: observed({
+      object: { deleting: true },
+      ownership: { createRequestedAt: NOW },
+      byName: { kind: 'found', deployments: [deployment({ created_at: '2026-11-20T00:00:00Z' })] },
+    }),
+    want: { kind: 'release' },
+  },
+  {
+    name: 'deleting with a recorded intent: the lookup comes first',
+    reason: 'nothing can be released or deleted before knowing whether the create landed',
+    given: observed({ object: { deleting: true }, ownership: { createRequestedAt: NOW - 1_000 } }),
+    want: { kind: 'observeName', name: 'bot' },
+  },
+  {
+    name: 'deleting an owned deployment not yet observed',
+    reason: 'deletion looks at the deployment now (a GET), not through the poller',
+    given: observed({ object: { deleting: true }, ownership: owned }),
+    want: { kind: 'observeDeployment', id: ID, maxAgeMs: 0 },
+  },
+  {
+    name: 'deleting an owned deployment that exists',
+    reason: 'the deployment is ours by recorded id',
+    given: observed({
+      object: { deleting: true },
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment() },
+    }),
+    want: { kind: 'delete', id: ID },
+  },
+  {
+    name: 'deleting an owned deployment already being deleted',
+    reason: 'wait for it to go, without a second DELETE',
+    given: observed({
+      object: { deleting: true },
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment({ status: 'AWAITING_DELETE' }) },
+    }),
+    want: { kind: 'publish', requeueAfterMs: t.deletionPollMs },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'Deleting' } }),
+  },
+  {
+    name: 'deleting an owned deployment that is gone',
+    reason: 'done: release the finalizer',
+    given: observed({ object: { deleting: true }, ownership: owned, deployment: { kind: 'gone' } }),
+    want: {
+      kind: 'release',
+      event: { type: 'Normal', reason: 'Deleted', message: `Deployment ${ID} is deleted` },
+    },
+  },
+  // ---- spec, suspend, fleet ----
+  {
+    name: 'a spec the operator cannot understand',
+    reason: 'an object that slipped past validation is skipped, with the field named',
+    given: observed({ spec: { kind: 'invalid', message: 'spec.secrets.0.valueFrom: required' } }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'InvalidSpec', message: 'spec.secrets.0.valueFrom: required' },
+      }),
+  },
+  {
+    name: 'suspended',
+    reason: 'no control-plane write at all; only the Suspended condition',
+    given: observed({ object: { suspend: true }, ownership: owned }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'Suspended' } }),
+  },
+  {
+    name: 'an older object of the fleet claims the same name',
+    reason: 'exactly one object may own a name; the younger is Stalled naming the other, with zero calls',
+    given: observed({ rival: 'team-b/bot' }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'NameConflict', message: expect.stringContaining('team-b/bot') },
+      }),
+  },
+  {
+    name: 'a rival exists but this object already owns its deployment',
+    reason: 'recorded ownership wins over age: never give away a deployment in use',
+    given: observed({ rival: 'team-b/bot', ownership: owned }),
+    want: { kind: 'observeDeployment', id: ID },
+  },
+  {
+    name: 'a referenced Secret is missing',
+    reason: 'not Stalled: applying the Secret heals it; no call meanwhile',
+    given: observed({ spec: { kind: 'secretMissing', message: 'Secret "keys" not found' } }),
+    want: { kind: 'publish', requeueAfterMs: t.secretWaitMs },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'SecretNotFound' } }),
+  },
+  // ---- creation ----
+  {
+    name: 'a new object without the finalizer',
+    reason: 'the finalizer comes before anything that deletion would have to clean up',
+    given: observed({ object: { hasFinalizer: false } }),
+    want: { kind: 'addFinalizer' },
+  },
+  {
+    name: 'a new object with the finalizer',
+    reason: 'nothing recorded, nothing to adopt: create',
+    given: observed(),
+    want: { kind: 'create', request: desired },
+  },
+  {
+    name: 'a create the control plane refused for this very spec, re-check not yet due',
+    reason: 'no call until the spec changes or the slow re-check is due',
+    given: observed({
+      refused: {
+        specKey: '1||',
+        reason: 'Rejected',
+        message: 'HTTP 400: unknown listener',
+        at: NOW - 1_000,
+        recheckFailures: 0,
+      },
+    }),
+    want: { kind: 'publish', requeueAfterMs: t.stalledRecheckMs - 1_000 },
+    check: (action) =>
+      expect(action).toMatchObject({ state: { kind: 'Rejected', message: 'HTTP 400: unknown listener' } }),
+  },
+  {
+    name: 'a refused create whose re-check is due',
+    reason: 'the cause may be gone (a listener added): try once more',
+    given: observed({
+      refused: {
+        specKey: '1||',
+        reason: 'Rejected',
+        message: 'x',
+        at: NOW - t.stalledRecheckMs,
+        recheckFailures: 0,
+      },
+    }),
+    want: { kind: 'create' },
+  },
+  {
+    name: 'a refused create, then the spec changed',
+    reason: 'a new generation is a new request: send it at once',
+    given: observed({
+      object: { generation: 2 },
+      refused: { specKey: '1||', reason: 'Rejected', message: 'x', at: NOW - 1_000, recheckFailures: 3 },
+    }),
+    want: { kind: 'create' },
+  },
+  {
+    name: 'a recorded create intent without an id',
+    reason: 'the create may have landed: look it up by name before creating again',
+    given: observed({ ownership: { createRequestedAt: NOW - 5_000 } }),
+    want: { kind: 'observeName', name: 'bot' },
+  },
+  {
+    name: 'intent recorded, a deployment of that name created after it',
+    reason: 'that is our own create: recover it',
+    given: observed({
+      ownership: { createRequestedAt: NOW - 120_000 },
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'adopt', reason: 'CreateRecovered' },
+  },
+  {
+    name: 'intent recorded, the only deployment of that name claimed by another object',
+    reason: 'never take over a deployment another object owns',
+    given: observed({
+      ownership: { createRequestedAt: NOW - 120_000 },
+      byName: { kind: 'found', deployments: [deployment()] },
+      claims: { [ID]: 'team-b/bot' },
+    }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'NameConflict', message: expect.stringContaining('team-b/bot') },
+        facts: { ownership: { uid: 'uid-a' } },
+        refused: { reason: 'NameConflict' },
+      }),
+  },
+  {
+    name: 'intent recorded, the deployment of that name older than the intent',
+    reason: 'created before we asked: not ours, and adoptExisting is off',
+    given: observed({
+      ownership: { createRequestedAt: NOW },
+      byName: { kind: 'found', deployments: [deployment({ created_at: '2026-11-01T00:00:00Z' })] },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'NameConflict' } }),
+  },
+  {
+    name: 'intent recorded, nothing of that name exists',
+    reason: 'the create never landed: create',
+    given: observed({
+      ownership: { createRequestedAt: NOW - 5_000 },
+      byName: { kind: 'found', deployments: [] },
+    }),
+    want: { kind: 'create' },
+  },
+  {
+    name: 'the name lookup failed',
+    reason: 'without an answer there is no verdict: errorPolicy decides',
+    given: observed({
+      ownership: { createRequestedAt: NOW - 5_000 },
+      byName: { kind: 'failed', error: { kind: 'Transient', message: 'HTTP 503' } },
+    }),
+    want: { kind: 'fail', error: { kind: 'Transient', message: 'HTTP 503' } },
+  },
+  {
+    name: 'adoptExisting with a free deployment of that name',
+    reason: 'the user asked for it',
+    given: observed({
+      object: { adoptExisting: true },
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'adopt', reason: 'Adopted' },
+  },
+  {
+    name: 'adoptExisting, the deployment owned by another object',
+    reason: 'adoptExisting never takes a deployment from another object',
+    given: observed({
+      object: { adoptExisting: true },
+      byName: { kind: 'found', deployments: [deployment()] },
+      claims: { [ID]: 'team-b/bot' },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'NameConflict' } }),
+  },
+  {
+    name: 'a well-formed deployment-id annotation (a hint), not yet verified',
+    reason: 'hints are verified before use: observe that id first',
+    given: observed({ object: { hintedDeploymentId: ID } }),
+    want: { kind: 'observeDeployment', id: ID },
+  },
+  {
+    name: 'a hint verified: it exists and carries this name',
+    reason: 'record it as owned',
+    given: observed({
+      object: { hintedDeploymentId: ID },
+      deployment: { kind: 'present', deployment: deployment() },
+    }),
+    want: { kind: 'adopt', reason: 'Adopted' },
+  },
+  {
+    name: 'a hint pointing at a deployment of another name',
+    reason: 'an annotation anyone may write is no proof: ignore it and create',
+    given: observed({
+      object: { hintedDeploymentId: OTHER_ID },
+      deployment: { kind: 'present', deployment: deployment({ id: OTHER_ID, name: 'someone-else' }) },
+    }),
+    want: { kind: 'create' },
+  },
+  {
+    name: 'a hint pointing at a deployment another object owns',
+    reason: 'one namespace must not take over another’s deployment through an annotation',
+    given: observed({ object: { hintedDeploymentId: ID }, claims: { [ID]: 'team-b/bot' } }),
+    want: { kind: 'create' },
+  },
+  // ---- an owned deployment ----
+  {
+    name: 'owned deployment, not observed, settled object',
+    reason: 'the poller’s resync is fresh enough for a Ready object',
+    given: observed({ ownership: owned, status: readyStatus }),
+    want: { kind: 'observeDeployment', id: ID, maxAgeMs: t.resyncPeriodMs * 1.5 },
+  },
+  {
+    name: 'owned deployment, spec changed',
+    reason: 'a spec change wants a recent observation',
+    given: observed({ ownership: owned, status: readyStatus, object: { generation: 2 } }),
+    want: { kind: 'observeDeployment', id: ID, maxAgeMs: t.inflightPollMs / 2 },
+  },
+  {
+    name: 'reconcile-requested-at has a new value',
+    reason: 'look now (a direct read), whatever the poller last saw',
+    given: observed({ ownership: owned, status: readyStatus, object: { reconcileRequestedAt: 'now-1' } }),
+    want: { kind: 'observeDeployment', id: ID, maxAgeMs: 0 },
+  },
+  {
+    name: 'reconcile-requested-at handled after the read',
+    reason: 'echo the value in status; no new revision',
+    given: observed({
+      ownership: owned,
+      status: readyStatus,
+      object: { reconcileRequestedAt: 'now-1' },
+      deployment: { kind: 'present', deployment: deployment() },
+    }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({ state: { kind: 'Deployed' }, facts: { handledReconcileAt: 'now-1' } }),
+  },
+  {
+    name: 'waiting for the batched observation',
+    reason: 'the poller wakes the key; no call of our own',
+    given: observed({ ownership: owned, deployment: { kind: 'pending', retryAfterMs: 4_000 } }),
+    want: { kind: 'wait', requeueAfterMs: 4_000 },
+  },
+  {
+    name: 'the observation failed (a 401 on the poller)',
+    reason: 'errorPolicy decides; it is not the object’s fault',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'failed', error: { kind: 'Unauthorized', message: '401', status: 401 } },
+    }),
+    want: { kind: 'fail' },
+  },
+  {
+    name: 'the owned deployment is gone',
+    reason: 'forget it; the next pass creates it again',
+    given: observed({ ownership: owned, deployment: { kind: 'gone' } }),
+    want: { kind: 'forget', id: ID },
+  },
+  {
+    name: 'the image differs',
+    reason: 'patch the difference: one PATCH, one new revision',
+    given: observed({
+      ownership: owned,
+      status: { ...readyStatus, observedGeneration: 1 },
+      object: { generation: 2 },
+      deployment: {
+        kind: 'present',
+        deployment: deployment({ source_revision_config: { image_uri: 'registry.example/bot:0' } }),
+      },
+    }),
+    want: {
+      kind: 'patch',
+      createsRevision: true,
+      drift: false,
+      patch: { source_revision_config: { image_uri: 'registry.example/bot:1' } },
+    },
+  },
+  {
+    name: 'the image differs although the spec did not change',
+    reason: 'someone changed it outside the operator: re-apply and say so (drift)',
+    given: observed({
+      ownership: owned,
+      status: readyStatus,
+      deployment: {
+        kind: 'present',
+        deployment: deployment({ source_revision_config: { image_uri: 'registry.example/bot:0' } }),
+      },
+    }),
+    want: { kind: 'patch', drift: true },
+  },
+  {
+    name: 'a refused update of this very spec',
+    reason: 'no PATCH in a loop: Stalled until the spec changes or the re-check',
+    given: observed({
+      ownership: owned,
+      status: readyStatus,
+      object: { generation: 2 },
+      deployment: {
+        kind: 'present',
+        deployment: deployment({ source_revision_config: { image_uri: 'registry.example/bot:0' } }),
+      },
+      refused: { specKey: '2||', reason: 'Rejected', message: 'HTTP 422', at: NOW, recheckFailures: 1 },
+    }),
+    want: { kind: 'publish', requeueAfterMs: recheckDelayMs(1, t) },
+  },
+  {
+    name: 'redeploy-at has a new value and nothing else changed',
+    reason: 'one new revision per new value: resend the revision fields, record the value',
+    given: observed({
+      ownership: owned,
+      status: readyStatus,
+      object: { redeployAt: '2026-11-23T12:00:00Z' },
+      deployment: { kind: 'present', deployment: deployment() },
+    }),
+    want: {
+      kind: 'patch',
+      createsRevision: true,
+      drift: false,
+      patch: { source_revision_config: { image_uri: 'registry.example/bot:1' } },
+    },
+    check: (action) => expect(action).toMatchObject({ facts: { handledRedeployAt: '2026-11-23T12:00:00Z' } }),
+  },
+  {
+    name: 'redeploy-at already handled',
+    reason: 'the same value never rolls out twice',
+    given: observed({
+      ownership: owned,
+      status: { ...readyStatus, lastHandledRedeployAt: 'v1' },
+      object: { redeployAt: 'v1' },
+      deployment: { kind: 'present', deployment: deployment() },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'Deployed' } }),
+  },
+  {
+    name: 'a field PATCH cannot change',
+    reason: 'no PATCH can make it: Stalled InvalidSpec, naming the field',
+    given: observed({
+      ownership: owned,
+      deployment: {
+        kind: 'present',
+        deployment: deployment({ source_config: { listener_id: '44444444-4444-4444-8444-444444444444' } }),
+      },
+    }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'InvalidSpec', message: expect.stringContaining('spec.sourceConfig.listenerId') },
+      }),
+  },
+  {
+    name: 'the deployment is being deleted outside the operator',
+    reason: 'wait for it to go, then create again',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment({ status: 'AWAITING_DELETE' }) },
+    }),
+    want: { kind: 'publish', requeueAfterMs: t.inflightPollMs },
+  },
+  // ---- following the revision ----
+  {
+    name: 'the latest revision is the active one',
+    reason: 'Deployed; the poller follows it at the resync pace',
+    given: observed({ ownership: owned, deployment: { kind: 'present', deployment: deployment() } }),
+    want: { kind: 'publish', track: { id: ID, mode: 'steady' } },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'Deployed' },
+        facts: { latestRevisionStatus: 'DEPLOYED' },
+      }),
+  },
+  {
+    name: 'a revision in flight, its status unknown, the poll allowed',
+    reason: 'only a revision GET shows a failure',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment({ latest_revision_id: 'r2' }) },
+    }),
+    want: { kind: 'observeRevision', deploymentId: ID, revisionId: 'r2' },
+  },
+  {
+    name: 'a revision in flight, the poll not allowed (budget or pace)',
+    reason: 'show it in progress and look again when the poll is due',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment({ latest_revision_id: 'r2' }) },
+      revisionPoll: { allowed: false, dueInMs: 5_000 },
+    }),
+    want: { kind: 'publish', requeueAfterMs: 5_000, track: { id: ID, mode: 'inflight' } },
+  },
+  {
+    name: 'the latest revision failed',
+    reason: 'Stalled RevisionFailed, naming the revision still active',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment({ latest_revision_id: 'r2' }) },
+      knownRevisions: { r2: 'BUILD_FAILED' },
+    }),
+    want: { kind: 'publish', track: { id: ID, mode: 'steady' } },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: {
+          kind: 'RevisionFailed',
+          message: 'Revision r2 ended BUILD_FAILED; revision r1 is still active',
+        },
+      }),
+  },
+  {
+    name: 'after a restart, status already records the failure of the latest revision',
+    reason: 'no revision GET: status is the memory that survives restarts',
+    given: observed({
+      ownership: owned,
+      status: { latestRevisionId: 'r2', latestRevisionStatus: 'DEPLOY_FAILED' },
+      deployment: { kind: 'present', deployment: deployment({ latest_revision_id: 'r2' }) },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'RevisionFailed' } }),
+  },
+];
+
+describe('decide', () => {
+  it.each(rows)('$name: $reason', ({ given, want, check }) => {
+    const action = decide(given, t);
+    expect(action).toMatchObject(want);
+    check?.(action);
+  });
+
+  it('is pure: the same inputs give the same action', () => {
+    for (const { given } of rows) expect(decide(given, t)).toEqual(decide(given, t));
+  });
+
+  it('never sends a write for a suspended, invalid or name-losing object, whatever else is true', () => {
+    const writes = new Set(['create', 'patch', 'delete', 'adopt', 'addFinalizer', 'forget']);
+    const quiet = [
+      observed({ object: { suspend: true }, ownership: owned, deployment: { kind: 'gone' } }),
+      observed({
+        object: { suspend: true, adoptExisting: true },
+        byName: { kind: 'found', deployments: [deployment()] },
+      }),
+      observed({ spec: { kind: 'invalid', message: 'x' }, ownership: owned }),
+      observed({ rival: 'team-b/bot', object: { hasFinalizer: false } }),
+    ];
+    for (const given of quiet) expect(writes.has(decide(given, t).kind)).toBe(false);
+  });
+});
+
+describe('specKey and the re-check delay', () => {
+  it('changes with the generation, the Secret versions and the redeploy value', () => {
+    const base = observed();
+    const keys = new Set([
+      specKey(base),
+      specKey(observed({ object: { generation: 2 } })),
+      specKey(observed({ spec: { kind: 'valid', desired, secretVersions: { keys: '7' } } })),
+      specKey(observed({ object: { redeployAt: 'x' } })),
+    ]);
+    expect(keys.size).toBe(4);
+  });
+
+  it('doubles from two minutes and is capped at thirty', () => {
+    expect([0, 1, 2, 3, 4, 10, 1_000].map((n) => recheckDelayMs(n, t) / 60_000)).toEqual([
+      2, 4, 8, 16, 30, 30, 30,
+    ]);
+  });
+});

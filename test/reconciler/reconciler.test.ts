@@ -1,0 +1,166 @@
+// The I/O shell against scripted fake ports: it performs what decide asks, writes status
+// only when it changed, turns a 409 into an immediate requeue, stops at an aborted signal,
+// and skips an object it cannot understand without a single call.
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { Deployment, DeploymentCreateRequest } from '../../src/controlplane/models/index.js';
+import { FINALIZER, type AgentDeploymentView } from '../../src/reconcilers/agentdeployment/object.js';
+import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
+import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
+import type { ControlPlanePort, KubePort, Outcome } from '../../src/reconcilers/agentdeployment/ports.js';
+import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
+
+const ID = '11111111-1111-4111-8111-111111111111';
+const NOW = Date.parse('2026-11-23T12:00:00Z');
+
+const request: DeploymentCreateRequest = {
+  name: 'bot',
+  source: 'external_container',
+  source_config: { listener_id: '33333333-3333-4333-8333-333333333333' },
+  source_revision_config: { image_uri: 'registry.example/bot:1' },
+  secrets: [],
+};
+
+function deployment(): Deployment {
+  return {
+    ...request,
+    id: ID,
+    tenant_id: '00000000-0000-4000-8000-000000000000',
+    created_at: '2026-11-23T11:59:00Z',
+    updated_at: '2026-11-23T11:59:00Z',
+    status: 'READY',
+    latest_revision_id: 'r1',
+    active_revision_id: 'r1',
+  } as Deployment;
+}
+
+function object(overrides: Partial<AgentDeploymentView['metadata']> = {}): AgentDeploymentView {
+  return {
+    metadata: {
+      name: 'bot',
+      namespace: 'team-a',
+      uid: 'uid-a',
+      generation: 1,
+      resourceVersion: '1',
+      creationTimestamp: '2026-11-23T11:00:00Z',
+      finalizers: [FINALIZER],
+      ...overrides,
+    },
+    spec: {},
+  };
+}
+
+function setup(
+  start: AgentDeploymentView,
+  options: { statusWrite?: () => Outcome<AgentDeploymentView> } = {},
+) {
+  let current = start;
+  const cpCalls: string[] = [];
+  const statusWrites: unknown[] = [];
+  const events: string[] = [];
+  const ok = <T>(value: T): Promise<Outcome<T>> => Promise.resolve({ ok: true, value });
+  const controlPlane: ControlPlanePort = {
+    createDeployment: () => (cpCalls.push('POST'), ok(deployment())),
+    getDeployment: () => (cpCalls.push('GET'), ok(deployment())),
+    listDeploymentsByIds: () => (cpCalls.push('LIST'), ok([deployment()])),
+    findDeploymentsByName: () => (cpCalls.push('FIND'), ok([])),
+    patchDeployment: () => (cpCalls.push('PATCH'), ok(deployment())),
+    deleteDeployment: () => (cpCalls.push('DELETE'), ok(undefined)),
+    getRevision: () => {
+      cpCalls.push('REVISION');
+      return Promise.resolve({ ok: false, error: { kind: 'NotFound', message: 'x' } });
+    },
+    allowedRatePerSecond: () => 100,
+    budgetHeadroom: () => 1,
+  };
+  const kube: KubePort<AgentDeploymentView> = {
+    getObject: () => current,
+    getSecret: () => undefined,
+    patchFinalizers: (o, finalizers) => {
+      current = { ...o, metadata: { ...o.metadata, finalizers } };
+      return ok(current);
+    },
+    patchStatus: (o, status) => {
+      statusWrites.push(status);
+      const scripted = options.statusWrite?.();
+      if (scripted) return Promise.resolve(scripted);
+      current = { ...o, status };
+      return ok(current);
+    },
+    event: (_o, type, reason) => events.push(`${type} ${reason}`),
+  };
+  const observations = new ObservationCache();
+  const poller = new FleetPoller({ controlPlane, cache: observations, enqueue: () => {}, now: () => NOW });
+  const reconciler = new AgentDeploymentReconciler<AgentDeploymentView>({
+    controlPlane,
+    kube,
+    fleet: { claimantsOf: () => [], ownerOf: () => undefined },
+    observations,
+    poller,
+    specProblem: (o) =>
+      (o.spec as { broken?: boolean }).broken ? 'spec.secrets.0.valueFrom: Required' : undefined,
+    desiredState: () => request,
+    deploymentName: () => 'bot',
+    logger: pino({ level: 'silent' }),
+    clock: { now: () => NOW },
+  });
+  const run = (signal = new AbortController().signal) => reconciler.reconcile('team-a/bot', signal);
+  return { run, cpCalls, statusWrites, events, current: () => current, observations };
+}
+
+describe('AgentDeploymentReconciler (the shell)', () => {
+  it('records the create intent in status before the POST, then the id, keyed by uid', async () => {
+    const s = setup(object());
+    await s.run();
+    expect(s.cpCalls).toEqual(['POST']);
+    expect(s.statusWrites[0]).toMatchObject({
+      ownership: { uid: 'uid-a', createRequestedAt: '2026-11-23T12:00:00.000Z' },
+    });
+    expect(s.current().status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
+    expect(s.events).toEqual(['Normal Created']);
+  });
+
+  it('writes nothing when a pass finds nothing new (no identical status lines for kubectl get -w)', async () => {
+    const s = setup(object());
+    s.observations.recordPresent(deployment(), NOW);
+    await s.run();
+    await s.run();
+    const writes = s.statusWrites.length;
+    await s.run();
+    await s.run();
+    expect(s.statusWrites).toHaveLength(writes);
+    expect(s.events.filter((e) => e === 'Normal Deployed')).toHaveLength(1);
+  });
+
+  it('requeues at once, without backoff, when a status write meets a 409', async () => {
+    const s = setup(object(), {
+      statusWrite: () => ({ ok: false, error: { kind: 'Conflict', message: 'HTTP 409', status: 409 } }),
+    });
+    expect(await s.run()).toEqual({ requeueNow: true });
+    // The guarded intent write failed: nothing was sent.
+    expect(s.cpCalls).toEqual([]);
+  });
+
+  it('makes no call and no write once its signal is aborted (the lease is lost)', async () => {
+    const s = setup(object());
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await s.run(aborted.signal)).toEqual({});
+    expect(s.cpCalls).toEqual([]);
+    expect(s.statusWrites).toEqual([]);
+  });
+
+  it('skips an object it cannot understand: Stalled InvalidSpec, one Warning, zero calls', async () => {
+    const broken = { ...object(), spec: { broken: true } } as AgentDeploymentView;
+    const s = setup(broken);
+    expect(await s.run()).toEqual({});
+    await s.run();
+    expect(s.cpCalls).toEqual([]);
+    expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'InvalidSpec',
+      message: 'spec.secrets.0.valueFrom: Required',
+    });
+    expect(s.events).toEqual(['Warning InvalidSpec']);
+  });
+});
