@@ -105,7 +105,8 @@ beforeAll(async () => {
     logger: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) }),
     kubeConfig,
     serveHttp: false,
-    reconciler: { minRevisionPollMs: 50, deletionPollMs: 50 },
+    // A quick re-check of a refused create, so that the test sees the same warning twice.
+    reconciler: { minRevisionPollMs: 50, deletionPollMs: 50, stalledRecheckMs: 200 },
   });
 });
 afterAll(async () => {

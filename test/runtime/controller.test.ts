@@ -125,21 +125,23 @@ describe('Controller', () => {
         if (n === 1) return Promise.reject(new Error('first fails'));
         if (n === 2) return Promise.resolve({ requeue: true });
         if (n === 3) return Promise.resolve({ requeueAfterMs: 1 });
+        // A failure the reconciler handled as a value still counts as an error.
+        if (n === 4) return Promise.resolve({ requeue: true, failed: true });
         return Promise.resolve();
       },
     });
     controller.start();
     controller.enqueue('k');
-    await clock.advance(1_000);
+    await clock.advance(5_000);
     const text = await registry.metrics();
-    expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="error"} 1');
+    expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="error"} 2');
     expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="requeue"} 1');
     expect(text).toContain(
       'controller_runtime_reconcile_total{controller="metered",result="requeue_after"} 1',
     );
     expect(text).toContain('controller_runtime_reconcile_total{controller="metered",result="success"} 1');
-    expect(text).toContain('controller_runtime_reconcile_errors_total{controller="metered"} 1');
-    expect(text).toContain('controller_runtime_reconcile_time_seconds_count{controller="metered"} 4');
+    expect(text).toContain('controller_runtime_reconcile_errors_total{controller="metered"} 2');
+    expect(text).toContain('controller_runtime_reconcile_time_seconds_count{controller="metered"} 5');
     expect(text).toContain('controller_runtime_max_concurrent_reconciles{controller="metered"} 2');
     expect(text).toContain('controller_runtime_active_workers{controller="metered"} 0');
     await controller.stop();

@@ -38,6 +38,8 @@ import type { DomainMetrics } from './domain-metrics.js';
 export interface ReconcileResult {
   requeueAfterMs?: number;
   requeue?: boolean;
+  /** With `requeue`: counted as a reconcile error (the failure was handled here as a value). */
+  failed?: boolean;
   requeueNow?: boolean;
 }
 
@@ -681,7 +683,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           { key: objectKeyOf(object), class: decision.label, error: error.message },
           'backing off',
         );
-        return { requeue: true };
+        return { requeue: true, failed: true };
       case 'requeueNow':
         return { requeueNow: true };
       case 'stall':

@@ -3,6 +3,8 @@
 //   throws or returns an Error → requeue with the key's rate-limited backoff;
 //   { requeueAfterMs }        → forget the backoff, look again after that delay;
 //   { requeue: true }         → requeue with backoff without counting an error;
+//   { requeue: true, failed: true } → the same, counted as an error (result="error") that the
+//                               reconciler has already handled and logged: not logged again;
 //   { requeueNow: true }      → forget the backoff and look again at once (a 409: re-read, retry);
 //   anything else             → success: forget the backoff; the next event brings it back.
 import type { Logger } from 'pino';
@@ -17,6 +19,12 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
   /** Look again soon, with backoff, without counting an error. */
   requeue?: boolean;
+  /**
+   * With `requeue`: the backoff follows a failure (a 5xx, a refused key) that the reconciler
+   * handled as a value. It counts in controller_runtime_reconcile_errors_total, as a returned
+   * error does in controller-runtime, so that dashboards and alerts see it.
+   */
+  failed?: boolean;
   /** Look again at once, without backoff (an optimistic-concurrency conflict: re-read and retry). */
   requeueNow?: boolean;
 }
@@ -152,7 +160,8 @@ export class Controller {
         outcome = 'requeue';
       } else if (result?.requeue) {
         queue.addRateLimited(key);
-        outcome = 'requeue';
+        outcome = result.failed ? 'error' : 'requeue';
+        if (result.failed) this.metrics?.reconcileErrors.inc({ controller: this.name });
       } else {
         queue.forget(key);
         outcome = 'success';
