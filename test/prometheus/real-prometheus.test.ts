@@ -125,7 +125,10 @@ describe.skipIf(missing !== undefined)('a real Prometheus scraping the operator'
     for (const fault of faults) {
       const response = await fetch(`${environment.controlPlaneUrl}/_emulator/faults`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${environment.adminToken ?? ''}` },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${environment.adminToken ?? ''}`,
+        },
         body: JSON.stringify(fault),
       });
       if (response.status !== 201) throw new Error(`fault ${JSON.stringify(fault)}: ${response.status}`);
