@@ -10,6 +10,8 @@ import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { StatsCounter } from './stats.js';
 import { EmulatorStore } from './store.js';
+import { DEFAULT_TRACE_DELETE_DELAY_MS, PlatformDataApi } from '../platform/platform-api.js';
+import type { PlatformRegion } from '../platform/rate-rows.js';
 
 export type { ApiKeyGrant } from './auth.js';
 export { tenantIdForKey } from './auth.js';
@@ -27,6 +29,9 @@ export interface ControlPlaneEmulatorOptions {
    * deployment status and rate-limit windows all read it, so tests can step time.
    */
   clock?: () => number;
+  /** The platform data API served on the same address: the weekend job's delay (ms) and the rate table's column. */
+  traceDeleteDelayMs?: number;
+  platformRegion?: PlatformRegion;
 }
 
 export interface ControlPlaneEmulator {
@@ -63,6 +68,9 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
       fail('rateLimit.count must be an integer >= 1');
     if (!(rateLimit.windowSeconds > 0)) fail('rateLimit.windowSeconds must be > 0');
   }
+  const delay = options.traceDeleteDelayMs;
+  if (delay !== undefined && (!Number.isFinite(delay) || delay < 0))
+    fail('traceDeleteDelayMs must be a number >= 0');
   const phase = options.revisionPhaseMs;
   if (phase !== undefined && (!Number.isFinite(phase) || phase < 0))
     fail('revisionPhaseMs must be a number >= 0');
@@ -106,8 +114,16 @@ export async function startControlPlaneEmulator(
     clock,
   };
   const pipeline = new RequestPipeline(runtime);
+  const platform = new PlatformDataApi(runtime, {
+    traceDeleteDelayMs: options.traceDeleteDelayMs ?? DEFAULT_TRACE_DELETE_DELAY_MS,
+    region: options.platformRegion ?? 'us',
+  });
   const newServer = (): Server => {
-    const server = createServer({ keepAlive: true }, pipeline.handle);
+    const server = createServer({ keepAlive: true }, (req, res) =>
+      platform.owns(req.method ?? 'GET', req.url ?? '/')
+        ? platform.handle(req, res)
+        : pipeline.handle(req, res),
+    );
     server.keepAliveTimeout = 30_000;
     return server;
   };
