@@ -2,6 +2,7 @@
 // request: route match, body, auth (except /ok and /info), the published rate rows (429), the
 // tenant, then the handler. Every answer is counted in the emulator's stats.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { presentedKey } from '../controlplane/auth.js';
 import { HttpError } from '../controlplane/http-error.js';
 import { writeJson } from '../controlplane/http-io.js';
@@ -9,6 +10,7 @@ import { keyFingerprint } from '../controlplane/ids.js';
 import type { Reply } from '../controlplane/request-context.js';
 import type { Router } from '../controlplane/router.js';
 import type { EmulatorRuntime } from '../controlplane/runtime.js';
+import { RESET_STATUS } from '../controlplane/stats.js';
 import { DatasetHandlers } from './dataset-handlers.js';
 import { DatasetStore } from './dataset-store.js';
 import { ExampleHandlers } from './example-handlers.js';
@@ -83,7 +85,9 @@ export class PlatformDataApi {
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
     this.process(req).then(
-      (reply) => writeJson(res, reply.status, reply.body, reply.headers),
+      (reply) => {
+        if (reply !== undefined) writeJson(res, reply.status, reply.body, reply.headers);
+      },
       () => {
         if (!res.headersSent) writeJson(res, 500, { detail: 'Internal emulator error' });
         else res.destroy();
@@ -91,7 +95,8 @@ export class PlatformDataApi {
     );
   };
 
-  private async process(req: IncomingMessage): Promise<Reply> {
+  /** The answer to write, or undefined when the connection was reset. */
+  private async process(req: IncomingMessage): Promise<Reply | undefined> {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const pathname = pathOf(url);
@@ -99,6 +104,29 @@ export class PlatformDataApi {
     const match = this.router.match(method, normalizePlatformPath(pathname));
     const route = match.kind === 'not-found' ? '(unmatched)' : match.template;
     const key = presentedKey(req.headers);
+    const fault = this.runtime.faults.take(method, route);
+    if (fault !== undefined) {
+      // Injected as a proxy in front would: after its latency, a status or a reset, the service untouched.
+      if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+      if (fault.outcome.kind === 'reset') {
+        this.runtime.stats.record(
+          method,
+          route,
+          RESET_STATUS,
+          key === undefined ? null : keyFingerprint(key),
+        );
+        req.socket.destroy();
+        return undefined;
+      }
+      if (fault.outcome.kind === 'status') {
+        const { status, retryAfterSeconds } = fault.outcome;
+        const headers: Record<string, string> =
+          retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+        const body = { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` };
+        this.runtime.stats.record(method, route, status, key === undefined ? null : keyFingerprint(key));
+        return { status, body, headers };
+      }
+    }
     const reply = await this.answer(req, method, pathname, query, match, key).catch(replyFromError);
     this.runtime.stats.record(method, route, reply.status, key === undefined ? null : keyFingerprint(key));
     return reply;
