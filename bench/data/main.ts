@@ -18,18 +18,11 @@ import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-
 import { PlatformDataClient } from '../../src/platformdata/platform-data-client.js';
 import { submitTraceDeletion, type TraceDeletionOutcome } from '../../src/platformdata/trace-deletion.js';
 import { ROOT, spawnTsNode } from '../support/processes.js';
+import { positiveInteger } from '../support/cli-args.js';
 
 const KEYS = ['bench-data-alone-0123456789', 'bench-data-shared-0123456789'] as const;
 const ROW_PER_SECOND = 1000 / 10;
 const IDS_PER_REQUEST = 1000;
-
-function positiveInteger(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new Error(`--${name} must be an integer >= 1 (got "${value}")`);
-  return parsed;
-}
 
 /** Trace ids made as they are asked for: nothing holds the million. */
 function* traceIds(count: number): Generator<string> {
