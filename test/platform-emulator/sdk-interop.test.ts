@@ -111,6 +111,20 @@ describe('traces through the official SDK', () => {
     const after = await runsOf('erasure');
     expect(after.map((r) => r.trace_id).sort()).toEqual([kept, kept, batched].sort());
     await expect(client.readRun(doomed)).rejects.toThrow(/404|not found/i);
+
+    // The SDK's newer (generated) run API reads the same store: v2 query and retrieve.
+    const v2 = [];
+    for await (const run of client.runs.query({
+      project_ids: [project.id],
+      is_root: true,
+      selects: ['TRACE_ID', 'NAME'],
+    })) {
+      v2.push(run);
+    }
+    expect(v2.map((run) => run.trace_id).sort()).toEqual([kept, batched].sort());
+    const retrieved = await client.runs.retrieve(kept, { project_id: project.id, selects: ['OUTPUTS'] });
+    expect(retrieved).toMatchObject({ id: kept, outputs: { answer: 'hello' } });
+    await expect(client.runs.retrieve(doomed, { project_id: project.id })).rejects.toThrow(/404|not found/i);
   });
 
   it('deletes by metadata across sessions (ANY pair), sparing traces ingested after the request', async () => {

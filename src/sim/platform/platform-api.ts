@@ -21,6 +21,7 @@ import { normalizePlatformPath, OPEN_ROUTES, platformRouter } from './platform-r
 import type { PlatformRegion } from './rate-rows.js';
 import { RunIngestHandlers } from './run-ingest-handlers.js';
 import { RunQueryHandlers } from './run-query-handlers.js';
+import { RunQueryV2Handlers } from './run-query-v2-handlers.js';
 import { SessionHandlers } from './session-handlers.js';
 import { TraceStore } from './trace-store.js';
 
@@ -67,6 +68,7 @@ export class PlatformDataApi {
       sessions,
       ingest: new RunIngestHandlers(this.traces, sessions),
       query: new RunQueryHandlers(this.traces),
+      queryV2: new RunQueryV2Handlers(this.traces),
       datasets: new DatasetHandlers(this.datasets),
       examples: new ExampleHandlers(this.datasets),
     });

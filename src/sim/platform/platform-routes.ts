@@ -8,6 +8,7 @@ import { info, ok } from './info-handlers.js';
 import type { PlatformHandler } from './platform-context.js';
 import type { RunIngestHandlers } from './run-ingest-handlers.js';
 import type { RunQueryHandlers } from './run-query-handlers.js';
+import type { RunQueryV2Handlers } from './run-query-v2-handlers.js';
 import type { SessionHandlers } from './session-handlers.js';
 
 /** Routes that answer without an API key. */
@@ -17,6 +18,7 @@ export interface PlatformHandlerSet {
   sessions: SessionHandlers;
   ingest: RunIngestHandlers;
   query: RunQueryHandlers;
+  queryV2: RunQueryV2Handlers;
   datasets: DatasetHandlers;
   examples: ExampleHandlers;
 }
@@ -35,6 +37,8 @@ export function platformRouter(h: PlatformHandlerSet): Router<PlatformHandler> {
     .add('POST', '/runs/delete', h.query.delete)
     .add('GET', '/runs/{run_id}', h.ingest.get)
     .add('PATCH', '/runs/{run_id}', h.ingest.patchOne)
+    .add('POST', '/api/v2/runs/query', h.queryV2.query)
+    .add('GET', '/api/v2/runs/{run_id}', h.queryV2.retrieve)
     .add('POST', '/datasets', h.datasets.create)
     .add('GET', '/datasets', h.datasets.list)
     .add('GET', '/datasets/{dataset_id}', h.datasets.get)

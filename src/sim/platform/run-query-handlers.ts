@@ -6,7 +6,7 @@ import { HttpError } from '../controlplane/http-error.js';
 import type { Reply } from '../controlplane/request-context.js';
 import { callerOf, parseBody, type PlatformContext } from './platform-context.js';
 import { runToWire } from './run-ingest-handlers.js';
-import { compileRunFilter } from './run-filter.js';
+import { selectRuns } from './run-selection.js';
 import type { TraceStore } from './trace-store.js';
 
 export const MAX_TRACE_IDS_PER_DELETE = 1000;
@@ -46,32 +46,21 @@ export class RunQueryHandlers {
       query.filter != null;
     if (!hasScope)
       throw new HttpError(400, { detail: 'At least one of session, id, trace or filter is required' });
-    const predicate = query.filter == null ? undefined : compileRunFilter(query.filter);
-    const sessions = query.session == null || query.session.length === 0 ? undefined : new Set(query.session);
-    const ids =
-      query.id == null || query.id.length === 0 ? undefined : new Set(query.id.map((i) => i.toLowerCase()));
-    const offset = decodeCursor(query.cursor);
-    const limit = query.limit ?? MAX_QUERY_LIMIT;
-    const page: Record<string, unknown>[] = [];
-    let matched = 0;
-    let more = false;
-    for (const run of this.traces.runs(tenantId, ctx.now)) {
-      if (sessions !== undefined && !sessions.has(run.session_id)) continue;
-      if (ids !== undefined && !ids.has(run.id)) continue;
-      if (query.trace != null && run.trace_id !== query.trace) continue;
-      if (query.is_root != null && (run.parent_run_id === null) !== query.is_root) continue;
-      if (predicate !== undefined && !predicate(run)) continue;
-      matched += 1;
-      if (matched <= offset) continue;
-      if (page.length === limit) {
-        more = true;
-        break;
-      }
-      page.push(runToWire(run));
-    }
+    const page = selectRuns(
+      this.traces.runs(tenantId, ctx.now),
+      {
+        sessionIds: query.session,
+        ids: query.id,
+        traceId: query.trace,
+        isRoot: query.is_root,
+        filter: query.filter,
+      },
+      query.cursor,
+      query.limit ?? MAX_QUERY_LIMIT,
+    );
     return {
       status: 200,
-      body: { runs: page, cursors: { next: more ? String(offset + limit) : null, prev: null } },
+      body: { runs: page.runs.map(runToWire), cursors: { next: page.next, prev: null } },
     };
   };
 
@@ -95,10 +84,4 @@ export class RunQueryHandlers {
     }
     return { status: 202, body: {} };
   };
-}
-
-function decodeCursor(cursor: string | null | undefined): number {
-  if (cursor == null) return 0;
-  if (!/^\d+$/.test(cursor)) throw new HttpError(400, { detail: 'Invalid cursor' });
-  return Number(cursor);
 }
