@@ -195,3 +195,13 @@ describe('utility routes', () => {
     expect((await api.call('GET', '/v2/nothing')).status).toBe(404);
   });
 });
+
+describe('sharing the address', () => {
+  it('answers 405 for a wrong method under /api/v1, and leaves other root paths to the control plane', async () => {
+    const wrong = await api.call('PUT', '/api/v1/runs/query', { body: {} });
+    expect(wrong.status).toBe(405);
+    // Not a run id: a root path with a method the platform does not serve is not claimed.
+    expect((await api.call('POST', '/runs/wait', { body: {} })).status).toBe(404);
+    expect((await api.call('GET', '/api/v1/no-such-route')).status).toBe(404);
+  });
+});

@@ -74,9 +74,16 @@ export class PlatformDataApi {
     });
   }
 
-  /** Whether this request is the platform API's (the control plane answers the rest). */
+  /**
+   * Whether this request is the platform API's (the control plane answers the rest). At the
+   * root only an exact route match counts: other emulators mounted on this address may serve
+   * root paths of their own (`POST /runs/wait` is not a run id with the wrong method). Under
+   * /api/ every path is ours, so a wrong method there is our 405.
+   */
   owns(method: string, url: string): boolean {
-    return this.router.match(method, normalizePlatformPath(pathOf(url))).kind !== 'not-found';
+    const pathname = pathOf(url);
+    if (pathname.startsWith('/api/v1/') || pathname.startsWith('/api/v2/')) return true;
+    return this.router.match(method, normalizePlatformPath(pathname)).kind === 'found';
   }
 
   reset(): void {
