@@ -205,3 +205,41 @@ describe('sharing the address', () => {
     expect((await api.call('GET', '/api/v1/no-such-route')).status).toBe(404);
   });
 });
+
+describe('a bad batch changes nothing', () => {
+  it('run ingest: a patch of an unknown run refuses the whole batch, creating no session and no run', async () => {
+    const id = crypto.randomUUID();
+    const response = await api.call('POST', '/runs/batch', {
+      body: {
+        post: [
+          {
+            id,
+            name: 'a',
+            run_type: 'chain',
+            session_name: 'never-made',
+            start_time: new Date().toISOString(),
+          },
+        ],
+        patch: [{ id: crypto.randomUUID(), end_time: new Date().toISOString() }],
+      },
+    });
+    expect(response.status).toBe(404);
+    expect((await api.call<unknown[]>('GET', '/sessions?name=never-made')).body).toEqual([]);
+    expect((await api.call('GET', `/runs/${id}`)).status).toBe(404);
+  });
+
+  it('example create: a duplicate id refuses the whole list', async () => {
+    const created = await api.call<{ id: string }>('POST', '/datasets', { body: { name: 'atomic' } });
+    const id = crypto.randomUUID();
+    const response = await api.call('POST', '/examples/bulk', {
+      body: [
+        { dataset_id: created.body.id, inputs: { n: 1 } },
+        { id, dataset_id: created.body.id, inputs: { n: 2 } },
+        { id, dataset_id: created.body.id, inputs: { n: 3 } },
+      ],
+    });
+    expect(response.status).toBe(409);
+    const listed = await api.call<unknown[]>('GET', `/examples?dataset=${created.body.id}`);
+    expect(listed.body).toEqual([]);
+  });
+});

@@ -78,24 +78,25 @@ export class ExampleHandlers {
     const checked = [...drafts.values()].map((draft, index) =>
       checkedPart(ExampleFields, draft, ['body', index]),
     );
-    const ids = this.store(tenantId, ctx.now, datasetId, checked);
+    const ids = this.store(
+      tenantId,
+      ctx.now,
+      checked.map((draft) => ({ ...draft, dataset_id: datasetId })),
+    );
     return { status: 201, body: { example_ids: ids, count: ids.length } };
   };
 
   createOne = (ctx: PlatformContext): Reply => {
     const { tenantId } = callerOf(ctx);
     const request = parseBody(ctx, ExampleCreate);
-    const [id = ''] = this.store(tenantId, ctx.now, request.dataset_id, [request]);
+    const [id = ''] = this.store(tenantId, ctx.now, [request]);
     return { status: 200, body: this.view(tenantId, id, ctx.now) };
   };
 
   createMany = (ctx: PlatformContext): Reply => {
     const { tenantId } = callerOf(ctx);
     const requests = parseBody(ctx, z.array(ExampleCreate));
-    for (const datasetId of new Set(requests.map((r) => r.dataset_id))) {
-      if (this.datasets.dataset(tenantId, datasetId) === undefined) throw notFound('Dataset');
-    }
-    const ids = requests.map((r) => this.store(tenantId, ctx.now, r.dataset_id, [r])[0] ?? '');
+    const ids = this.store(tenantId, ctx.now, requests);
     return { status: 200, body: ids.map((id) => this.view(tenantId, id, ctx.now)) };
   };
 
@@ -211,18 +212,20 @@ export class ExampleHandlers {
     return parseBody(ctx, z.object({ metadata: JsonObject })).metadata;
   }
 
+  /** Checks every draft (dataset, id, time) before storing any, so a bad one stores nothing. */
   private store(
     tenantId: string,
     now: number,
-    datasetId: string,
-    drafts: z.infer<typeof ExampleFields>[],
+    drafts: readonly (z.infer<typeof ExampleFields> & { dataset_id: string })[],
   ): string[] {
-    if (this.datasets.dataset(tenantId, datasetId) === undefined) throw notFound('Dataset');
+    const seen = new Set<string>();
     const records: ExampleRecord[] = drafts.map((draft, index) => {
-      const id = draft.id ?? newUuid();
-      if (this.datasets.example(tenantId, id) !== undefined) {
+      if (this.datasets.dataset(tenantId, draft.dataset_id) === undefined) throw notFound('Dataset');
+      const id = (draft.id ?? newUuid()).toLowerCase();
+      if (seen.has(id) || this.datasets.example(tenantId, id) !== undefined) {
         throw new HttpError(409, { detail: `Example ${id} already exists` });
       }
+      seen.add(id);
       const createdAt =
         draft.created_at == null
           ? now
@@ -236,7 +239,7 @@ export class ExampleHandlers {
         split,
         deleted: false,
       };
-      return { id, dataset_id: datasetId, created_at: createdAt, history: [state] };
+      return { id, dataset_id: draft.dataset_id, created_at: createdAt, history: [state] };
     });
     for (const record of records) this.datasets.putExample(tenantId, record, now);
     return records.map((r) => r.id);

@@ -105,8 +105,10 @@ export class RunIngestHandlers {
     return { status: 200, body: runToWire(run) };
   };
 
+  /** Checks the whole batch (sessions, patch targets, times) before storing or creating anything. */
   private store(ctx: PlatformContext, creates: RunCreate[], updates: RunUpdate[]): void {
     const { tenantId } = callerOf(ctx);
+    const createdIds = new Set<string>();
     for (const [index, run] of creates.entries()) {
       if (
         run.session_id != null &&
@@ -114,27 +116,37 @@ export class RunIngestHandlers {
       ) {
         throw new HttpError(404, { detail: `Session ${run.session_id} not found (post[${index}])` });
       }
+      if (run.start_time != null) parseTime(run.start_time, ['body', 'post', index, 'start_time']);
+      if (run.end_time != null) parseTime(run.end_time, ['body', 'post', index, 'end_time']);
+      if (run.id != null) createdIds.add(run.id.toLowerCase());
+    }
+    for (const [index, update] of updates.entries()) {
+      const id = update.id.toLowerCase();
+      if (!createdIds.has(id) && this.traces.run(tenantId, ctx.now, id) === undefined) {
+        throw new HttpError(404, { detail: `Run ${update.id} not found (patch[${index}])` });
+      }
+      if (update.end_time != null) parseTime(update.end_time, ['body', 'patch', index, 'end_time']);
     }
     const records = creates.map((run, index) =>
       this.toRecord(tenantId, ctx.now, run, ['body', 'post', index]),
     );
-    const merged = updates.map((update, index) => {
-      const base = records.find((r) => r.id === update.id) ?? this.traces.run(tenantId, ctx.now, update.id);
-      if (base === undefined)
-        throw new HttpError(404, { detail: `Run ${update.id} not found (patch[${index}])` });
-      return applyUpdate(base, update, ['body', 'patch', index]);
-    });
-    for (const record of [...records, ...merged]) this.traces.putRun(tenantId, ctx.now, record);
+    for (const [index, update] of updates.entries()) {
+      const id = update.id.toLowerCase();
+      const base = records.find((r) => r.id === id) ?? this.traces.run(tenantId, ctx.now, id);
+      if (base !== undefined) records.push(applyUpdate(base, update, ['body', 'patch', index]));
+    }
+    for (const record of records) this.traces.putRun(tenantId, ctx.now, record);
   }
 
   private toRecord(tenantId: string, now: number, run: RunCreate, loc: (string | number)[]): RunRecord {
-    const id = run.id ?? newUuid();
+    // Ids are stored lowercase: queries and deletes compare them case-blind, as uuids are.
+    const id = (run.id ?? newUuid()).toLowerCase();
     const sessionId = run.session_id ?? this.sessions.ensure(tenantId, now, run.session_name ?? 'default').id;
     return {
       id,
-      trace_id: run.trace_id ?? id,
-      session_id: sessionId,
-      parent_run_id: run.parent_run_id ?? null,
+      trace_id: (run.trace_id ?? id).toLowerCase(),
+      session_id: sessionId.toLowerCase(),
+      parent_run_id: run.parent_run_id?.toLowerCase() ?? null,
       name: run.name,
       run_type: run.run_type,
       start_time: iso(run.start_time == null ? now : parseTime(run.start_time, [...loc, 'start_time'])),

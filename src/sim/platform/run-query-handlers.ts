@@ -76,7 +76,7 @@ export class RunQueryHandlers {
       }
       this.traces.scheduleDeletion(tenantId, ctx.now, {
         form: 'ids',
-        sessionId: request.session_id,
+        sessionId: request.session_id.toLowerCase(),
         traceIds: request.trace_ids.map((id) => id.toLowerCase()),
       });
     } else {

@@ -28,7 +28,7 @@ export class SessionHandlers {
       throw new HttpError(409, { detail: `Session with name ${request.name} already exists` });
     }
     const session = this.ensure(tenantId, ctx.now, request.name, {
-      id: request.id ?? newUuid(),
+      id: (request.id ?? newUuid()).toLowerCase(),
       description: request.description ?? null,
       extra: request.extra ?? {},
       reference_dataset_id: request.reference_dataset_id ?? null,

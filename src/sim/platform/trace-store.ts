@@ -122,7 +122,7 @@ export class TraceStore {
   }
 
   sessionById(tenantId: string, now: number, id: string): SessionRecord | undefined {
-    return this.workspace(tenantId, now).sessions.get(id);
+    return this.workspace(tenantId, now).sessions.get(id.toLowerCase());
   }
 
   sessionByName(tenantId: string, now: number, name: string): SessionRecord | undefined {
@@ -136,7 +136,7 @@ export class TraceStore {
   }
 
   run(tenantId: string, now: number, id: string): RunRecord | undefined {
-    return this.workspace(tenantId, now).runs.get(id);
+    return this.workspace(tenantId, now).runs.get(id.toLowerCase());
   }
 
   putRun(tenantId: string, now: number, run: RunRecord): void {
