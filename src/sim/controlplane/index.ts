@@ -119,11 +119,12 @@ export async function startControlPlaneEmulator(
     region: options.platformRegion ?? 'us',
   });
   const newServer = (): Server => {
-    const server = createServer({ keepAlive: true }, (req, res) =>
-      platform.owns(req.method ?? 'GET', req.url ?? '/')
-        ? platform.handle(req, res)
-        : pipeline.handle(req, res),
-    );
+    const server = createServer({ keepAlive: true }, (req, res) => {
+      if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
+      // The admin reset empties the platform data API's workspaces too.
+      if (req.method === 'POST' && req.url === '/_emulator/reset') platform.reset();
+      pipeline.handle(req, res);
+    });
     server.keepAliveTimeout = 30_000;
     return server;
   };
