@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
 import { PlatformDataClient } from '../../src/platformdata/platform-data-client.js';
-import { submitTraceDeletion, type TraceDeletionOutcome } from '../../src/platformdata/trace-deletion.js';
+import type { BatchOutcome } from '../../src/platformdata/batch-submission.js';
+import { submitTraceDeletion } from '../../src/platformdata/trace-deletion.js';
 import { ROOT, spawnTsNode } from '../support/processes.js';
 import { positiveInteger } from '../support/cli-args.js';
 
@@ -42,7 +43,7 @@ async function createSession(url: string, key: string, name: string): Promise<st
   return body.id;
 }
 
-function check(outcome: TraceDeletionOutcome, what: string): void {
+function check(outcome: BatchOutcome, what: string): void {
   if (!outcome.ok)
     throw new Error(`${what}: ${outcome.error.message} after ${outcome.progress.batchesAccepted} batches`);
 }

@@ -1,5 +1,6 @@
 // The published rate rows, enforced per identity key in fixed windows, with 429 and
 // Retry-After. The default API-key row is one window shared with the control plane's routes.
+import { Langsmith, RateLimitError } from 'langsmith';
 import { describe, expect, it } from 'vitest';
 import { FixedWindowRateLimiter } from '../../src/sim/controlplane/rate-limiter.js';
 import { PlatformRateLimiter } from '../../src/sim/platform/platform-rate-limiter.js';
@@ -80,5 +81,15 @@ describe('regions', () => {
     };
     expect(count('us')).toBe(1);
     expect(count('eu')).toBe(20);
+  });
+});
+
+describe('the official SDK sees the 429', () => {
+  it('raises its own RateLimitError on the 16th run query of a window (retries off)', async () => {
+    clock.time = Date.UTC(2030, 0, 1, 0, 5, 0);
+    const sdk = new Langsmith({ apiKey: KEY, baseURL: api.url, maxRetries: 0 });
+    const project = crypto.randomUUID();
+    for (let i = 0; i < 15; i += 1) await sdk.runs.query({ project_ids: [project] });
+    await expect(sdk.runs.query({ project_ids: [project] })).rejects.toBeInstanceOf(RateLimitError);
   });
 });

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
+import { matchingExampleIds, submitExampleDeletion } from '../../src/platformdata/example-deletion.js';
 import { PlatformDataClient } from '../../src/platformdata/platform-data-client.js';
 import { submitTraceDeletion } from '../../src/platformdata/trace-deletion.js';
 import { findSurvivingTraces, findTracesByMetadata } from '../../src/platformdata/trace-verification.js';
@@ -186,5 +187,39 @@ describe('secrets', () => {
       expect(text).not.toContain(JSON.stringify(SECRET_KEY).slice(1, -1));
       expect(text).not.toContain(Buffer.from(SECRET_KEY).toString('base64'));
     }
+  });
+});
+
+describe('example deletion in batches', () => {
+  it('finds every match across pages and deletes them in batches of at most 1000', async () => {
+    const dataset = await api.call<{ id: string }>('POST', '/datasets', {
+      key: SECRET_KEY,
+      body: { name: 'big' },
+    });
+    const made = await api.call<{ id: string }[]>('POST', '/examples/bulk', {
+      key: SECRET_KEY,
+      body: Array.from({ length: 250 }, (_, n) => ({
+        dataset_id: dataset.body.id,
+        inputs: { n },
+        metadata: { cohort: n < 230 ? 'old' : 'new' },
+      })),
+    });
+    const asOf = new Date(Date.now() + 1);
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(asOf.getTime()));
+    const found = await matchingExampleIds(platform, { metadata: { cohort: 'old' }, asOf });
+    expect(found.ok && found.value.length).toBe(230);
+    if (!found.ok) return;
+    expect(new Set(found.value)).toEqual(new Set(made.body.slice(0, 230).map((e) => e.id)));
+    const outcome = await submitExampleDeletion(platform, {
+      exampleIds: found.value,
+      hardDelete: false,
+      batchSize: 100,
+    });
+    expect(outcome).toEqual({ ok: true, value: { batchesAccepted: 3, idsAccepted: 230 } });
+    const left = await matchingExampleIds(platform, {
+      metadata: { cohort: 'old' },
+      asOf: new Date(Date.now() + 1),
+    });
+    expect(left).toEqual({ ok: true, value: [] });
   });
 });
