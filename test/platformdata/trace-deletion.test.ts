@@ -88,3 +88,94 @@ describe('crash and resume', () => {
     ).rejects.toThrow(/batchSize/);
   });
 });
+
+describe('several requests in flight', () => {
+  /** A client whose requests finish when the test says, in any order. */
+  class GatedClient {
+    readonly pending: { batch: string[]; finish: (ok: boolean) => void }[] = [];
+    maxInFlight = 0;
+    /** Requests from this position on are accepted at once. */
+    acceptFrom = Number.POSITIVE_INFINITY;
+    private inFlight = 0;
+    deleteTraces(_session: string, traceIds: readonly string[]): Promise<Result<void>> {
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      return new Promise((resolve) => {
+        if (this.pending.length >= this.acceptFrom) {
+          this.inFlight -= 1;
+          this.pending.push({ batch: [...traceIds], finish: () => undefined });
+          resolve({ ok: true, value: undefined });
+          return;
+        }
+        this.pending.push({
+          batch: [...traceIds],
+          finish: (ok) => {
+            this.inFlight -= 1;
+            resolve(
+              ok
+                ? { ok: true, value: undefined }
+                : {
+                    ok: false,
+                    error: {
+                      kind: 'Terminal',
+                      method: 'POST',
+                      route: '/api/v1/runs/delete',
+                      attempts: 1,
+                      status: 400,
+                      detail: 'no',
+                      validation: [],
+                      message: 'no',
+                    },
+                  },
+            );
+          },
+        });
+      });
+    }
+  }
+
+  async function until(condition: () => boolean): Promise<void> {
+    for (let i = 0; i < 1000 && !condition(); i += 1) await new Promise((resolve) => setImmediate(resolve));
+    if (!condition()) throw new Error('condition never held');
+  }
+
+  it('keeps at most `concurrency` in flight and reports accepted batches in order', async () => {
+    const client = new GatedClient();
+    const reported: number[] = [];
+    const running = submitTraceDeletion(client, {
+      sessionId: SESSION,
+      traceIds: streamed(ids(5000)),
+      concurrency: 3,
+      onBatchAccepted: (batches) => {
+        reported.push(batches);
+      },
+    });
+    await until(() => client.pending.length === 3);
+    client.pending[2]?.finish(true);
+    client.pending[1]?.finish(true);
+    await until(() => client.pending.length === 5);
+    expect(reported).toEqual([]);
+    client.pending[0]?.finish(true);
+    await until(() => reported.length === 3);
+    for (const request of client.pending.slice(3)) request.finish(true);
+    expect(await running).toEqual({ ok: true, value: { batchesAccepted: 5, idsAccepted: 5000 } });
+    expect(reported).toEqual([1, 2, 3, 4, 5]);
+    expect(client.maxInFlight).toBe(3);
+  });
+
+  it('on a failure reports the accepted prefix only, so a resume repeats what was accepted after it', async () => {
+    const client = new GatedClient();
+    const running = submitTraceDeletion(client, { sessionId: SESSION, traceIds: ids(6000), concurrency: 3 });
+    await until(() => client.pending.length === 3);
+    // Batches sent before the failure is seen go through; they cannot count past it.
+    client.acceptFrom = 3;
+    client.pending[0]?.finish(true);
+    client.pending[2]?.finish(true);
+    client.pending[1]?.finish(false);
+    const outcome = await running;
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) expect(outcome.progress).toEqual({ batchesAccepted: 1, idsAccepted: 1000 });
+    // Once the failure is seen, nothing new is sent: the last batch was never read into a request.
+    expect(client.pending.length).toBeLessThan(6);
+  });
+});
