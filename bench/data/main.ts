@@ -12,6 +12,8 @@
 // on one key and one budget. The deployments' ratio is to their own floor (calls / rate: the
 // bulk deletion should not slow them); the deletion's is to the floor of what is left to it
 // (all calls on the row / rate), since both must pass through the same 100 per s.
+// Phase 3, latency: 100,000 ids with 50 ms added to every trace delete, one request in flight
+// (the default) against eight.
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
@@ -21,7 +23,13 @@ import { submitTraceDeletion } from '../../src/platformdata/trace-deletion.js';
 import { ROOT, spawnTsNode } from '../support/processes.js';
 import { positiveInteger } from '../support/cli-args.js';
 
-const KEYS = ['bench-data-alone-0123456789', 'bench-data-shared-0123456789'] as const;
+const KEYS = [
+  'bench-data-alone-0123456789',
+  'bench-data-shared-0123456789',
+  'bench-data-latency-0123456789',
+] as const;
+const LATENCY_MS = 50;
+const LATENCY_IDS = 100_000;
 const ROW_PER_SECOND = 1000 / 10;
 const IDS_PER_REQUEST = 1000;
 
@@ -135,6 +143,40 @@ async function sharedBudget(url: string, ids: number, deployments: number): Prom
   );
 }
 
+/**
+ * Phase 3: a network round trip of LATENCY_MS (injected by the emulator on the trace delete route).
+ * One request at a time is bound by the round trip; a few in flight hide it and the budget paces.
+ */
+async function withLatency(url: string): Promise<void> {
+  const key = KEYS[2];
+  const session = await createSession(url, key, 'bench-latency');
+  const fault = await fetch(`${url}/_emulator/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'POST', route: '/runs/delete', latencyMs: LATENCY_MS }),
+  });
+  if (!fault.ok) throw new Error(`could not inject latency (HTTP ${fault.status})`);
+  const floor = Math.ceil(LATENCY_IDS / IDS_PER_REQUEST) / ROW_PER_SECOND;
+  const figures: string[] = [];
+  for (const concurrency of [1, 8]) {
+    const client = new PlatformDataClient({ baseUrl: url, credentials: { apiKey: key } });
+    const started = performance.now();
+    const outcome = await submitTraceDeletion(client, {
+      sessionId: session,
+      traceIds: traceIds(LATENCY_IDS),
+      concurrency,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    await client.close();
+    check(outcome, `deletion with ${concurrency} in flight`);
+    figures.push(`${concurrency} in flight ${seconds.toFixed(2)} s (ratio ${(seconds / floor).toFixed(3)})`);
+  }
+  await fetch(`${url}/_emulator/faults`, { method: 'DELETE' });
+  process.stdout.write(
+    `with ${LATENCY_MS} ms per request: ${LATENCY_IDS} ids, floor ${floor.toFixed(2)} s: ${figures.join(', ')}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { ids: { type: 'string' }, deployments: { type: 'string' } } });
   const ids = positiveInteger(values.ids, 'ids', 1_000_000);
@@ -158,6 +200,7 @@ async function main(): Promise<void> {
     const url = await emulator.waitForLine((line) => /(http:\/\/\S+)/.exec(line)?.[1], 'the emulator URL');
     await deletionAlone(url, ids);
     await sharedBudget(url, ids, deployments);
+    await withLatency(url);
   } finally {
     await emulator.stop();
   }
