@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
 import { startControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
 import { emulatorAdmin } from '../../test/controlplane-client/support/emulator.js';
+import { positiveInteger } from '../support/cli-args.js';
 
 interface RunFigures {
   requests: number;
@@ -19,14 +20,6 @@ interface RunFigures {
   seconds: number;
   ratio: number;
   throttled: number;
-}
-
-function positiveInteger(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new Error(`--${name} must be an integer >= 1 (got "${value}")`);
-  return parsed;
 }
 
 function median(values: number[]): number {

@@ -71,12 +71,17 @@ export class AdaptiveBucket {
     this.factorSince = now;
   }
 
-  /** Milliseconds until this bucket would admit a request (0: now). */
-  waitMs(now: number): number {
+  /**
+   * Milliseconds until this bucket would admit a request (0: now). `keepTokens` asks for that
+   * many tokens to remain after it (bulk work leaves headroom for interactive calls); it is
+   * capped at capacity - 1, so a bucket of capacity 1 admits bulk work on its single token.
+   */
+  waitMs(now: number, keepTokens = 0): number {
     this.refill(now);
     const blocked = Math.max(0, this.blockedUntil - now);
+    const keep = Math.min(keepTokens, this.shape.capacity - 1);
     // Below a nanotoken the shortfall is floating-point noise, not a reason to wait.
-    const missing = 1 - this.tokens;
+    const missing = 1 + keep - this.tokens;
     const forToken = missing <= TOKEN_EPSILON ? 0 : missing / (this.shape.refillPerMs * this.factorAt(now));
     return Math.max(blocked, forToken);
   }

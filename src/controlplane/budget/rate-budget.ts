@@ -29,7 +29,22 @@ export interface BudgetRequest {
   path: string;
   /** Fingerprint of the credential the request carries (never the credential itself). */
   credentialFingerprint: string;
+  /**
+   * `bulk`: work that may wait (a deletion of a million traces) behind `interactive` work (an
+   * AgentDeployment's rollout), which is the default. See BULK_HEADROOM_TOKENS.
+   */
+  priority?: BudgetPriority;
 }
+
+export type BudgetPriority = 'interactive' | 'bulk';
+
+/**
+ * Bulk requests take a token only when this many more remain in every bucket they draw from,
+ * and queue behind every interactive waiter. So a bulk stream never leaves an interactive call
+ * (which mostly uses reserve() and does not wait at all) an empty bucket: it costs the stream
+ * only a one-token offset, not rate, because the bucket refills at the same speed whoever takes.
+ */
+export const BULK_HEADROOM_TOKENS = 1;
 
 export interface RateLimitOverrides {
   /** Replaces the default API-key row ("Any request with x-api-key", 1000 / 10 s). */
@@ -58,6 +73,7 @@ export interface BucketReport extends BucketSnapshot {
 
 interface Waiter {
   buckets: AdaptiveBucket[];
+  bulk: boolean;
   resolve: (waitedMs: number) => void;
   reject: (error: Error) => void;
   enqueuedAt: number;
@@ -101,7 +117,7 @@ export class RateBudget {
   reserve(request: BudgetRequest): Reservation {
     const buckets = this.bucketsFor(request);
     const now = this.clock.now();
-    const waitMs = maxWait(buckets, now);
+    const waitMs = maxWait(buckets, now, keepFor(request));
     if (waitMs > 0) return { ok: false, waitMs };
     for (const bucket of buckets) bucket.take(now);
     return { ok: true };
@@ -109,20 +125,25 @@ export class RateBudget {
 
   /** How long reserve() would make this request wait now, without taking anything. */
   peekWaitMs(request: BudgetRequest): number {
-    return maxWait(this.bucketsFor(request), this.clock.now());
+    return maxWait(this.bucketsFor(request), this.clock.now(), keepFor(request));
   }
 
-  /** Waits (first come, first served) until every matching bucket has a token; resolves to the ms waited. */
+  /**
+   * Waits until every matching bucket has a token; resolves to the ms waited. First come, first
+   * served within a priority; interactive waiters go ahead of every bulk waiter.
+   */
   acquire(request: BudgetRequest, signal?: AbortSignal): Promise<number> {
     const buckets = this.bucketsFor(request);
     if (signal?.aborted) return Promise.reject(new AbortedError());
     const now = this.clock.now();
-    if (this.waiters.length === 0 && maxWait(buckets, now) === 0) {
+    const bulk = request.priority === 'bulk';
+    const ahead = bulk ? this.waiters.length : this.waiters.filter((w) => !w.bulk).length;
+    if (ahead === 0 && maxWait(buckets, now, keepFor(request)) === 0) {
       for (const bucket of buckets) bucket.take(now);
       return Promise.resolve(0);
     }
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { buckets, resolve, reject, enqueuedAt: now, detach: () => undefined };
+      const waiter: Waiter = { buckets, bulk, resolve, reject, enqueuedAt: now, detach: () => undefined };
       if (signal) {
         const onAbort = (): void => {
           const index = this.waiters.indexOf(waiter);
@@ -133,7 +154,9 @@ export class RateBudget {
         signal.addEventListener('abort', onAbort, { once: true });
         waiter.detach = () => signal.removeEventListener('abort', onAbort);
       }
-      this.waiters.push(waiter);
+      const firstBulk = this.waiters.findIndex((w) => w.bulk);
+      if (bulk || firstBulk < 0) this.waiters.push(waiter);
+      else this.waiters.splice(firstBulk, 0, waiter);
       this.pump();
     });
   }
@@ -203,7 +226,7 @@ export class RateBudget {
     for (let i = 0; i < this.waiters.length;) {
       const waiter = this.waiters[i];
       if (waiter === undefined) break;
-      const waitMs = maxWait(waiter.buckets, now);
+      const waitMs = maxWait(waiter.buckets, now, waiter.bulk ? BULK_HEADROOM_TOKENS : 0);
       if (waitMs === 0) {
         for (const bucket of waiter.buckets) bucket.take(now);
         this.waiters.splice(i, 1);
@@ -229,8 +252,12 @@ export class RateBudget {
   }
 }
 
-function maxWait(buckets: readonly AdaptiveBucket[], now: number): number {
+function keepFor(request: BudgetRequest): number {
+  return request.priority === 'bulk' ? BULK_HEADROOM_TOKENS : 0;
+}
+
+function maxWait(buckets: readonly AdaptiveBucket[], now: number, keepTokens: number): number {
   let wait = 0;
-  for (const bucket of buckets) wait = Math.max(wait, bucket.waitMs(now));
+  for (const bucket of buckets) wait = Math.max(wait, bucket.waitMs(now, keepTokens));
   return wait;
 }

@@ -1,9 +1,6 @@
 // The typed control-plane client: one method per operation, responses validated with the
 // shared wire models, every request through the executor (budget, retries, metrics).
 import type { z } from 'zod';
-import { credentialFingerprint } from '../budget/credential-fingerprint.js';
-import { RateBudget } from '../budget/rate-budget.js';
-import { systemClock } from '../budget/clock.js';
 import {
   Deployment,
   DeploymentCreateRequest,
@@ -19,23 +16,13 @@ import {
   type Integration,
   type RevisionStatus,
 } from '../models/index.js';
-import {
-  authHeaders,
-  credentialSecret,
-  resolveEndpoint,
-  validateCredentials,
-  type ControlPlaneClientOptions,
-  type Endpoint,
-} from './config.js';
+import { HttpApiClient } from './client-parts.js';
+import type { ControlPlaneClientOptions } from './config.js';
 import type { Result, TerminalError } from './errors.js';
-import { HttpTransport } from './http-transport.js';
-import { noopClientMetrics } from './metrics.js';
-import { RequestExecutor, type CallOptions, type CallSpec } from './request-executor.js';
-import { DEFAULT_RETRY_POLICY, validateRetryPolicy } from './retry-policy.js';
+import type { CallOptions, CallSpec } from './request-executor.js';
 import { fillRoute, queryString, ROUTES } from './routes.js';
 
-export const DEFAULT_DEADLINE_MS = 30_000;
-export const DEFAULT_MAX_BUDGET_WAIT_MS = 60_000;
+export { DEFAULT_DEADLINE_MS, DEFAULT_MAX_BUDGET_WAIT_MS } from './client-parts.js';
 
 export interface PageQuery {
   /** 1..100; the server's default is 20. */
@@ -98,7 +85,8 @@ const ListenerPageSchema = Page(Listener);
 
 type Method = CallSpec<unknown>['method'];
 
-function localRejection(
+/** A request refused before sending: status 0, the field and the rule named. */
+export function localRejection(
   method: Method,
   route: string,
   loc: (string | number)[],
@@ -143,57 +131,9 @@ function secretValues(secrets: readonly { value: string }[] | null | undefined):
   return (secrets ?? []).map((secret) => secret.value);
 }
 
-export class ControlPlaneClient implements ControlPlaneApi {
-  readonly endpoint: Endpoint;
-  /** Identifies the credential in logs and metrics; not reversible to the key. */
-  readonly credentialFingerprint: string;
-  readonly budget: RateBudget;
-  private readonly transport: HttpTransport;
-  private readonly executor: RequestExecutor;
-
+export class ControlPlaneClient extends HttpApiClient implements ControlPlaneApi {
   constructor(options: ControlPlaneClientOptions) {
-    this.endpoint = resolveEndpoint(options);
-    validateCredentials(options.credentials);
-    const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    validateRetryPolicy(retry);
-    const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    if (!(deadlineMs > 0)) throw new Error(`deadlineMs must be > 0 (got ${String(deadlineMs)})`);
-    const clock = options.clock ?? systemClock;
-    const random = options.random ?? Math.random;
-    const secret = credentialSecret(options.credentials);
-    this.credentialFingerprint = credentialFingerprint(secret);
-    this.budget =
-      options.budget ??
-      new RateBudget({
-        region: this.endpoint.region,
-        ...(options.rateLimits === undefined ? {} : { overrides: options.rateLimits }),
-        ...(options.safetyMargin === undefined ? {} : { safetyMargin: options.safetyMargin }),
-        ...(options.adaptation === undefined ? {} : { adaptation: options.adaptation }),
-        clock,
-        random,
-      });
-    this.transport = new HttpTransport(this.endpoint.origin, clock, options.connections);
-    this.executor = new RequestExecutor({
-      transport: this.transport,
-      budget: this.budget,
-      pathPrefix: this.endpoint.pathPrefix,
-      headers: {
-        accept: 'application/json',
-        'user-agent': 'agent-operator',
-        ...authHeaders(options.credentials),
-      },
-      credentialSecret: secret,
-      credentialFingerprint: this.credentialFingerprint,
-      retry,
-      maxBudgetWaitMs: options.maxBudgetWaitMs ?? DEFAULT_MAX_BUDGET_WAIT_MS,
-      deadlineMs,
-      clock,
-      random,
-      metrics: options.metrics ?? noopClientMetrics,
-      ...(options.logger === undefined
-        ? {}
-        : { logger: options.logger.child({ component: 'controlplane-client' }) }),
-    });
+    super(options, 'controlplane-client');
   }
 
   async createDeployment(
@@ -370,11 +310,6 @@ export class ControlPlaneClient implements ControlPlaneApi {
       { method: 'GET', route, path: fillRoute(route), schema: IntegrationList },
       options,
     );
-  }
-
-  /** Closes the connection pool. The budget stays usable (it may be shared). */
-  async close(): Promise<void> {
-    await this.transport.close();
   }
 
   private pathOr(

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { AbortedError, sleep, type Clock, type RandomSource } from '../budget/clock.js';
 import { serverRateStateFrom } from '../budget/rate-limit-headers.js';
-import type { BudgetRequest, RateBudget } from '../budget/rate-budget.js';
+import type { BudgetPriority, BudgetRequest, RateBudget } from '../budget/rate-budget.js';
 import {
   classifyResponse,
   classifyTransportFailure,
@@ -16,7 +16,6 @@ import type { ControlPlaneError, Result } from './errors.js';
 import type { Transport } from './http-transport.js';
 import type { ClientMetrics } from './metrics.js';
 import { backoffDelayMs, mayRetry, type RetryPolicy } from './retry-policy.js';
-import type { RouteTemplate } from './routes.js';
 
 export interface CallOptions {
   /** Wait for rate budget (default true). False: return Throttled at once, sending nothing, when the budget is empty. */
@@ -25,11 +24,14 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-attempt deadline in ms; default: the client's. */
   deadlineMs?: number;
+  /** `bulk` yields the shared rate budget to interactive calls (default: interactive). */
+  priority?: BudgetPriority;
 }
 
 export interface CallSpec<T> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  route: RouteTemplate;
+  /** The route template (metrics label, messages): never an id. */
+  route: string;
   /** The filled route, without the base URL's prefix. */
   path: string;
   query?: string;
@@ -68,6 +70,7 @@ export class RequestExecutor {
       method: spec.method,
       path: fullPath,
       credentialFingerprint: deps.credentialFingerprint,
+      ...(options.priority === undefined ? {} : { priority: options.priority }),
     };
     const secrets = [deps.credentialSecret, ...(spec.bodySecrets ?? [])];
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);

@@ -33,6 +33,8 @@ Serves the control-plane emulator (plain HTTP) and prints its URL on one line.
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
   --log-level <level>         silent | error | warn | info | debug (default info, to stderr)
+  --trace-delete-delay <d>    platform data API: when the simulated weekend job removes
+                              deleted traces, e.g. 2s, 500ms, 1h (default 2s)
   -h, --help                  show this help
 
 Examples:
@@ -109,6 +111,7 @@ export function parseEmulatorArgs(
       'no-retry-after': { type: 'boolean' },
       'revision-phase-ms': { type: 'string' },
       'log-level': { type: 'string' },
+      'trace-delete-delay': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -139,7 +142,20 @@ export function parseEmulatorArgs(
   if (values['revision-phase-ms'] !== undefined) {
     options.revisionPhaseMs = parseNonNegativeInteger('--revision-phase-ms', values['revision-phase-ms']);
   }
+  if (values['trace-delete-delay'] !== undefined) {
+    options.traceDeleteDelayMs = parseDelay('--trace-delete-delay', values['trace-delete-delay']);
+  }
   return options;
+}
+
+const DELAY_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+function parseDelay(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value);
+  const unit = match?.[2];
+  if (match === null || unit === undefined)
+    throw new UsageError(`${flag} must be a duration such as 500ms, 2s, 5m or 1h`);
+  return Number(match[1]) * (DELAY_UNITS_MS[unit] ?? 1);
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -14,6 +14,8 @@ import type { EmulatorRuntime } from './runtime.js';
 import { StatsCounter } from './stats.js';
 import { EmulatorStore } from './store.js';
 import { deploymentToWire } from './wire-views.js';
+import { DEFAULT_TRACE_DELETE_DELAY_MS, PlatformDataApi } from '../platform/platform-api.js';
+import type { PlatformRegion } from '../platform/rate-rows.js';
 
 export type { ApiKeyGrant } from './auth.js';
 export { tenantIdForKey } from './auth.js';
@@ -38,6 +40,9 @@ export interface ControlPlaneEmulatorOptions {
    * deployment status and rate-limit windows all read it, so tests can step time.
    */
   clock?: () => number;
+  /** The platform data API served on the same address: the weekend job's delay (ms) and the rate table's column. */
+  traceDeleteDelayMs?: number;
+  platformRegion?: PlatformRegion;
 }
 
 export interface ControlPlaneEmulator {
@@ -83,6 +88,9 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
   }
   if (options.adminToken !== undefined && !/^\S+$/.test(options.adminToken))
     fail('adminToken must be non-empty and contain no whitespace');
+  const delay = options.traceDeleteDelayMs;
+  if (delay !== undefined && (!Number.isFinite(delay) || delay < 0))
+    fail('traceDeleteDelayMs must be a number >= 0');
   const phase = options.revisionPhaseMs;
   if (phase !== undefined && (!Number.isFinite(phase) || phase < 0))
     fail('revisionPhaseMs must be a number >= 0');
@@ -129,8 +137,17 @@ export async function startControlPlaneEmulator(
   };
   const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock));
   const pipeline = new RequestPipeline(runtime, agents);
+  const platform = new PlatformDataApi(runtime, {
+    traceDeleteDelayMs: options.traceDeleteDelayMs ?? DEFAULT_TRACE_DELETE_DELAY_MS,
+    region: options.platformRegion ?? 'us',
+  });
   const newServer = (): Server => {
-    const server = createServer({ keepAlive: true }, pipeline.handle);
+    const server = createServer({ keepAlive: true }, (req, res) => {
+      if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
+      // The admin reset empties the platform data API's workspaces too.
+      if (req.method === 'POST' && req.url === '/_emulator/reset') platform.reset();
+      pipeline.handle(req, res);
+    });
     server.keepAliveTimeout = 30_000;
     return server;
   };

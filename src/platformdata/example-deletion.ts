@@ -1,0 +1,44 @@
+// Example deletion: find the examples (metadata, ANY pair, created before `asOf`) page by page,
+// then delete them in batches of at most 1000, soft or hard, at bulk priority.
+import type { Result } from '../controlplane/client/errors.js';
+import { submitInBatches, type BatchOutcome, type BatchSubmission } from './batch-submission.js';
+import type { ExampleSearch, PlatformDataClient } from './platform-data-client.js';
+
+const PAGE = 100;
+
+/** Every id the search matches, paging until a short page. */
+export async function matchingExampleIds(
+  client: Pick<PlatformDataClient, 'searchExamples'>,
+  search: Omit<ExampleSearch, 'offset' | 'limit'>,
+  signal?: AbortSignal,
+): Promise<Result<string[]>> {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await client.searchExamples(
+      { ...search, offset, limit: PAGE },
+      { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
+    );
+    if (!page.ok) return page;
+    ids.push(...page.value.map((example) => example.id));
+    if (page.value.length < PAGE) return { ok: true, value: ids };
+  }
+}
+
+export interface ExampleDeletionRequest extends Omit<BatchSubmission, 'ids'> {
+  exampleIds: AsyncIterable<string> | Iterable<string>;
+  /** false: tombstone the current version only; true: zero inputs, outputs and metadata in every version. */
+  hardDelete: boolean;
+}
+
+export function submitExampleDeletion(
+  client: Pick<PlatformDataClient, 'deleteExamples'>,
+  request: ExampleDeletionRequest,
+): Promise<BatchOutcome> {
+  const { exampleIds, hardDelete, ...submission } = request;
+  return submitInBatches({ ...submission, ids: exampleIds }, (batch, signal) =>
+    client.deleteExamples(batch, hardDelete, {
+      priority: 'bulk',
+      ...(signal === undefined ? {} : { signal }),
+    }),
+  );
+}

@@ -1,0 +1,45 @@
+// Deletion is processed later and never confirmed: the client queries again. These ask the run
+// query route which of the requested traces still exist, at bulk priority (the route has its own
+// rate row, 15 per 10 s per key, which the shared budget paces).
+import type { ControlPlaneError, Result } from '../controlplane/client/errors.js';
+import { batchesOf } from './id-batches.js';
+import { metadataFilter } from './metadata-filter.js';
+import type { Metadata, PlatformDataClient } from './platform-data-client.js';
+
+/** Ids per run query: the route's page size, so one request answers for a whole chunk. */
+const IDS_PER_QUERY = 100;
+
+export type Survivors = { ok: true; value: string[] } | { ok: false; error: ControlPlaneError };
+
+/** The trace ids of `traceIds` (root run ids) still found in the session. */
+export async function findSurvivingTraces(
+  client: Pick<PlatformDataClient, 'queryRuns'>,
+  sessionId: string,
+  traceIds: AsyncIterable<string> | Iterable<string>,
+  signal?: AbortSignal,
+): Promise<Survivors> {
+  const survivors: string[] = [];
+  for await (const chunk of batchesOf(traceIds, IDS_PER_QUERY)) {
+    const page = await client.queryRuns(
+      { sessionIds: [sessionId], ids: chunk, isRoot: true, limit: IDS_PER_QUERY },
+      { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
+    );
+    if (!page.ok) return page;
+    for (const run of page.value.runs) survivors.push(run.trace_id ?? run.id);
+  }
+  return { ok: true, value: survivors };
+}
+
+/** Up to `limit` trace ids, workspace-wide, of traces that still have ANY of the pairs. */
+export async function findTracesByMetadata(
+  client: Pick<PlatformDataClient, 'queryRuns'>,
+  metadata: Metadata,
+  limit = 100,
+  signal?: AbortSignal,
+): Promise<Result<string[]>> {
+  const page = await client.queryRuns(
+    { filter: metadataFilter(metadata), isRoot: true, limit },
+    { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
+  );
+  return page.ok ? { ok: true, value: page.value.runs.map((run) => run.trace_id ?? run.id) } : page;
+}

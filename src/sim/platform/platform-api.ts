@@ -1,0 +1,205 @@
+// The platform data API of one region, served on the control-plane emulator's address. One
+// request: route match, body, auth (except /ok and /info), the published rate rows (429), the
+// tenant, then the handler. Every answer is counted in the emulator's stats.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { presentedKey } from '../controlplane/auth.js';
+import { HttpError } from '../controlplane/http-error.js';
+import { writeJson } from '../controlplane/http-io.js';
+import { keyFingerprint } from '../controlplane/ids.js';
+import type { Reply } from '../controlplane/request-context.js';
+import type { Router } from '../controlplane/router.js';
+import type { EmulatorRuntime } from '../controlplane/runtime.js';
+import { RESET_STATUS } from '../controlplane/stats.js';
+import { DatasetHandlers } from './dataset-handlers.js';
+import { DatasetStore } from './dataset-store.js';
+import { ExampleHandlers } from './example-handlers.js';
+import { MAX_INGEST_BODY_BYTES } from './info-handlers.js';
+import type { PlatformContext, PlatformHandler } from './platform-context.js';
+import { PlatformRateLimiter } from './platform-rate-limiter.js';
+import { normalizePlatformPath, OPEN_ROUTES, platformRouter } from './platform-routes.js';
+import type { PlatformRegion } from './rate-rows.js';
+import { RunIngestHandlers } from './run-ingest-handlers.js';
+import { RunQueryHandlers } from './run-query-handlers.js';
+import { RunQueryV2Handlers } from './run-query-v2-handlers.js';
+import { SessionHandlers } from './session-handlers.js';
+import { TraceStore } from './trace-store.js';
+
+export interface PlatformOptions {
+  /** How long the simulated weekend job waits before it removes deleted traces (ms). */
+  traceDeleteDelayMs: number;
+  /** Which column of the rate table applies. */
+  region: PlatformRegion;
+}
+
+export const DEFAULT_TRACE_DELETE_DELAY_MS = 2_000;
+
+function readBuffer(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_INGEST_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_INGEST_BODY_BYTES) {
+        reject(new HttpError(413, { detail: `Request body exceeds ${MAX_INGEST_BODY_BYTES} bytes` }));
+      } else resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+export class PlatformDataApi {
+  readonly traces: TraceStore;
+  readonly datasets = new DatasetStore();
+  private readonly router: Router<PlatformHandler>;
+  private readonly limiter: PlatformRateLimiter;
+
+  constructor(
+    private readonly runtime: EmulatorRuntime,
+    options: PlatformOptions,
+  ) {
+    this.traces = new TraceStore(options.traceDeleteDelayMs);
+    this.limiter = new PlatformRateLimiter(options.region, runtime.limiter);
+    const sessions = new SessionHandlers(this.traces);
+    this.router = platformRouter({
+      sessions,
+      ingest: new RunIngestHandlers(this.traces, sessions),
+      query: new RunQueryHandlers(this.traces),
+      queryV2: new RunQueryV2Handlers(this.traces),
+      datasets: new DatasetHandlers(this.datasets),
+      examples: new ExampleHandlers(this.datasets),
+    });
+  }
+
+  /**
+   * Whether this request is the platform API's (the control plane answers the rest). At the
+   * root only an exact route match counts: other emulators mounted on this address may serve
+   * root paths of their own (`POST /runs/wait` is not a run id with the wrong method). Under
+   * /api/ every path is ours, so a wrong method there is our 405.
+   */
+  owns(method: string, url: string): boolean {
+    const pathname = pathOf(url);
+    if (pathname.startsWith('/api/v1/') || pathname.startsWith('/api/v2/')) return true;
+    return this.router.match(method, normalizePlatformPath(pathname)).kind === 'found';
+  }
+
+  reset(): void {
+    this.traces.reset();
+    this.datasets.reset();
+    this.limiter.reset();
+  }
+
+  handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.process(req).then(
+      (reply) => {
+        if (reply !== undefined) writeJson(res, reply.status, reply.body, reply.headers);
+      },
+      () => {
+        if (!res.headersSent) writeJson(res, 500, { detail: 'Internal emulator error' });
+        else res.destroy();
+      },
+    );
+  };
+
+  /** The answer to write, or undefined when the connection was reset. */
+  private async process(req: IncomingMessage): Promise<Reply | undefined> {
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const pathname = pathOf(url);
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    const match = this.router.match(method, normalizePlatformPath(pathname));
+    const route = match.kind === 'not-found' ? '(unmatched)' : match.template;
+    const key = presentedKey(req.headers);
+    const fault = this.runtime.faults.take(method, route);
+    if (fault !== undefined) {
+      // Injected as a proxy in front would: after its latency, a status or a reset, the service untouched.
+      if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+      if (fault.outcome.kind === 'reset') {
+        this.runtime.stats.record(
+          method,
+          route,
+          RESET_STATUS,
+          key === undefined ? null : keyFingerprint(key),
+        );
+        req.socket.destroy();
+        return undefined;
+      }
+      if (fault.outcome.kind === 'status') {
+        const { status, retryAfterSeconds } = fault.outcome;
+        const headers: Record<string, string> =
+          retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+        const body = { detail: status === 429 ? 'Rate limit exceeded' : `Injected fault: HTTP ${status}` };
+        this.runtime.stats.record(method, route, status, key === undefined ? null : keyFingerprint(key));
+        return { status, body, headers };
+      }
+    }
+    const reply = await this.answer(req, method, pathname, query, match, key).catch(replyFromError);
+    this.runtime.stats.record(method, route, reply.status, key === undefined ? null : keyFingerprint(key));
+    return reply;
+  }
+
+  private async answer(
+    req: IncomingMessage,
+    method: string,
+    pathname: string,
+    query: URLSearchParams,
+    match: ReturnType<Router<PlatformHandler>['match']>,
+    key: string | undefined,
+  ): Promise<Reply> {
+    const body = await readBuffer(req);
+    if (match.kind === 'not-found') throw new HttpError(404, { detail: 'Not Found' });
+    if (match.kind === 'method-not-allowed') {
+      throw new HttpError(405, { detail: 'Method Not Allowed' }, { allow: match.allowed.join(', ') });
+    }
+    const open = OPEN_ROUTES.has(match.template);
+    const entry = open && key === undefined ? undefined : this.runtime.keys.authenticate(key);
+    const now = this.runtime.clock();
+    const userId = req.headers['x-user-id'];
+    const decision = this.limiter.take(
+      method,
+      pathname,
+      {
+        ...(entry === undefined ? {} : { apiKey: entry.key }),
+        ...(typeof userId === 'string' && userId !== '' ? { userId } : {}),
+        ip: req.socket.remoteAddress ?? 'unknown',
+      },
+      now,
+    );
+    if (!decision.allowed) {
+      const headers: Record<string, string> = this.runtime.settings.retryAfter
+        ? { 'retry-after': String(decision.retryAfterSeconds) }
+        : {};
+      throw new HttpError(
+        429,
+        {
+          detail: `Rate limit exceeded (${decision.category}: ${decision.limit.count} per ${decision.limit.windowSeconds} s)`,
+        },
+        headers,
+      );
+    }
+    const caller = entry === undefined ? undefined : this.runtime.keys.resolveTenant(entry, req.headers);
+    const ctx: PlatformContext = {
+      params: match.params,
+      query,
+      now,
+      body,
+      contentType: String(req.headers['content-type'] ?? ''),
+      caller,
+    };
+    return match.handler(ctx);
+  }
+}
+
+function pathOf(url: string): string {
+  const queryStart = url.indexOf('?');
+  return queryStart < 0 ? url : url.slice(0, queryStart);
+}
+
+function replyFromError(error: unknown): Reply {
+  if (error instanceof HttpError) return { status: error.status, body: error.body, headers: error.headers };
+  // Never echo the error itself: it could carry request content.
+  return { status: 500, body: { detail: 'Internal emulator error' } };
+}
