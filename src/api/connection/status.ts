@@ -59,10 +59,13 @@ export const ConnectionStatus = z
           .min(0)
           .max(100)
           .describe('Share of the budget free at the last probe.'),
-        sharedBy: z
-          .array(z.string().max(512))
-          .max(64)
-          .describe('Other connections with the same credential and endpoint, which spend the same budget.')
+        sharedWith: z
+          .number()
+          .int()
+          .min(0)
+          .describe(
+            'How many other connections spend this budget (same credential and control-plane address).',
+          )
           .optional(),
       })
       .describe('Use of the rate budget of this credential and endpoint.')
