@@ -108,7 +108,8 @@ export class ConnectionReconciler {
             [...(connection.metadata.finalizers ?? []), CONNECTION_FINALIZER],
             signal,
           ),
-          { requeueNow: true },
+          // The watch on finalizers wakes the connection when the cache has the write.
+          undefined,
         );
       case 'releaseFinalizer': {
         const finalizers = (connection.metadata.finalizers ?? []).filter((f) => f !== CONNECTION_FINALIZER);
@@ -244,7 +245,8 @@ function written(
   onSuccess: ReconcileResult | undefined,
 ): ReconcileResult | Error | undefined {
   if (outcome.ok) return onSuccess;
-  if (outcome.conflict) return { requeueNow: true };
+  // Someone wrote first, or the cache is behind our own write: look again after a backoff.
+  if (outcome.conflict) return { requeue: true };
   return new Error(outcome.message);
 }
 

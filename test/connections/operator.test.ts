@@ -1,0 +1,124 @@
+// Connections end to end: the operator started as `run` starts it, the Kubernetes emulator
+// with the three CRDs, the control-plane emulator checking keys, and a loopback /ok server for
+// the platform API. A PlatformConnection goes Ready, a wrong key goes Ready=False and recovers
+// when the Secret is fixed (no restart), and deleting a connection waits for its users.
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import yaml from 'js-yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
+import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import { API_KEY, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
+
+const CRDS = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+const TEAM_KEY = 'team-a-connection-key-55e1c0';
+const WRONG_KEY = 'team-a-revoked-key-90ab3f';
+
+let stack: Stack;
+let platform: Server;
+let platformUrl: string;
+
+async function connectionObject(): Promise<PlatformConnectionObject> {
+  return stack.client.get<KubeObject & PlatformConnectionObject>(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
+}
+
+async function waitForConnection(
+  what: string,
+  check: (c: PlatformConnectionObject) => boolean,
+): Promise<void> {
+  await stack.waitUntil(async () => {
+    try {
+      return check(await connectionObject());
+    } catch {
+      return false;
+    }
+  }, what);
+}
+
+const ready = (c: PlatformConnectionObject) => c.status?.conditions?.find((x) => x.type === 'Ready');
+
+beforeEach(async () => {
+  stack = await Stack.start({
+    withoutOperator: true,
+    controlPlane: { apiKeys: [{ key: API_KEY }, { key: TEAM_KEY }] },
+  });
+  for (const plural of ['platformconnections', 'clusterplatformconnections']) {
+    const crd = yaml.load(
+      await readFile(new URL(`../../crds/agentplatform.io_${plural}.yaml`, import.meta.url), 'utf8'),
+    );
+    await stack.client.create(CRDS, crd as KubeObject);
+  }
+  platform = createServer((request, response) => {
+    response.statusCode = request.url === '/ok' ? 200 : 404;
+    response.end();
+  });
+  await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
+  platformUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  await stack.close();
+  await new Promise<void>((resolve) => platform.close(() => resolve()));
+});
+
+describe('connections in the operator', () => {
+  it('Ready with a good key; a wrong key is Ready=False and recovers when the Secret is fixed; deletion waits for users', async () => {
+    await stack.putSecret('team-key', { apiKey: WRONG_KEY });
+    await stack.client.create(PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'PlatformConnection',
+      metadata: { name: 'team', namespace: NAMESPACE },
+      spec: {
+        controlPlaneUrl: stack.controlPlane.url,
+        platformApiUrl: platformUrl,
+        apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
+      },
+    });
+    await stack.startOperator();
+
+    await waitForConnection('Ready=False (wrong key)', (c) => ready(c)?.reason === 'Unauthorized');
+    await stack.putSecret('team-key', { apiKey: TEAM_KEY });
+    await waitForConnection('Ready=True after the rotation', (c) => ready(c)?.status === 'True');
+    const connection = await connectionObject();
+    expect(connection.metadata.finalizers).toEqual(['agentplatform.io/connection-in-use']);
+    expect(connection.status?.conditions?.find((c) => c.type === 'Reachable')?.status).toBe('True');
+
+    await stack.client.create(AGENT_DEPLOYMENTS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'AgentDeployment',
+      metadata: { name: 'uses-team', namespace: NAMESPACE },
+      spec: { source: 'internal_container', connectionRef: { kind: 'PlatformConnection', name: 'team' } },
+    });
+    await waitForConnection('used by one object', (c) => c.status?.usedBy === 1);
+    await stack.client.delete(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
+    await waitForConnection('held for its user', (c) => ready(c)?.reason === 'InUse');
+    expect(ready(await connectionObject())?.message).toContain(`${NAMESPACE}/uses-team`);
+
+    await stack.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'uses-team');
+    await stack.waitUntil(
+      async () => {
+        try {
+          await connectionObject();
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      'the connection is gone once unused',
+      30_000,
+    );
+
+    const secretsSeen = JSON.stringify(await stack.client.list(SECRETS, { namespace: NAMESPACE }));
+    expect(secretsSeen).toContain('team-key');
+    const visible = [stack.logLines.join('\n'), JSON.stringify(await stack.events())].join('\n');
+    for (const key of [TEAM_KEY, WRONG_KEY]) expect(visible).not.toContain(key.slice(0, 12));
+  }, 60_000);
+});
