@@ -5,7 +5,14 @@ import { createLogger } from '../../observability/logger.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
 import { DEFAULT_API_KEY, startControlPlaneEmulator, type ControlPlaneEmulatorOptions } from './index.js';
+import { pathPrefixProblem } from './path-prefix.js';
 import type { RateLimitConfig } from './rate-limiter.js';
+import {
+  EMULATED_REGIONS,
+  startRegionalEmulators,
+  type EmulatedRegion,
+  type RegionSetup,
+} from './regions.js';
 
 const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
 
@@ -18,7 +25,15 @@ const USAGE = `Usage: agent-operator emulate control-plane --port <n> [options]
                               fixed-window limit per key (default 1000/10)
   --no-retry-after            do not send Retry-After on 429
   --revision-phase-ms <n>     time a revision spends in each state (default 1000; 0 = instant)
+  --path-prefix </prefix>     serve the whole API under this prefix, as a self-hosted install does
+  --region us|eu              serve this region, on its own port (the next free one when --port is
+                              not 0), with its own keys, rate limit and state; repeatable.
+                              With regions, --api-key and --rate-limit may start with "us:" or
+                              "eu:" to apply to one region only (default key: emulator-key-<region>)
 `;
+
+/** What the command runs: one emulator, or one per region. */
+export type EmulatorCommand = ControlPlaneEmulatorOptions & { regions?: RegionSetup[] };
 
 export class UsageError extends Error {}
 
@@ -58,7 +73,13 @@ function parseNonNegativeInteger(flag: string, value: string): number {
   return Number(value);
 }
 
-export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions | 'help' {
+/** Splits "eu:value" into its region and value; a value without a region prefix applies to all. */
+function regional(value: string): { region?: EmulatedRegion; value: string } {
+  const match = /^(us|eu):(.*)$/.exec(value);
+  return match ? { region: match[1] as EmulatedRegion, value: match[2] ?? '' } : { value };
+}
+
+export function parseEmulatorArgs(argv: string[]): EmulatorCommand | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -68,6 +89,8 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
       'rate-limit': { type: 'string' },
       'no-retry-after': { type: 'boolean' },
       'revision-phase-ms': { type: 'string' },
+      'path-prefix': { type: 'string' },
+      region: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -77,18 +100,54 @@ export function parseEmulatorArgs(argv: string[]): ControlPlaneEmulatorOptions |
   if (values.port === undefined) throw new UsageError('--port is required (0 picks a free port)');
   const port = parseNonNegativeInteger('--port', values.port);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
-  const options: ControlPlaneEmulatorOptions = { port, host: values.host ?? '127.0.0.1' };
-  if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
-  if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
+  const options: EmulatorCommand = { port, host: values.host ?? '127.0.0.1' };
   if (values['no-retry-after']) options.retryAfter = false;
   if (values['revision-phase-ms'] !== undefined) {
     options.revisionPhaseMs = parseNonNegativeInteger('--revision-phase-ms', values['revision-phase-ms']);
   }
+  if (values['path-prefix'] !== undefined) {
+    const problem = pathPrefixProblem(values['path-prefix']);
+    if (problem !== undefined) throw new UsageError(`--${problem.replace('pathPrefix', 'path-prefix')}`);
+    options.pathPrefix = values['path-prefix'];
+  }
+  const regions = values.region ?? [];
+  if (regions.length === 0) {
+    if (values['api-key']) options.apiKeys = values['api-key'].map(parseApiKey);
+    if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
+    return options;
+  }
+  for (const region of regions) {
+    if (!(EMULATED_REGIONS as readonly string[]).includes(region)) {
+      throw new UsageError(`--region must be one of ${EMULATED_REGIONS.join(', ')} (got "${region}")`);
+    }
+  }
+  if (new Set(regions).size !== regions.length) throw new UsageError('--region: each region only once');
+  const keys = (values['api-key'] ?? []).map(regional);
+  const limits =
+    (values['rate-limit'] ?? undefined) === undefined ? [] : [regional(values['rate-limit'] ?? '')];
+  options.regions = regions.map((name, index) => {
+    const region = name as EmulatedRegion;
+    const own = keys
+      .filter((k) => k.region === undefined || k.region === region)
+      .map((k) => parseApiKey(k.value));
+    const limit = limits.find((l) => l.region === undefined || l.region === region);
+    const { regions: _all, ...shared } = options;
+    return {
+      region,
+      options: {
+        ...shared,
+        // Consecutive ports from a fixed one; each picks its own free port from 0.
+        port: port === 0 ? 0 : port + index,
+        apiKeys: own.length > 0 ? own : [{ key: `${DEFAULT_API_KEY}-${region}` }],
+        ...(limit === undefined ? {} : { rateLimit: parseRateLimit(limit.value) }),
+      },
+    };
+  });
   return options;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options: ControlPlaneEmulatorOptions | 'help';
+  let options: EmulatorCommand | 'help';
   try {
     options = parseEmulatorArgs(argv);
   } catch (error) {
@@ -100,6 +159,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const logger = createLogger({ name: 'control-plane-emulator' });
+  if (options.regions !== undefined) return serveRegions(options.regions, logger);
   const emulator = await startControlPlaneEmulator(options);
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   logger.info(
@@ -110,11 +170,31 @@ export async function main(argv: string[]): Promise<number> {
     },
     'control-plane emulator started',
   );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  const signal = await stopSignal();
   logger.info({ signal }, 'control-plane emulator stopping');
   await emulator.close();
   return 0;
+}
+
+/** One stdout line per region: `control-plane emulator (eu) listening on <url>`. */
+async function serveRegions(setups: RegionSetup[], logger: ReturnType<typeof createLogger>): Promise<number> {
+  const emulators = await startRegionalEmulators(setups);
+  for (const { region, url } of emulators.regions) {
+    process.stdout.write(`control-plane emulator (${region}) listening on ${url}\n`);
+  }
+  logger.info(
+    { regions: emulators.regions.map(({ region, url }) => ({ region, url })) },
+    'control-plane emulators started',
+  );
+  const signal = await stopSignal();
+  logger.info({ signal }, 'control-plane emulators stopping');
+  await emulators.close();
+  return 0;
+}
+
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { KeyRegistry, type ApiKeyGrant } from './auth.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
+import { pathPrefixProblem, withPathPrefix } from './path-prefix.js';
 import { FixedWindowRateLimiter, type RateLimitConfig } from './rate-limiter.js';
 import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
@@ -27,6 +28,8 @@ export interface ControlPlaneEmulatorOptions {
    * deployment status and rate-limit windows all read it, so tests can step time.
    */
   clock?: () => number;
+  /** Serve the whole API under this prefix, as a self-hosted install does (e.g. /control-plane). */
+  pathPrefix?: string;
 }
 
 export interface ControlPlaneEmulator {
@@ -57,6 +60,8 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
       if (!isUuid(tenantId)) fail(`apiKeys[${index}].tenantIds must be uuids`);
     }
   }
+  const prefixProblem = pathPrefixProblem(options.pathPrefix ?? '');
+  if (prefixProblem !== undefined) fail(prefixProblem);
   const rateLimit = options.rateLimit;
   if (rateLimit !== undefined && rateLimit !== 'off') {
     if (!Number.isInteger(rateLimit.count) || rateLimit.count < 1)
@@ -107,7 +112,10 @@ export async function startControlPlaneEmulator(
   };
   const pipeline = new RequestPipeline(runtime);
   const newServer = (): Server => {
-    const server = createServer({ keepAlive: true }, pipeline.handle);
+    const server = createServer(
+      { keepAlive: true },
+      withPathPrefix(pipeline.handle, options.pathPrefix ?? ''),
+    );
     server.keepAliveTimeout = 30_000;
     return server;
   };
@@ -116,7 +124,7 @@ export async function startControlPlaneEmulator(
   const port = await listen(server, options.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `http://${urlHost}:${port}${options.pathPrefix ?? ''}`,
     close: () => shutdown(server),
     restart: async () => {
       await shutdown(server);
