@@ -23,6 +23,11 @@ const COMMANDS: CommandEntry[] = [
   },
   { words: ['crds'], summary: 'print the generated CustomResourceDefinitions', load: () => import('./api/crds-cli.js') },
   {
+    words: ['connection'],
+    summary: 'check a connection from here (its key, reachability, the operator status)',
+    load: () => import('./connection-check/cli.js'),
+  },
+  {
     words: ['emulate', 'control-plane'],
     summary: 'serve the control-plane emulator',
     load: () => import('./sim/controlplane/cli.js'),

@@ -2,28 +2,19 @@
 // with the three CRDs, the control-plane emulator checking keys, and a loopback /ok server for
 // the platform API. A PlatformConnection goes Ready, a wrong key goes Ready=False and recovers
 // when the Secret is fixed (no restart), and deleting a connection waits for its users.
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
 import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { API_KEY, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
+import { applyConnectionCrds, startOkServer, type OkServer } from './support/platform.js';
 
-const CRDS = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const TEAM_KEY = 'team-a-connection-key-55e1c0';
 const WRONG_KEY = 'team-a-revoked-key-90ab3f';
 
 let stack: Stack;
-let platform: Server;
+let platform: OkServer;
 let platformUrl: string;
 
 async function connectionObject(): Promise<PlatformConnectionObject> {
@@ -50,23 +41,14 @@ beforeEach(async () => {
     withoutOperator: true,
     controlPlane: { apiKeys: [{ key: API_KEY }, { key: TEAM_KEY }] },
   });
-  for (const plural of ['platformconnections', 'clusterplatformconnections']) {
-    const crd = yaml.load(
-      await readFile(new URL(`../../crds/agentplatform.io_${plural}.yaml`, import.meta.url), 'utf8'),
-    );
-    await stack.client.create(CRDS, crd as KubeObject);
-  }
-  platform = createServer((request, response) => {
-    response.statusCode = request.url === '/ok' ? 200 : 404;
-    response.end();
-  });
-  await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
-  platformUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}`;
+  await applyConnectionCrds(stack.client);
+  platform = await startOkServer();
+  platformUrl = platform.url;
 });
 
 afterEach(async () => {
   await stack.close();
-  await new Promise<void>((resolve) => platform.close(() => resolve()));
+  await platform.close();
 });
 
 describe('connections in the operator', () => {
