@@ -86,6 +86,11 @@ export interface Connections {
   registry: ConnectionRegistry;
   /** Undefined when neither connection kind is available. */
   controller?: Controller;
+  /**
+   * For the AgentDeployment controller: wakes the objects that name a connection when its
+   * Ready status flips or it starts deleting, so that a refusal (ConnectionNotReady) heals.
+   */
+  userWatches: Array<Watch<KubeObject>>;
   watches: Array<Watch<KubeObject>>;
   /** Caches to run that no watch brings (Namespaces, the operator namespace's Secrets). */
   informers: Array<Informer<KubeObject>>;
@@ -174,7 +179,7 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
   );
   const close = () => pool.close();
   if (namespacedConnections === undefined && clusterConnections === undefined) {
-    return { registry, watches: [], informers, close };
+    return { registry, watches: [], userWatches: [], informers, close };
   }
 
   const storeOf = (kind: ConnectionKind) =>
@@ -183,13 +188,14 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     const [kind, namespace, name] = splitKey(key);
     return storeOf(kind)?.store.get(namespace === '' ? name : `${namespace}/${name}`);
   });
+  const usersOf = (connection: ConnectionObject) =>
+    options.agentDeployments.store
+      .byIndex(BY_CONNECTION, keyOf(connection))
+      .map((object) => objectKey(object));
   const reconciler = new ConnectionReconciler({
     kube: port,
     registry,
-    usersOf: (connection) =>
-      options.agentDeployments.store
-        .byIndex(BY_CONNECTION, keyOf(connection))
-        .map((object) => objectKey(object)),
+    usersOf,
     clock: systemClock,
     metrics: bindConnectionMetrics(options.registry),
     logger: logger.child({ controller: CONNECTION_CONTROLLER_NAME }),
@@ -224,7 +230,10 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     watchOf(options.secrets, connectionsBySecret),
     ...(operatorSecrets === undefined ? [] : [watchOf(operatorSecrets, connectionsBySecret)]),
   ];
-  return { registry, controller, watches, informers, close };
+  const userWatches = [namespacedConnections, clusterConnections]
+    .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
+    .map((informer) => watchOf(informer, usersOf, readinessChanged));
+  return { registry, controller, watches, userWatches, informers, close };
 }
 
 /** The controller's key of a connection (also the AgentDeployment index's value). */
@@ -235,6 +244,14 @@ function keyOf(connection: PlatformConnectionObject): string {
 function splitKey(key: string): [ConnectionKind, string, string] {
   const [kind = '', namespace = '', ...name] = key.split('/');
   return [kind === 'ClusterPlatformConnection' ? kind : 'PlatformConnection', namespace, name.join('/')];
+}
+
+function readinessChanged(old: ConnectionObject, current: ConnectionObject): boolean {
+  const ready = (object: ConnectionObject) =>
+    object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return (
+    ready(old) !== ready(current) || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp
+  );
 }
 
 /** Our own status writes do not wake the connection again. */
@@ -276,7 +293,13 @@ async function served(
       );
       return false;
     }
-    throw error;
+    // Anything else (the API server restarting, say) is not an answer: assume served, and let
+    // the caches retry as they do for every other resource.
+    logger.debug(
+      { resource: type.plural, error: String(error) },
+      'could not tell whether served; assuming it is',
+    );
+    return true;
   }
 }
 

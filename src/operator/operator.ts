@@ -255,6 +255,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
         .map(objectKey),
     ),
+    ...connections.userWatches,
   ]);
   if (connections.controller) manager.addController(connections.controller, connections.watches);
   for (const informer of connections.informers) manager.addInformer(informer);

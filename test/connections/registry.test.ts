@@ -7,6 +7,10 @@ import { RateBudget } from '../../src/controlplane/budget/rate-budget.js';
 import { ControlPlaneClient } from '../../src/controlplane/client/index.js';
 import { ControlPlaneClientPool, budgetIdOf } from '../../src/connections/client-pool.js';
 import { ConnectionRegistry, type ResolvedConnection } from '../../src/connections/registry.js';
+import {
+  connectionIndexValues,
+  resolveObjectConnection,
+} from '../../src/connections/agentdeployment-connection.js';
 import { startControlPlaneEmulator, type ControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
 import { connection, MapLookup, secret } from './support/objects.js';
 
@@ -223,5 +227,30 @@ describe('secrecy', () => {
     expect(result).toMatchObject({ ok: false, message: expect.stringContaining('has no key "other"') });
     const text = JSON.stringify(result);
     for (let i = 0; i + 8 <= KEY_A.length; i += 1) expect(text).not.toContain(KEY_A.slice(i, i + 8));
+  });
+});
+
+describe('the AgentDeployment side', () => {
+  it("resolves an object's connectionRef in its own namespace; a malformed one reads as absent", () => {
+    lookup.add(connection('PlatformConnection', 'team-a', 'eu', selfHosted()));
+    lookup.secrets.set('team-a/platform-key', secret(KEY_A));
+    const user = (connectionRef: unknown) => ({
+      metadata: { namespace: 'team-a', name: 'agent' },
+      spec: { source: 'internal_container', connectionRef },
+    });
+    expect(resolveObjectConnection(registry, user({ kind: 'PlatformConnection', name: 'eu' }))).toMatchObject(
+      {
+        ok: true,
+        label: 'PlatformConnection team-a/eu',
+      },
+    );
+    expect(connectionIndexValues(user({ kind: 'PlatformConnection', name: 'eu' }))).toEqual([
+      'PlatformConnection/team-a/eu',
+    ]);
+    expect(connectionIndexValues(user({ kind: 'ClusterPlatformConnection', name: 'eu' }))).toEqual([
+      'ClusterPlatformConnection//eu',
+    ]);
+    expect(connectionIndexValues(user({ kind: 'Secret', name: 'eu' }))).toEqual([]);
+    expect(resolveObjectConnection(registry, user(undefined))).toMatchObject({ ok: true, kind: 'Default' });
   });
 });
