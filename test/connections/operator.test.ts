@@ -4,10 +4,12 @@
 // when the Secret is fixed (no restart), and deleting a connection waits for its users.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
-import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { API_KEY, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
+
+const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 import { applyConnectionCrds, startOkServer, type OkServer } from './support/platform.js';
 
 const TEAM_KEY = 'team-a-connection-key-55e1c0';
@@ -102,5 +104,55 @@ describe('connections in the operator', () => {
     expect(secretsSeen).toContain('team-key');
     const visible = [stack.logLines.join('\n'), JSON.stringify(await stack.events())].join('\n');
     for (const key of [TEAM_KEY, WRONG_KEY]) expect(visible).not.toContain(key.slice(0, 12));
+  }, 60_000);
+
+  it("a ClusterPlatformConnection reads its key in the operator's namespace only; its metrics carry its name, never the key", async () => {
+    const spec = {
+      controlPlaneUrl: stack.controlPlane.url,
+      platformApiUrl: platformUrl,
+      apiKeySecretRef: { name: 'shared-key', key: 'apiKey' },
+    };
+    // The same Secret name in a tenant namespace must not be read for a cluster-scoped connection.
+    await stack.putSecret('shared-key', { apiKey: TEAM_KEY });
+    await stack.client.create(CLUSTER_PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'ClusterPlatformConnection',
+      metadata: { name: 'shared' },
+      spec,
+    });
+    // Watching only the tenant namespace: the operator namespace's Secrets get their own cache.
+    const operator = await stack.startOperator({
+      leaderElectionNamespace: 'agent-system',
+      namespaces: [NAMESPACE],
+    });
+    const shared = () =>
+      stack.client.get<KubeObject & PlatformConnectionObject>(
+        CLUSTER_PLATFORM_CONNECTIONS,
+        undefined,
+        'shared',
+      );
+    const readyOf = async () => (await shared()).status?.conditions?.find((c) => c.type === 'Ready');
+    await stack.waitUntil(async () => (await readyOf())?.reason === 'SecretNotFound', 'SecretNotFound');
+    expect((await readyOf())?.message).toBe(
+      'spec.apiKeySecretRef: Secret "agent-system/shared-key" not found',
+    );
+
+    await stack.client.create(NAMESPACES, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'agent-system' },
+    });
+    await stack.client.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'shared-key', namespace: 'agent-system' },
+      data: { apiKey: Buffer.from(TEAM_KEY).toString('base64') },
+    });
+    await stack.waitUntil(async () => (await readyOf())?.status === 'True', 'Ready once the key is in place');
+    const metrics = await operator.registry.metrics();
+    expect(metrics).toContain(
+      'agent_operator_connection_ready{kind="ClusterPlatformConnection",namespace="",name="shared"} 1',
+    );
+    expect(metrics).not.toContain(TEAM_KEY.slice(0, 12));
   }, 60_000);
 });
