@@ -156,11 +156,11 @@ export class ConnectionRegistry {
   }
 
   /** The connection is gone: its client may close when no other connection uses it. */
-  forget(connection: PlatformConnectionObject): void {
+  forget(connection: Pick<PlatformConnectionObject, 'kind' | 'metadata'>): void {
     this.options.pool.release(this.userOf(connection));
   }
 
-  private userOf(connection: PlatformConnectionObject): string {
+  private userOf(connection: Pick<PlatformConnectionObject, 'kind' | 'metadata'>): string {
     return describeConnection(connection.kind, connection.metadata.namespace, connection.metadata.name);
   }
 }

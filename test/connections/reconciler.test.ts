@@ -258,4 +258,18 @@ describe('connection reconciler', () => {
       expect(texts).not.toContain(Buffer.from(key).toString('base64').slice(0, 12));
     }
   });
+
+  it('a connection gone without the finalizer lets its client go (it no longer shares the budget)', async () => {
+    put(connection('PlatformConnection', 'team-a', 'main', spec()));
+    lookup.secrets.set('team-a/platform-key', secret(GOOD_KEY));
+    const twin = connection('PlatformConnection', 'team-b', 'twin', spec());
+    lookup.add(twin);
+    lookup.secrets.set('team-b/platform-key', secret(GOOD_KEY));
+    await settle();
+    registry.clientFor(twin);
+    expect(registry.sharing(twin)).toEqual(['PlatformConnection team-a/main']);
+    kube.objects.delete(KEY);
+    await reconcile();
+    expect(registry.sharing(twin)).toEqual([]);
+  });
 });

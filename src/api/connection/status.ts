@@ -7,19 +7,6 @@ import { Condition as AgentDeploymentCondition } from '../agentdeployment/status
 export const CONNECTION_CONDITION_TYPES = ['Ready', 'Reachable'] as const;
 export type ConnectionConditionType = (typeof CONNECTION_CONDITION_TYPES)[number];
 
-export const CONNECTION_REASONS = {
-  Authenticated: 'Authenticated',
-  SecretNotFound: 'SecretNotFound',
-  Unauthorized: 'Unauthorized',
-  Unreachable: 'Unreachable',
-  Throttled: 'Throttled',
-  Reachable: 'Reachable',
-  PrivateDomainUnreachable: 'PrivateDomainUnreachable',
-  InvalidSpec: 'InvalidSpec',
-  InUse: 'InUse',
-} as const;
-export type ConnectionReason = (typeof CONNECTION_REASONS)[keyof typeof CONNECTION_REASONS];
-
 export const ConnectionCondition = AgentDeploymentCondition.extend({
   type: z.enum(CONNECTION_CONDITION_TYPES).describe('Ready or Reachable.'),
 });

@@ -1,7 +1,7 @@
 // The connection reconciler's shell: observe (caches, the registry's view of the credential,
 // what this process remembers of the last probe), decide (pure), perform one action, publish
 // status only when it changed. Keys are `PlatformConnection/<namespace>/<name>` and
-// `ClusterPlatformConnection//<name>`.
+// `ClusterPlatformConnection//<name>` (connectionIndexValue).
 import type { Logger } from 'pino';
 import {
   CONNECTION_FINALIZER,
@@ -69,7 +69,15 @@ export class ConnectionReconciler {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | Error | void> {
     const connection = this.options.kube.get(key);
     if (connection === undefined) {
+      // Gone without our finalizer (removed by hand, or never added): let its client go too.
       this.memory.delete(key);
+      const [kind, namespace = '', ...name] = key.split('/');
+      if (kind === 'PlatformConnection' || kind === 'ClusterPlatformConnection') {
+        this.options.registry.forget({
+          kind,
+          metadata: { name: name.join('/'), ...(namespace === '' ? {} : { namespace }) },
+        });
+      }
       return;
     }
     const users = this.options.usersOf(connection).sort();
