@@ -21,6 +21,7 @@ import {
   connectionIndexValue,
   connectionIndexValues,
   connectionRefOf,
+  resolveObjectConnection,
   type ConnectionUser,
 } from '../connections/agentdeployment-connection.js';
 import { budgetIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
@@ -234,6 +235,19 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
     .map((informer) => watchOf(informer, usersOf, readinessChanged));
   return { registry, controller, watches, userWatches, informers, close };
+}
+
+/**
+ * Until the AgentDeployment reconciler deploys through the connection an object names, an
+ * object that names one other than the default must make no call at all (the default
+ * connection would deploy it to the wrong workspace or region): it is Stalled with the
+ * refusal's reason, or with this limitation, and picked up again when its connection changes.
+ */
+export function connectionProblem(registry: ConnectionRegistry, object: ConnectionUser): string | undefined {
+  const resolution = resolveObjectConnection(registry, object);
+  if (!resolution.ok) return `spec.connectionRef: ${resolution.reason}: ${resolution.message}`;
+  if (resolution.kind === 'Default') return undefined;
+  return `spec.connectionRef: ${resolution.label} is Ready, but this operator build deploys through the default connection only; no call is made for this object`;
 }
 
 /** The controller's key of a connection (also the AgentDeployment index's value). */

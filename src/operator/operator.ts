@@ -39,7 +39,7 @@ import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { controlPlanePort } from './control-plane-port.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
-import { BY_CONNECTION, setUpConnections } from './connections.js';
+import { BY_CONNECTION, connectionProblem, setUpConnections } from './connections.js';
 import { connectionIndexValues } from '../connections/agentdeployment-connection.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
@@ -191,7 +191,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     fleet: fleetPort(objects.store),
     observations,
     poller,
-    specProblem,
+    specProblem: (object) => specProblem(object) ?? connectionProblem(connections.registry, object),
     desiredState: (object, resolved) =>
       toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
     deploymentName: (object) => deploymentName(object),

@@ -7,7 +7,7 @@ import type { PlatformConnectionObject } from '../../src/api/connection/index.js
 import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
-import { API_KEY, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
+import { API_KEY, condition, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
 
 const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 import { applyConnectionCrds, startOkServer, type OkServer } from './support/platform.js';
@@ -82,6 +82,16 @@ describe('connections in the operator', () => {
       spec: { source: 'internal_container', connectionRef: { kind: 'PlatformConnection', name: 'team' } },
     });
     await waitForConnection('used by one object', (c) => c.status?.usedBy === 1);
+    // Not deployed through the default connection: Stalled, and nothing created anywhere.
+    const user = await stack.waitFor(
+      'uses-team',
+      (o) => condition(o, 'Stalled')?.status === 'True',
+      'Stalled',
+    );
+    expect(condition(user, 'Stalled')?.message).toContain(
+      'spec.connectionRef: PlatformConnection team-a/team is Ready',
+    );
+    expect((await stack.deployments()).map((d) => d.name)).not.toContain('uses-team');
     await stack.client.delete(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
     await waitForConnection('held for its user', (c) => ready(c)?.reason === 'InUse');
     expect(ready(await connectionObject())?.message).toContain(`${NAMESPACE}/uses-team`);
@@ -154,5 +164,28 @@ describe('connections in the operator', () => {
       'agent_operator_connection_ready{kind="ClusterPlatformConnection",namespace="",name="shared"} 1',
     );
     expect(metrics).not.toContain(TEAM_KEY.slice(0, 12));
+  }, 60_000);
+
+  it('an object naming a connection that does not exist is Stalled with ConnectionNotFound and makes no call', async () => {
+    await stack.startOperator();
+    await stack.client.create(AGENT_DEPLOYMENTS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'AgentDeployment',
+      metadata: { name: 'orphan-ref', namespace: NAMESPACE },
+      spec: {
+        source: 'internal_container',
+        connectionRef: { kind: 'ClusterPlatformConnection', name: 'nowhere' },
+      },
+    });
+    const object = await stack.waitFor(
+      'orphan-ref',
+      (o) => condition(o, 'Stalled')?.status === 'True',
+      'Stalled',
+    );
+    expect(condition(object, 'Stalled')?.message).toBe(
+      'spec.connectionRef: ConnectionNotFound: ClusterPlatformConnection nowhere not found',
+    );
+    const stats = await stack.admin<{ byRoute: Array<{ method: string; route: string }> }>('GET', '/stats');
+    expect(stats.byRoute.filter((c) => c.method !== 'GET')).toEqual([]);
   }, 60_000);
 });
