@@ -11,6 +11,7 @@ import {
   type ConnectionResourceNames,
 } from '../connection/index.js';
 import type { CustomResourceDefinition, PrinterColumn } from './agentdeployment-crd.js';
+import { resourceOpenApiSchema } from './resource-schema.js';
 import { type JsonSchema, toStructuralSchema } from './structural-schema.js';
 
 export const CONNECTION_PRINTER_COLUMNS: PrinterColumn[] = [
@@ -44,24 +45,11 @@ const DESCRIPTIONS: Record<ConnectionResourceNames['kind'], string> = {
 
 export function connectionOpenApiSchema(names: ConnectionResourceNames): JsonSchema {
   const spec = names.scope === 'Cluster' ? ClusterPlatformConnectionSpec : PlatformConnectionSpec;
-  return {
-    description: DESCRIPTIONS[names.kind],
-    type: 'object',
-    properties: {
-      apiVersion: {
-        description: 'APIVersion defines the versioned schema of this representation of an object.',
-        type: 'string',
-      },
-      kind: {
-        description: 'Kind is a string value representing the REST resource this object represents.',
-        type: 'string',
-      },
-      metadata: { type: 'object' },
-      spec: toStructuralSchema(spec, 'spec'),
-      status: toStructuralSchema(ConnectionStatus, 'status'),
-    },
-    required: ['spec'],
-  };
+  return resourceOpenApiSchema(
+    DESCRIPTIONS[names.kind],
+    toStructuralSchema(spec, 'spec'),
+    toStructuralSchema(ConnectionStatus, 'status'),
+  );
 }
 
 export function connectionCrd(names: ConnectionResourceNames): CustomResourceDefinition {
