@@ -272,4 +272,21 @@ describe('connection reconciler', () => {
     await reconcile();
     expect(registry.sharing(twin)).toEqual([]);
   });
+
+  it('a wrong path prefix is Ready=False with a message pointing at the URL, not at the key', async () => {
+    put(
+      connection(
+        'PlatformConnection',
+        'team-a',
+        'main',
+        spec({ controlPlaneUrl: `${emulator.url}/wrong-prefix` }),
+      ),
+    );
+    lookup.secrets.set('team-a/platform-key', secret(GOOD_KEY));
+    await settle();
+    expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'Unauthorized' });
+    expect(condition('Ready')?.message).toContain(
+      'refused the probe (HTTP 404); check the URL and its path prefix',
+    );
+  });
 });

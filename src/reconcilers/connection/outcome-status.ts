@@ -67,15 +67,19 @@ function readyCondition(
         message: 'The credential authenticates (GET /v2/listeners answered).',
       };
     case 'refused':
-      return {
-        type: 'Ready',
-        status: 'False',
-        reason: 'Unauthorized',
-        message:
-          auth.status === 401 || auth.status === 403
-            ? `The control plane refuses the credential (HTTP ${auth.status}); check ${credentialSource} (and tenantId, if set).`
-            : `The control plane refused the probe (HTTP ${auth.status}); check the URL and its path prefix: ${auth.message}`,
-      };
+      return auth.status === 401 || auth.status === 403
+        ? {
+            type: 'Ready',
+            status: 'False',
+            reason: 'Unauthorized',
+            message: `The control plane refuses the credential (HTTP ${auth.status}); check ${credentialSource} (and tenantId, if set).`,
+          }
+        : {
+            type: 'Ready',
+            status: 'False',
+            reason: 'Refused',
+            message: `The control plane refused the probe (HTTP ${auth.status}); check the URL and its path prefix: ${auth.message}`,
+          };
     case 'unavailable':
     case 'throttled':
       if (previous?.status === 'True') {
