@@ -284,7 +284,7 @@ describe('connection reconciler', () => {
     );
     lookup.secrets.set('team-a/platform-key', secret(GOOD_KEY));
     await settle();
-    expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'Unauthorized' });
+    expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'Refused' });
     expect(condition('Ready')?.message).toContain(
       'refused the probe (HTTP 404); check the URL and its path prefix',
     );
