@@ -29,6 +29,11 @@ const COMMANDS: CommandEntry[] = [
     load: () => import('./api/crds-cli.js'),
   },
   {
+    words: ['connection'],
+    summary: 'check a connection from here (its key, reachability, the operator status)',
+    load: () => import('./connection-check/cli.js'),
+  },
+  {
     words: ['emulate', 'control-plane'],
     summary: 'serve the control-plane emulator',
     load: () => import('./sim/controlplane/cli.js'),

@@ -40,6 +40,8 @@ import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { controlPlanePort } from './control-plane-port.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
+import { BY_CONNECTION, connectionProblem, setUpConnections } from './connections.js';
+import { connectionIndexValues } from '../connections/agentdeployment-connection.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
@@ -82,13 +84,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
 
   const rateLimit = config.rateLimit ?? { count: 1000, windowSeconds: 10 };
   const budget = new RateBudget({ region: config.region, overrides: { default: rateLimit } });
+  const clientMetrics = createControlPlaneMetrics(registry);
   const controlPlane = createControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     region: config.region,
     credentials: { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) },
     budget,
     logger: logger.child({ component: 'control-plane-client' }),
-    metrics: createControlPlaneMetrics(registry),
+    metrics: clientMetrics,
   });
   // Any deployments route stands for the whole key: they all fall in the default row.
   const budgetProbe = budgetHeadroomProbe(budget, {
@@ -109,6 +112,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         const id = ownedDeploymentId(object);
         return id === undefined ? [] : [id];
       },
+      [BY_CONNECTION]: connectionIndexValues,
     },
   });
   const secrets = Informer.forResource<KubeObject & SecretSource>(kube, {
@@ -131,6 +135,21 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     secrets: secrets.store,
     recorder,
     logger,
+  });
+
+  // The connections' registry, caches and controller; the default connection is the one above.
+  const connections = await setUpConnections({
+    kube,
+    logger,
+    registry,
+    recorder,
+    namespaces: config.namespaces,
+    operatorNamespace: config.leaderElectionNamespace,
+    concurrency: config.concurrency,
+    agentDeployments: objects,
+    secrets,
+    defaultConnection: { client: controlPlane, budget },
+    clientMetrics,
   });
 
   const observations = new ObservationCache();
@@ -172,7 +191,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     fleet: fleetPort(objects.store),
     observations,
     poller,
-    specProblem,
+    specProblem: (object) => specProblem(object) ?? connectionProblem(connections.registry, object),
     desiredState: (object, resolved) =>
       toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
     deploymentName: (object) => deploymentName(object),
@@ -236,7 +255,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
         .map(objectKey),
     ),
+    ...connections.userWatches,
   ]);
+  if (connections.controller) manager.addController(connections.controller, connections.watches);
+  for (const informer of connections.informers) manager.addInformer(informer);
   // The poller spends budget: only the leader runs it.
   manager.addLeaderRunnable({ start: () => poller.start(), stop: () => poller.stop() });
 
@@ -280,6 +302,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         await manager.stop();
         await poller.stop();
         await server?.close();
+        await connections.close();
         await controlPlane.close();
         budget.close();
         transport.close?.();

@@ -23,6 +23,8 @@ export interface PermissionRule {
 export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'agentdeployments', verbs: ['list', 'watch', 'patch'] },
   { apiGroup: 'agentplatform.io', resource: 'agentdeployments/status', verbs: ['patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'platformconnections', verbs: ['list', 'watch', 'patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'platformconnections/status', verbs: ['patch'] },
   { apiGroup: '', resource: 'secrets', verbs: ['list', 'watch'] },
   { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
 ];
@@ -30,4 +32,23 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
 /** Granted in the operator's own namespace when leader election is on: one Lease, read, created, renewed by update. */
 export const LEADER_ELECTION_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'] },
+];
+
+/**
+ * Cluster-wide, whatever namespaces are watched: ClusterPlatformConnections and Namespaces
+ * (for a connection's namespaceSelector) are cluster-scoped. Connections are read through
+ * informers, their finalizer and status written by merge patch.
+ */
+export const CONNECTION_CLUSTER_PERMISSIONS: readonly PermissionRule[] = [
+  { apiGroup: 'agentplatform.io', resource: 'clusterplatformconnections', verbs: ['list', 'watch', 'patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'clusterplatformconnections/status', verbs: ['patch'] },
+  { apiGroup: '', resource: 'namespaces', verbs: ['list', 'watch'] },
+];
+
+/**
+ * In the operator's own namespace when the watched namespaces leave it out: the key Secrets
+ * of ClusterPlatformConnections live there, read through an informer.
+ */
+export const CONNECTION_KEY_PERMISSIONS: readonly PermissionRule[] = [
+  { apiGroup: '', resource: 'secrets', verbs: ['list', 'watch'] },
 ];

@@ -78,8 +78,8 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 7 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
-    expect(results.length).toBe(7 + 11 + 5 + 1 + 3 + 4 + 2);
+    // 9 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
+    expect(results.length).toBe(9 + 11 + 5 + 1 + 3 + 4 + 2);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {

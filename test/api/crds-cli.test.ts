@@ -8,7 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/api/crds-cli.js';
 import { agentDeploymentCrd } from '../../src/api/crd/agentdeployment-crd.js';
 import { lineDiff } from '../../src/api/crd/line-diff.js';
-import { CRD_FILE_PATHS, GENERATED_HEADER, renderAgentDeploymentCrd } from '../../src/api/crd/render.js';
+import {
+  CRD_FILE_PATHS,
+  GENERATED_HEADER,
+  renderAgentDeploymentCrd,
+  renderConnectionCrdFiles,
+} from '../../src/api/crd/render.js';
+import { CONNECTION_REFERENCE_DOC_PATH } from '../../src/api/crd/connection-reference-doc.js';
 import { BEGIN_MARKER, END_MARKER, REFERENCE_DOC_PATH } from '../../src/api/crd/reference-doc.js';
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,7 +38,13 @@ afterEach(async () => {
 async function scratchRepository(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'crds-cli-'));
   temporaryDirectories.push(dir);
-  for (const path of [...CRD_FILE_PATHS, REFERENCE_DOC_PATH]) {
+  const connectionFiles = renderConnectionCrdFiles().map((file) => file.path);
+  for (const path of [
+    ...CRD_FILE_PATHS,
+    REFERENCE_DOC_PATH,
+    ...connectionFiles,
+    CONNECTION_REFERENCE_DOC_PATH,
+  ]) {
     await mkdir(join(dir, path, '..'), { recursive: true });
     await cp(join(repositoryRoot, path), join(dir, path));
   }

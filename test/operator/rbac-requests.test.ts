@@ -9,13 +9,20 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
 import { startOperator, type RunningOperator } from '../../src/operator/operator.js';
-import { LEADER_ELECTION_PERMISSIONS, WATCH_PERMISSIONS } from '../../src/operator/rbac.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import {
+  CONNECTION_CLUSTER_PERMISSIONS,
+  LEADER_ELECTION_PERMISSIONS,
+  WATCH_PERMISSIONS,
+} from '../../src/operator/rbac.js';
 import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.js';
+import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
 import { API_KEY, NAMESPACE, Stack, containerAgent, isReady } from './harness.js';
 
 let stack: Stack;
 let proxy: Server;
 let operator: RunningOperator | undefined;
+let platform: OkServer;
 const requests: { method: string; url: string }[] = [];
 
 /** Forwards every request to the emulator, streaming both ways (watches included). */
@@ -65,7 +72,7 @@ function permissionOf(method: string, url: string): string | undefined {
 }
 
 const LISTED = new Set(
-  [...WATCH_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS].flatMap((rule) =>
+  [...WATCH_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS, ...CONNECTION_CLUSTER_PERMISSIONS].flatMap((rule) =>
     rule.verbs.map((verb) => `${rule.apiGroup}/${rule.resource} ${verb}`),
   ),
 );
@@ -81,6 +88,8 @@ function used(): Set<string> {
 
 beforeAll(async () => {
   stack = await Stack.start({ withoutOperator: true });
+  await applyConnectionCrds(stack.client);
+  platform = await startOkServer();
   proxy = await startRecordingProxy(new URL(stack.kube.url));
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   const kubeConfig: ClusterAccess = {
@@ -114,6 +123,7 @@ afterAll(async () => {
   proxy.closeAllConnections();
   await new Promise((resolve) => proxy.close(resolve));
   await stack.close();
+  await platform.close();
 });
 
 describe('the operator’s Kubernetes requests', () => {
@@ -143,6 +153,34 @@ describe('the operator’s Kubernetes requests', () => {
     );
     await stack.waitUntil(async () => (await stack.deployments()).every((d) => d.name !== 'rbac'), 'deleted');
     await stack.waitUntil(async () => used().has('coordination.k8s.io/leases update'), 'a lease renewal');
+
+    // Connections of both kinds: read, given their finalizer, and probed into status.
+    await stack.putSecret('connection-key', { apiKey: API_KEY });
+    const spec = {
+      controlPlaneUrl: stack.controlPlane.url,
+      platformApiUrl: platform.url,
+      apiKeySecretRef: { name: 'connection-key', key: 'apiKey' },
+    };
+    await stack.client.create(PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'PlatformConnection',
+      metadata: { name: 'rbac', namespace: NAMESPACE },
+      spec,
+    });
+    await stack.client.create(CLUSTER_PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'ClusterPlatformConnection',
+      metadata: { name: 'rbac' },
+      spec,
+    });
+    for (const permission of [
+      'agentplatform.io/platformconnections/status patch',
+      'agentplatform.io/clusterplatformconnections/status patch',
+      'agentplatform.io/platformconnections patch',
+      'agentplatform.io/clusterplatformconnections patch',
+    ]) {
+      await stack.waitUntil(async () => used().has(permission), permission);
+    }
 
     const seen = used();
     expect([...seen].filter((permission) => !LISTED.has(permission)).sort()).toEqual([]);

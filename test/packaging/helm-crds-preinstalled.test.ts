@@ -12,6 +12,7 @@ import { CHART_DIR, HELM, REPO_ROOT, requireTool } from './support/paths.js';
 import { run } from './support/run.js';
 
 const CRD = 'agentdeployments.agentplatform.io';
+const ALL_CRDS = [CRD, 'platformconnections.agentplatform.io', 'clusterplatformconnections.agentplatform.io'];
 let kube: KubeUnderTest;
 let helmHome: string;
 
@@ -61,13 +62,13 @@ describe('helm install after kubectl apply -f crds/', () => {
     expect(installed.stdout).toContain('NOTE: crds.install is false');
   });
 
-  it('succeeds with the CRD once it is handed to Helm as the chart README shows', async () => {
+  it('succeeds with the CRDs once they are handed to Helm as the chart README shows', async () => {
     for (const args of [
-      ['label', 'crd', CRD, 'app.kubernetes.io/managed-by=Helm'],
+      ['label', 'crd', ...ALL_CRDS, 'app.kubernetes.io/managed-by=Helm'],
       [
         'annotate',
         'crd',
-        CRD,
+        ...ALL_CRDS,
         `meta.helm.sh/release-name=${RELEASE_NAME}`,
         `meta.helm.sh/release-namespace=${RELEASE_NAMESPACE}`,
       ],

@@ -3,6 +3,8 @@
 // compromised operator could do), nothing less (the operator would fail at run time).
 import { describe, expect, it } from 'vitest';
 import {
+  CONNECTION_CLUSTER_PERMISSIONS,
+  CONNECTION_KEY_PERMISSIONS,
   LEADER_ELECTION_PERMISSIONS,
   WATCH_PERMISSIONS,
   type PermissionRule,
@@ -43,7 +45,19 @@ describe.each(VALUE_SETS)('chart RBAC with $name', (valueSet) => {
     const manifests = await renderChart(valueSet);
     const roles = manifests.filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole');
     const leaderRoles = roles.filter((m) => m.metadata.name.endsWith('-leader-election'));
-    const watchRoles = roles.filter((m) => !m.metadata.name.endsWith('-leader-election'));
+    const connectionRoles = roles.filter((m) => m.metadata.name.endsWith('-connections'));
+    const keyRoles = roles.filter((m) => m.metadata.name.endsWith('-connection-keys'));
+    const watchRoles = roles.filter(
+      (m) => ![leaderRoles, connectionRoles, keyRoles].some((group) => group.includes(m)),
+    );
+    expect(connectionRoles.map((m) => m.kind)).toEqual(['ClusterRole']);
+    for (const role of connectionRoles) {
+      expect(grants(rulesOf(role))).toEqual(fromCode(CONNECTION_CLUSTER_PERMISSIONS));
+    }
+    for (const role of keyRoles) {
+      expect(role.metadata.namespace).toBe(RELEASE_NAMESPACE);
+      expect(grants(rulesOf(role))).toEqual(fromCode(CONNECTION_KEY_PERMISSIONS));
+    }
     expect(watchRoles.length).toBeGreaterThan(0);
     for (const role of watchRoles) {
       expect(grants(rulesOf(role)), `${role.kind} ${role.metadata.namespace ?? ''}`).toEqual(

@@ -17,6 +17,11 @@ function field(value: unknown, ...path: Array<string | number>): unknown {
   return current;
 }
 
+/** The connection CRDs are templated the same way; these checks look at the AgentDeployment one. */
+function isAgentDeploymentCrd(m: Manifest): boolean {
+  return m.kind !== 'CustomResourceDefinition' || m.metadata.name === 'agentdeployments.agentplatform.io';
+}
+
 function only(manifests: Manifest[], kind: string): Manifest {
   const found = manifests.filter((m) => m.kind === kind);
   expect(
@@ -160,6 +165,13 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
       '/events': ['create', 'patch'],
       'events.k8s.io/events': ['create', 'patch'],
       'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch'],
+      'agentplatform.io/platformconnections': ['get', 'list', 'watch', 'update', 'patch'],
+      'agentplatform.io/platformconnections/status': ['get', 'update', 'patch'],
+      'agentplatform.io/platformconnections/finalizers': ['update'],
+      'agentplatform.io/clusterplatformconnections': ['get', 'list', 'watch', 'update', 'patch'],
+      'agentplatform.io/clusterplatformconnections/status': ['get', 'update', 'patch'],
+      'agentplatform.io/clusterplatformconnections/finalizers': ['update'],
+      '/namespaces': ['get', 'list', 'watch'],
     };
     for (const role of roles) {
       for (const rule of (role['rules'] as Json[]) ?? []) {
@@ -178,25 +190,26 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
 describe('choices made by the values', () => {
   it('watches all namespaces with a ClusterRole by default, and no namespaces flag', () => {
     const manifests = render('defaults');
-    expect(only(manifests, 'ClusterRole').metadata.name).toBe('agent-operator');
-    expect(only(manifests, 'ClusterRoleBinding')).toMatchObject({
+    const watching = (m: Manifest) => !m.metadata.name.endsWith('-connections');
+    expect(only(manifests.filter(watching), 'ClusterRole').metadata.name).toBe('agent-operator');
+    expect(only(manifests.filter(watching), 'ClusterRoleBinding')).toMatchObject({
       subjects: [{ kind: 'ServiceAccount', name: 'agent-operator', namespace: RELEASE_NAMESPACE }],
     });
     expect(args(manifests).some((a) => a.startsWith('--namespaces'))).toBe(false);
   });
 
-  it('uses a Role and RoleBinding per watched namespace, and no cluster-wide grant', () => {
+  it("uses a Role and RoleBinding per watched namespace, and no cluster-wide grant but the connections'", () => {
     const manifests = render('namespaced watch');
+    // Cluster-scoped connections and Namespaces (for their selectors) need a ClusterRole; it grants no Secrets.
     expect(
-      manifests.filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition'),
-    ).toEqual([]);
-    const watchRoles = manifests.filter(
-      (m) => m.kind === 'Role' && !m.metadata.name.endsWith('leader-election'),
-    );
+      manifests
+        .filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition')
+        .map((m) => `${m.kind}/${m.metadata.name}`),
+    ).toEqual(['ClusterRole/agent-operator-connections', 'ClusterRoleBinding/agent-operator-connections']);
+    const own = (m: Manifest) => !/(leader-election|connection-keys)$/.test(m.metadata.name);
+    const watchRoles = manifests.filter((m) => m.kind === 'Role' && own(m));
     expect(watchRoles.map((r) => r.metadata.namespace).sort()).toEqual(['team-a', 'team-b']);
-    const bindings = manifests.filter(
-      (m) => m.kind === 'RoleBinding' && !m.metadata.name.endsWith('leader-election'),
-    );
+    const bindings = manifests.filter((m) => m.kind === 'RoleBinding' && own(m));
     expect(bindings.map((r) => r.metadata.namespace).sort()).toEqual(['team-a', 'team-b']);
     const leaderRole = manifests.find(
       (m) => m.kind === 'Role' && m.metadata.name.endsWith('leader-election'),
@@ -302,14 +315,17 @@ describe('choices made by the values', () => {
 // nothing to template, and these checks say so instead of passing.
 describe.skipIf(!existsSync(CHART_CRD_FILE))('the templated CRD', () => {
   it('is installed with the keep policy and the chart labels, and upgrades with the release', () => {
-    const crd = only(render('defaults'), 'CustomResourceDefinition');
+    const crd = only(render('defaults').filter(isAgentDeploymentCrd), 'CustomResourceDefinition');
     expect(crd.metadata.name).toBe('agentdeployments.agentplatform.io');
     expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
     expect(field(crd, 'spec', 'names', 'shortNames')).toContain('agd');
   });
 
   it('drops the keep policy when crds.keep is false', async () => {
-    const crd = only(await renderChart({ set: ['crds.keep=false'] }), 'CustomResourceDefinition');
+    const crd = only(
+      (await renderChart({ set: ['crds.keep=false'] })).filter(isAgentDeploymentCrd),
+      'CustomResourceDefinition',
+    );
     expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import {
   SOURCES,
   TAG_REF_PREFIX,
 } from '../../controlplane/models/index.js';
+import { CONNECTION_KINDS } from '../connection/names.js';
 import {
   CEL_RULES_KEY,
   type CelRule,
@@ -164,6 +165,17 @@ export const SecretReference = z
     ],
   });
 
+export const ConnectionRef = z
+  .object({
+    kind: z
+      .enum(CONNECTION_KINDS)
+      .describe('PlatformConnection (in this namespace) or ClusterPlatformConnection.'),
+    name: z.string().min(1).max(253).regex(DNS_SUBDOMAIN_PATTERN).describe('Name of the connection.'),
+  })
+  .describe(
+    "The platform connection (region or self-hosted install, and credential) to deploy through; absent: the operator's default connection. Immutable.",
+  );
+
 export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
 
 /** Fields that the control plane cannot change after creation (immutable `name`, `source`, "not changeable by PATCH"). */
@@ -175,6 +187,9 @@ export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
   ['sourceConfig', 'deploymentType'],
   ['sourceConfig', 'listenerId'],
   ['sourceConfig', 'listenerConfig', 'clusterNamespace'],
+  // Field by field: both are required, so each says whether the reference is there at all.
+  ['connectionRef', 'kind'],
+  ['connectionRef', 'name'],
 ];
 
 /** A field of the spec tied to one source. */
@@ -270,6 +285,7 @@ export const AgentDeploymentSpec = z
       .describe(
         'When true an existing control-plane deployment of the same name is adopted instead of reported as a NameConflict.',
       ),
+    connectionRef: ConnectionRef.optional(),
   })
   .meta({
     description: 'Desired state of the agent deployment on the control plane.',
@@ -281,6 +297,7 @@ export type SourceConfig = z.infer<typeof SourceConfig>;
 export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
 export type SecretKeySelector = z.infer<typeof SecretKeySelector>;
 export type SecretReference = z.infer<typeof SecretReference>;
+export type ConnectionRef = z.infer<typeof ConnectionRef>;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 /** The spec as the API server stores it: defaults applied. */
 export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;

@@ -13,6 +13,7 @@ import {
   SINGULAR,
   VERSION,
 } from '../agentdeployment/names.js';
+import { resourceOpenApiSchema } from './resource-schema.js';
 import { type JsonSchema, toStructuralSchema } from './structural-schema.js';
 
 export interface PrinterColumn {
@@ -120,25 +121,11 @@ export const PRINTER_COLUMNS: PrinterColumn[] = [
 
 /** The openAPIV3Schema of the one version: the envelope around the generated spec and status. */
 export function agentDeploymentOpenApiSchema(): JsonSchema {
-  return {
-    description:
-      'AgentDeployment runs an AI agent on the deployment control plane as declared, and reports in status what runs.',
-    type: 'object',
-    properties: {
-      apiVersion: {
-        description: 'APIVersion defines the versioned schema of this representation of an object.',
-        type: 'string',
-      },
-      kind: {
-        description: 'Kind is a string value representing the REST resource this object represents.',
-        type: 'string',
-      },
-      metadata: { type: 'object' },
-      spec: toStructuralSchema(AgentDeploymentSpec, 'spec'),
-      status: toStructuralSchema(AgentDeploymentStatus, 'status'),
-    },
-    required: ['spec'],
-  };
+  return resourceOpenApiSchema(
+    'AgentDeployment runs an AI agent on the deployment control plane as declared, and reports in status what runs.',
+    toStructuralSchema(AgentDeploymentSpec, 'spec'),
+    toStructuralSchema(AgentDeploymentStatus, 'status'),
+  );
 }
 
 export function agentDeploymentCrd(): CustomResourceDefinition {

@@ -1,11 +1,12 @@
-// Every file derived from the AgentDeployment zod schemas: the CRD (committed copy and the
+// Every file derived from the API's zod schemas (AgentDeployment and the two connections): the CRD (committed copy and the
 // Helm chart's copy) and the generated part of the field reference. One list, so that
 // writing and drift checking cannot disagree about what is generated.
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { lineDiff } from './line-diff.js';
-import { CRD_FILE_PATHS, renderAgentDeploymentCrd } from './render.js';
+import { CRD_FILE_PATHS, renderAgentDeploymentCrd, renderConnectionCrdFiles } from './render.js';
 import { REFERENCE_DOC_PATH, withFieldReference } from './reference-doc.js';
+import { CONNECTION_REFERENCE_DOC_PATH, withConnectionFieldReference } from './connection-reference-doc.js';
 
 export interface GeneratedFile {
   /** Repository-relative path. */
@@ -35,6 +36,11 @@ export async function expectedFiles(root: string): Promise<GeneratedFile[]> {
   const doc = await readIfExists(join(root, REFERENCE_DOC_PATH));
   if (doc === undefined) throw new Error(`${REFERENCE_DOC_PATH} is missing; it holds the hand-written prose`);
   files.push({ path: REFERENCE_DOC_PATH, content: withFieldReference(doc) });
+  files.push(...renderConnectionCrdFiles());
+  const connectionDoc = await readIfExists(join(root, CONNECTION_REFERENCE_DOC_PATH));
+  if (connectionDoc === undefined)
+    throw new Error(`${CONNECTION_REFERENCE_DOC_PATH} is missing; it holds the hand-written prose`);
+  files.push({ path: CONNECTION_REFERENCE_DOC_PATH, content: withConnectionFieldReference(connectionDoc) });
   return files;
 }
 

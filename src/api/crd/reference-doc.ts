@@ -100,11 +100,10 @@ function fieldTable(root: JsonSchema, name: 'spec' | 'status'): string[] {
 }
 
 /** The generated Markdown between (and including) the markers. */
-export function renderFieldReference(): string {
-  const schema = agentDeploymentOpenApiSchema();
+export function renderFieldReference(schema: JsonSchema = agentDeploymentOpenApiSchema()): string {
   const spec = schema.properties?.spec;
   const status = schema.properties?.status;
-  if (!spec || !status) throw new Error('the AgentDeployment schema has no spec or status');
+  if (!spec || !status) throw new Error('the schema has no spec or status');
   const rules: RuleRow[] = [];
   collectRules(spec, 'spec', rules);
   return [
@@ -132,11 +131,15 @@ export function renderFieldReference(): string {
 }
 
 /** `document` with its generated part replaced; throws when the markers are missing. */
-export function withFieldReference(document: string): string {
+export function withFieldReference(
+  document: string,
+  generated = renderFieldReference(),
+  path = REFERENCE_DOC_PATH,
+): string {
   const begin = document.indexOf(BEGIN_MARKER);
   const end = document.indexOf(END_MARKER);
   if (begin < 0 || end < begin) {
-    throw new Error(`${REFERENCE_DOC_PATH}: the markers of the generated field reference are missing`);
+    throw new Error(`${path}: the markers of the generated field reference are missing`);
   }
-  return document.slice(0, begin) + renderFieldReference() + document.slice(end + END_MARKER.length);
+  return document.slice(0, begin) + generated + document.slice(end + END_MARKER.length);
 }

@@ -3,7 +3,7 @@
 // pattern of the deployments' agent runtimes.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
-import { ADMIN_TOKEN_ENV } from './admin-guard.js';
+import { ADMIN_TOKEN_ENV, generateAdminToken } from './admin-guard.js';
 import { API_KEYS_ENV, keySpecs, readKeyFile } from './key-file.js';
 import type { ApiKeyGrant } from './auth.js';
 import { isUuid } from './ids.js';
@@ -13,7 +13,14 @@ import {
   startControlPlaneEmulator,
   type ControlPlaneEmulatorOptions,
 } from './index.js';
+import { pathPrefixProblem } from './path-prefix.js';
 import type { RateLimitConfig } from './rate-limiter.js';
+import {
+  EMULATED_REGIONS,
+  startRegionalEmulators,
+  type EmulatedRegion,
+  type RegionSetup,
+} from './regions.js';
 
 const USAGE = `Usage: agent-operator emulate control-plane [flags]
 
@@ -35,6 +42,11 @@ Serves the control-plane emulator (plain HTTP) and prints its URL on one line.
   --log-level <level>         silent | error | warn | info | debug (default info, to stderr)
   --trace-delete-delay <d>    platform data API: when the simulated weekend job removes
                               deleted traces, e.g. 2s, 500ms, 1h (default 2s)
+  --path-prefix </prefix>     serve the whole API under this prefix, as a self-hosted install does
+  --region us|eu              serve this region, on its own port (the next free one when --port is
+                              not 0), with its own keys, rate limit and state; repeatable.
+                              With regions, --api-key and --rate-limit may start with "us:" or
+                              "eu:" to apply to one region only (default key: emulator-key-<region>)
   -h, --help                  show this help
 
 Examples:
@@ -88,17 +100,23 @@ function parseNonNegativeInteger(flag: string, value: string): number {
 const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The emulator's options, plus the CLI's own log level (as for `emulate kube`). */
-export type EmulatorCliOptions = ControlPlaneEmulatorOptions & { logLevel?: LogLevel };
+/** What the command runs: one emulator, or one per region; plus the CLI's own log level. */
+export type EmulatorCommand = ControlPlaneEmulatorOptions & { regions?: RegionSetup[]; logLevel?: LogLevel };
 
 function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
 }
 
+/** Splits "eu:value" into its region and value; a value without a region prefix applies to all. */
+function regional(value: string): { region?: EmulatedRegion; value: string } {
+  const match = /^(us|eu):(.*)$/.exec(value);
+  return match ? { region: match[1] as EmulatedRegion, value: match[2] ?? '' } : { value };
+}
+
 export function parseEmulatorArgs(
   argv: string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
-): EmulatorCliOptions | 'help' {
+): EmulatorCommand | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -112,6 +130,8 @@ export function parseEmulatorArgs(
       'revision-phase-ms': { type: 'string' },
       'log-level': { type: 'string' },
       'trace-delete-delay': { type: 'string' },
+      'path-prefix': { type: 'string' },
+      region: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -120,7 +140,7 @@ export function parseEmulatorArgs(
   if (values.help) return 'help';
   const port = parseNonNegativeInteger('--port', values.port ?? '0');
   if (port > 65535) throw new UsageError('--port must be at most 65535');
-  const options: EmulatorCliOptions = { port, host: values.host ?? '127.0.0.1' };
+  const options: EmulatorCommand = { port, host: values.host ?? '127.0.0.1' };
   const logLevel = values['log-level'];
   if (logLevel !== undefined) {
     if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -131,13 +151,11 @@ export function parseEmulatorArgs(
     ...(values['api-key-file'] === undefined ? [] : readKeyFile(values['api-key-file'])),
   ];
   if (specs.length === 0) specs.push(...keySpecs(env[API_KEYS_ENV] ?? ''));
-  if (specs.length > 0) options.apiKeys = specs.map(parseApiKey);
   const adminToken = values['admin-token'] ?? env[ADMIN_TOKEN_ENV];
   if (adminToken !== undefined) {
     if (!/^\S+$/.test(adminToken)) throw new UsageError('--admin-token must be non-empty with no whitespace');
     options.adminToken = adminToken;
   }
-  if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
   if (values['no-retry-after']) options.retryAfter = false;
   if (values['revision-phase-ms'] !== undefined) {
     options.revisionPhaseMs = parseNonNegativeInteger('--revision-phase-ms', values['revision-phase-ms']);
@@ -145,6 +163,44 @@ export function parseEmulatorArgs(
   if (values['trace-delete-delay'] !== undefined) {
     options.traceDeleteDelayMs = parseDelay('--trace-delete-delay', values['trace-delete-delay']);
   }
+  if (values['path-prefix'] !== undefined) {
+    const problem = pathPrefixProblem(values['path-prefix']);
+    if (problem !== undefined) throw new UsageError(`--${problem.replace('pathPrefix', 'path-prefix')}`);
+    options.pathPrefix = values['path-prefix'];
+  }
+  const regions = values.region ?? [];
+  if (regions.length === 0) {
+    if (specs.length > 0) options.apiKeys = specs.map(parseApiKey);
+    if (values['rate-limit'] !== undefined) options.rateLimit = parseRateLimit(values['rate-limit']);
+    return options;
+  }
+  for (const region of regions) {
+    if (!(EMULATED_REGIONS as readonly string[]).includes(region)) {
+      throw new UsageError(`--region must be one of ${EMULATED_REGIONS.join(', ')} (got "${region}")`);
+    }
+  }
+  if (new Set(regions).size !== regions.length) throw new UsageError('--region: each region only once');
+  const keys = specs.map(regional);
+  const limits =
+    (values['rate-limit'] ?? undefined) === undefined ? [] : [regional(values['rate-limit'] ?? '')];
+  options.regions = regions.map((name, index) => {
+    const region = name as EmulatedRegion;
+    const own = keys
+      .filter((k) => k.region === undefined || k.region === region)
+      .map((k) => parseApiKey(k.value));
+    const limit = limits.find((l) => l.region === undefined || l.region === region);
+    const { regions: _all, logLevel: _level, ...shared } = options;
+    return {
+      region,
+      options: {
+        ...shared,
+        // Consecutive ports from a fixed one; each picks its own free port from 0.
+        port: port === 0 ? 0 : port + index,
+        apiKeys: own.length > 0 ? own : [{ key: `${DEFAULT_API_KEY}-${region}` }],
+        ...(limit === undefined ? {} : { rateLimit: parseRateLimit(limit.value) }),
+      },
+    };
+  });
   return options;
 }
 
@@ -159,7 +215,7 @@ function parseDelay(flag: string, value: string): number {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options: EmulatorCliOptions | 'help';
+  let options: EmulatorCommand | 'help';
   try {
     options = parseEmulatorArgs(argv);
   } catch (error) {
@@ -173,7 +229,21 @@ export async function main(argv: string[]): Promise<number> {
   const { logLevel, ...emulatorOptions } = options;
   const logger = createLogger({ name: 'control-plane-emulator', level: logLevel ?? 'info' });
   const generated = emulatorOptions.adminToken === undefined;
-  const emulator = await startControlPlaneEmulator(emulatorOptions);
+  // One admin token for every region, printed once.
+  const adminToken = emulatorOptions.adminToken ?? generateAdminToken();
+  if (generated) {
+    // On stderr, so that stdout keeps its URL lines.
+    process.stderr.write(
+      `control-plane emulator admin token (generated; set --admin-token or ${ADMIN_TOKEN_ENV} to choose one): ${adminToken}\n`,
+    );
+  }
+  if (emulatorOptions.regions !== undefined) {
+    return serveRegions(
+      emulatorOptions.regions.map((setup) => ({ ...setup, options: { ...setup.options, adminToken } })),
+      logger,
+    );
+  }
+  const emulator = await startControlPlaneEmulator({ ...emulatorOptions, adminToken });
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   process.stdout.write(`agent runtimes at ${agentUrl(emulator.url, '<deployment id>')}\n`);
   logger.info(
@@ -184,17 +254,31 @@ export async function main(argv: string[]): Promise<number> {
     },
     'control-plane emulator started',
   );
-  // A generated admin token is printed once, on stderr, so that stdout keeps its one line.
-  if (generated) {
-    process.stderr.write(
-      `control-plane emulator admin token (generated; set --admin-token or ${ADMIN_TOKEN_ENV} to choose one): ${emulator.adminToken}\n`,
-    );
-  }
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  const signal = await stopSignal();
   logger.info({ signal }, 'control-plane emulator stopping');
   await emulator.close();
   return 0;
+}
+
+/** One stdout line per region: `control-plane emulator (eu) listening on <url>`. */
+async function serveRegions(setups: RegionSetup[], logger: ReturnType<typeof createLogger>): Promise<number> {
+  const emulators = await startRegionalEmulators(setups);
+  for (const { region, url } of emulators.regions) {
+    process.stdout.write(`control-plane emulator (${region}) listening on ${url}\n`);
+  }
+  logger.info(
+    { regions: emulators.regions.map(({ region, url }) => ({ region, url })) },
+    'control-plane emulators started',
+  );
+  const signal = await stopSignal();
+  logger.info({ signal }, 'control-plane emulators stopping');
+  await emulators.close();
+  return 0;
+}
+
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
 }

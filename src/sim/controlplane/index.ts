@@ -8,6 +8,7 @@ import { KeyRegistry, type ApiKeyGrant } from './auth.js';
 import { AdminGuard, generateAdminToken } from './admin-guard.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
+import { pathPrefixProblem, withPathPrefix } from './path-prefix.js';
 import { FixedWindowRateLimiter, type RateLimitConfig } from './rate-limiter.js';
 import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
@@ -43,6 +44,8 @@ export interface ControlPlaneEmulatorOptions {
   /** The platform data API served on the same address: the weekend job's delay (ms) and the rate table's column. */
   traceDeleteDelayMs?: number;
   platformRegion?: PlatformRegion;
+  /** Serve the whole API under this prefix, as a self-hosted install does (e.g. /control-plane). */
+  pathPrefix?: string;
 }
 
 export interface ControlPlaneEmulator {
@@ -80,6 +83,8 @@ function validateOptions(options: ControlPlaneEmulatorOptions): void {
       if (!isUuid(tenantId)) fail(`apiKeys[${index}].tenantIds must be uuids`);
     }
   }
+  const prefixProblem = pathPrefixProblem(options.pathPrefix ?? '');
+  if (prefixProblem !== undefined) fail(prefixProblem);
   const rateLimit = options.rateLimit;
   if (rateLimit !== undefined && rateLimit !== 'off') {
     if (!Number.isInteger(rateLimit.count) || rateLimit.count < 1)
@@ -142,12 +147,15 @@ export async function startControlPlaneEmulator(
     region: options.platformRegion ?? 'us',
   });
   const newServer = (): Server => {
-    const server = createServer({ keepAlive: true }, (req, res) => {
-      if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
-      // The admin reset empties the platform data API's workspaces too.
-      if (req.method === 'POST' && req.url === '/_emulator/reset') platform.reset();
-      pipeline.handle(req, res);
-    });
+    const server = createServer(
+      { keepAlive: true },
+      withPathPrefix((req, res) => {
+        if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
+        // The admin reset empties the platform data API's workspaces too.
+        if (req.method === 'POST' && req.url === '/_emulator/reset') platform.reset();
+        pipeline.handle(req, res);
+      }, options.pathPrefix ?? ''),
+    );
     server.keepAliveTimeout = 30_000;
     return server;
   };
@@ -155,7 +163,7 @@ export async function startControlPlaneEmulator(
   let server = newServer();
   const port = await listen(server, options.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  const url = `http://${urlHost}:${port}`;
+  const url = `http://${urlHost}:${port}${options.pathPrefix ?? ''}`;
   runtime.store.agentBaseUrl = agentUrl(url, '');
   return {
     url,

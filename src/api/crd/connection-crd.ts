@@ -1,0 +1,85 @@
+// The PlatformConnection and ClusterPlatformConnection CustomResourceDefinitions, built from
+// the zod schemas of src/api/connection like the AgentDeployment's.
+import { GROUP, VERSION } from '../agentdeployment/names.js';
+import {
+  CLUSTER_PLATFORM_CONNECTION,
+  CONNECTION_CATEGORIES,
+  ClusterPlatformConnectionSpec,
+  ConnectionStatus,
+  PLATFORM_CONNECTION,
+  PlatformConnectionSpec,
+  type ConnectionResourceNames,
+} from '../connection/index.js';
+import type { CustomResourceDefinition, PrinterColumn } from './agentdeployment-crd.js';
+import { resourceOpenApiSchema } from './resource-schema.js';
+import { type JsonSchema, toStructuralSchema } from './structural-schema.js';
+
+export const CONNECTION_PRINTER_COLUMNS: PrinterColumn[] = [
+  {
+    name: 'Ready',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+    description: 'Whether the credential authenticates.',
+  },
+  {
+    name: 'Reachable',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Reachable")].status',
+    description: 'Whether the platform API (and the private domain, when set) answers.',
+  },
+  {
+    name: 'Region/URL',
+    type: 'string',
+    jsonPath: '.status.endpoint',
+    description: 'The region, or the self-hosted control-plane URL.',
+  },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+const DESCRIPTIONS: Record<ConnectionResourceNames['kind'], string> = {
+  PlatformConnection:
+    'PlatformConnection says where the platform is and which credential to use, for the AgentDeployments of its own namespace. Its key Secret is read from the same namespace.',
+  ClusterPlatformConnection:
+    "ClusterPlatformConnection says where the platform is and which credential to use, for the AgentDeployments of the namespaces its namespaceSelector matches (all when absent). Its key Secret is read from the operator's namespace.",
+};
+
+export function connectionOpenApiSchema(names: ConnectionResourceNames): JsonSchema {
+  const spec = names.scope === 'Cluster' ? ClusterPlatformConnectionSpec : PlatformConnectionSpec;
+  return resourceOpenApiSchema(
+    DESCRIPTIONS[names.kind],
+    toStructuralSchema(spec, 'spec'),
+    toStructuralSchema(ConnectionStatus, 'status'),
+  );
+}
+
+export function connectionCrd(names: ConnectionResourceNames): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: names.kind,
+        listKind: names.listKind,
+        plural: names.plural,
+        singular: names.singular,
+        shortNames: [...names.shortNames],
+        categories: [...CONNECTION_CATEGORIES],
+      },
+      scope: names.scope,
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: CONNECTION_PRINTER_COLUMNS,
+          schema: { openAPIV3Schema: connectionOpenApiSchema(names) },
+        },
+      ],
+    },
+  };
+}
+
+export const CONNECTION_RESOURCES = [PLATFORM_CONNECTION, CLUSTER_PLATFORM_CONNECTION] as const;

@@ -1,0 +1,91 @@
+// `agent-operator connection check <name> [-n namespace | --cluster]`.
+import { parseArgs } from 'node:util';
+import { kubeClientFrom, loadClusterAccess } from '../runtime/kube/cluster-access.js';
+import { checkConnection, type CheckLine } from './check.js';
+
+const USAGE = `Usage: agent-operator connection check <name> [flags]
+
+Checks a connection from here, with your kubeconfig: its key Secret, that the key
+authenticates, that the platform API (and the private domain) answer /ok, and what the
+operator last reported. Prints one line per check; exits 1 when any fails.
+
+  -n, --namespace <ns>          the PlatformConnection's namespace (default: default)
+  --cluster                     check the ClusterPlatformConnection <name> instead
+  --operator-namespace <ns>     where ClusterPlatformConnection keys live (default agent-operator-system)
+  --kubeconfig <path>           default: KUBECONFIG, then ~/.kube/config
+  --context <name>              a context of that kubeconfig
+  -h, --help                    show this help
+`;
+
+export interface CheckIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const processIo: CheckIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+export async function main(argv: string[], io: CheckIo = processIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        namespace: { type: 'string', short: 'n' },
+        cluster: { type: 'boolean' },
+        'operator-namespace': { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    io.stderr(
+      `agent-operator connection: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`,
+    );
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (positionals[0] !== 'check' || positionals.length !== 2) {
+    io.stderr(`agent-operator connection: expected "check <name>"\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.cluster === true && values.namespace !== undefined) {
+    io.stderr('agent-operator connection: --cluster and --namespace exclude each other\n');
+    return 2;
+  }
+  const access = await loadClusterAccess(
+    values.kubeconfig === undefined
+      ? { kind: 'default' }
+      : {
+          kind: 'file',
+          path: values.kubeconfig,
+          ...(values.context === undefined ? {} : { context: values.context }),
+        },
+  );
+  const { client, transport } = kubeClientFrom(access);
+  try {
+    const lines = await checkConnection(client, {
+      kind: values.cluster === true ? 'ClusterPlatformConnection' : 'PlatformConnection',
+      namespace: values.namespace ?? 'default',
+      name: positionals[1] ?? '',
+      operatorNamespace: values['operator-namespace'] ?? 'agent-operator-system',
+    });
+    io.stdout(lines.map(format).join(''));
+    return lines.every((line) => line.ok) ? 0 : 1;
+  } finally {
+    transport.close?.();
+  }
+}
+
+function format(line: CheckLine): string {
+  return `${line.ok ? 'OK  ' : 'FAIL'} ${line.text}\n`;
+}

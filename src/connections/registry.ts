@@ -1,0 +1,178 @@
+// Resolves an object's connection reference to a ready-to-use control-plane client, or to a
+// refusal that says which problem it is (missing, not Ready, not allowed for the namespace).
+// No reference means the default connection: the operator's own flags and Helm values
+// (--control-plane-url or --region, the API key, --tenant-id, --rate-limit).
+//
+// Everything comes from caches (the lookup port); resolving makes no API call. A rotated key
+// Secret is seen at the next resolve: the credential is rebuilt from the Secret's current
+// value, and the budget is kept when the fingerprint did not change.
+import type { ConnectionKind, PlatformConnectionObject } from '../api/connection/index.js';
+import type { ControlPlaneClient } from '../controlplane/client/index.js';
+import type { ControlPlaneClientPool } from './client-pool.js';
+import { resolveCredentials, type SecretLookup } from './credentials.js';
+import { connectionEndpoints, type ConnectionEndpoints } from './endpoints.js';
+import { selectorMatches } from './label-selector.js';
+import { describeConnection, type ConnectionRef, type ConnectionRefusal } from './reference.js';
+
+export interface ConnectionLookup {
+  connection(
+    kind: ConnectionKind,
+    namespace: string | undefined,
+    name: string,
+  ): PlatformConnectionObject | undefined;
+  /** Labels of a Namespace object; undefined when it is not (yet) known. */
+  namespaceLabels(namespace: string): Readonly<Record<string, string>> | undefined;
+  secret: SecretLookup;
+}
+
+export interface ResolvedConnection {
+  ok: true;
+  kind: ConnectionKind | 'Default';
+  namespace?: string;
+  name: string;
+  /** How messages, events and metric labels name it. */
+  label: string;
+  client: ControlPlaneClient;
+  budgetId: string;
+}
+
+export type ConnectionResolution = ResolvedConnection | ConnectionRefusal;
+
+/** The credential of one connection, ready for a probe; no readiness check. */
+export type ConnectionClient =
+  | {
+      ok: true;
+      client: ControlPlaneClient;
+      budgetId: string;
+      endpoints: ConnectionEndpoints;
+      credentialVersion: string;
+    }
+  | { ok: false; message: string; endpoints: ConnectionEndpoints };
+
+export interface ConnectionRegistryOptions {
+  lookup: ConnectionLookup;
+  pool: ControlPlaneClientPool;
+  /** Where ClusterPlatformConnection key Secrets live. */
+  operatorNamespace: string;
+  defaultConnection: { client: ControlPlaneClient; budgetId: string };
+}
+
+export class ConnectionRegistry {
+  constructor(private readonly options: ConnectionRegistryOptions) {}
+
+  resolve(ref: ConnectionRef | undefined, namespace: string): ConnectionResolution {
+    if (ref === undefined) {
+      return {
+        ok: true,
+        kind: 'Default',
+        name: 'default',
+        label: describeConnection('Default', undefined, 'default'),
+        ...this.options.defaultConnection,
+      };
+    }
+    const connectionNamespace = ref.kind === 'PlatformConnection' ? namespace : undefined;
+    const label = describeConnection(ref.kind, connectionNamespace, ref.name);
+    const connection = this.options.lookup.connection(ref.kind, connectionNamespace, ref.name);
+    if (connection === undefined) {
+      const scope =
+        ref.kind === 'PlatformConnection' ? ' (a PlatformConnection serves only its own namespace)' : '';
+      return { ok: false, reason: 'ConnectionNotFound', message: `${label} not found${scope}` };
+    }
+    const denied = this.accessProblem(connection, namespace);
+    if (denied !== undefined)
+      return { ok: false, reason: 'ConnectionNotAllowed', message: `${label}: ${denied}` };
+    const notReady = readinessProblem(connection);
+    if (notReady !== undefined)
+      return { ok: false, reason: 'ConnectionNotReady', message: `${label} is not Ready: ${notReady}` };
+    const resolved = this.clientFor(connection);
+    if (!resolved.ok)
+      return {
+        ok: false,
+        reason: 'ConnectionNotReady',
+        message: `${label} is not Ready: ${resolved.message}`,
+      };
+    return {
+      ok: true,
+      kind: ref.kind,
+      ...(connectionNamespace === undefined ? {} : { namespace: connectionNamespace }),
+      name: ref.name,
+      label,
+      client: resolved.client,
+      budgetId: resolved.budgetId,
+    };
+  }
+
+  /** Why objects in `namespace` may not use `connection`, or undefined when they may. */
+  accessProblem(connection: PlatformConnectionObject, namespace: string): string | undefined {
+    if (connection.kind === 'PlatformConnection') {
+      return connection.metadata.namespace === namespace
+        ? undefined
+        : `serves only namespace ${connection.metadata.namespace ?? ''}, not ${namespace}`;
+    }
+    const selector = connection.spec.namespaceSelector;
+    if (selector === undefined) return undefined;
+    const labels = this.options.lookup.namespaceLabels(namespace);
+    if (labels === undefined) return `namespace ${namespace} is not known yet`;
+    return selectorMatches(selector, labels)
+      ? undefined
+      : `its namespaceSelector does not match namespace ${namespace}`;
+  }
+
+  /** The client of a connection's current credential (rebuilt when its Secret changed). */
+  clientFor(connection: PlatformConnectionObject): ConnectionClient {
+    const endpoints = connectionEndpoints(connection.spec);
+    const secretNamespace =
+      connection.kind === 'PlatformConnection'
+        ? (connection.metadata.namespace ?? '')
+        : this.options.operatorNamespace;
+    const credential = resolveCredentials(connection.spec, secretNamespace, this.options.lookup.secret);
+    const user = this.userOf(connection);
+    if (!credential.ok) {
+      this.options.pool.release(user);
+      return { ok: false, message: credential.message, endpoints };
+    }
+    const pooled = this.options.pool.clientFor({
+      user,
+      controlPlaneUrl: endpoints.controlPlaneUrl,
+      region: endpoints.region,
+      credentials: credential.credentials,
+      fingerprint: credential.fingerprint,
+      ...(connection.spec.rateLimits?.default === undefined
+        ? {}
+        : { rateLimits: { default: connection.spec.rateLimits.default } }),
+    });
+    return {
+      ok: true,
+      client: pooled.client,
+      budgetId: pooled.budgetId,
+      endpoints,
+      credentialVersion: credential.version,
+    };
+  }
+
+  /** Labels of the other connections spending the same budget. */
+  sharing(connection: PlatformConnectionObject): string[] {
+    return this.options.pool.sharing(this.userOf(connection));
+  }
+
+  /** The connection is gone: its client may close when no other connection uses it. */
+  forget(connection: Pick<PlatformConnectionObject, 'kind' | 'metadata'>): void {
+    this.options.pool.release(this.userOf(connection));
+  }
+
+  private userOf(connection: Pick<PlatformConnectionObject, 'kind' | 'metadata'>): string {
+    return describeConnection(connection.kind, connection.metadata.namespace, connection.metadata.name);
+  }
+}
+
+/** Why a connection's status does not say Ready for its current generation, if so. */
+function readinessProblem(connection: PlatformConnectionObject): string | undefined {
+  if (connection.metadata.deletionTimestamp !== undefined) return 'it is being deleted';
+  const ready = connection.status?.conditions?.find((condition) => condition.type === 'Ready');
+  if (ready === undefined) return 'not probed yet';
+  if (ready.status !== 'True') return ready.message;
+  if (ready.observedGeneration !== undefined && ready.observedGeneration !== connection.metadata.generation) {
+    return 'its spec changed and it has not been probed since';
+  }
+  return undefined;
+}

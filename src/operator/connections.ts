@@ -1,0 +1,381 @@
+// Wires platform connections into the operator: caches of PlatformConnections,
+// ClusterPlatformConnections and Namespaces, the registry that resolves an object's connection,
+// and the connection controller beside the AgentDeployment one. The default connection (the
+// flags and Helm values) keeps its client and budget; a connection with the same key and
+// address shares that budget.
+//
+// A cluster without the connection CRDs (an upgrade that has not applied them yet), or an
+// operator without the permission to list them cluster-wide, runs with what it can see: the
+// operator logs which part is off and every object uses the default connection.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { GROUP, VERSION } from '../api/agentdeployment/names.js';
+import {
+  CLUSTER_PLATFORM_CONNECTION,
+  PLATFORM_CONNECTION,
+  type ConnectionKind,
+  type ConnectionStatus,
+  type PlatformConnectionObject,
+} from '../api/connection/index.js';
+import {
+  connectionIndexValue,
+  connectionIndexValues,
+  connectionRefOf,
+  resolveObjectConnection,
+  type ConnectionUser,
+} from '../connections/agentdeployment-connection.js';
+import { budgetIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
+import { ConnectionRegistry, type ConnectionLookup } from '../connections/registry.js';
+import type { RateBudget } from '../controlplane/budget/rate-budget.js';
+import type { ClientMetrics, ControlPlaneClient } from '../controlplane/client/index.js';
+import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
+import type { ConnectionKubePort, WriteOutcome } from '../reconcilers/connection/ports.js';
+import { ConnectionReconciler } from '../reconcilers/connection/reconciler.js';
+import type { SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import { systemClock } from '../runtime/clock.js';
+import { Controller } from '../runtime/controller/controller.js';
+import type { EventRecorder } from '../runtime/events/recorder.js';
+import { referenceTo } from '../runtime/events/recorder.js';
+import type { KubeClient } from '../runtime/kube/client.js';
+import { KubeApiError } from '../runtime/kube/errors.js';
+import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
+import type { ResourceType } from '../runtime/kube/resource.js';
+import { Informer } from '../runtime/manager/informer.js';
+import { watchOf, type Watch } from '../runtime/manager/manager.js';
+import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
+
+export const CONNECTION_CONTROLLER_NAME = 'platformconnection';
+/** Index of AgentDeployments by the connection they name (see connectionIndexValue). */
+export const BY_CONNECTION = 'byConnection';
+const BY_KEY_SECRET = 'byKeySecret';
+
+export const PLATFORM_CONNECTIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLATFORM_CONNECTION.plural,
+};
+export const CLUSTER_PLATFORM_CONNECTIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: CLUSTER_PLATFORM_CONNECTION.plural,
+  namespaced: false,
+};
+const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
+
+type ConnectionObject = KubeObject & PlatformConnectionObject;
+type SecretObject = KubeObject & SecretSource;
+
+export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
+  kube: KubeClient;
+  logger: Logger;
+  registry: Registry;
+  recorder: EventRecorder;
+  /** Watched namespaces; empty: all. */
+  namespaces: string[];
+  /** Where ClusterPlatformConnection key Secrets live: the operator's own namespace. */
+  operatorNamespace: string;
+  concurrency: number;
+  /** AgentDeployments, indexed BY_CONNECTION with connectionIndexValues. */
+  agentDeployments: Informer<U>;
+  secrets: Informer<SecretObject>;
+  defaultConnection: { client: ControlPlaneClient; budget: RateBudget };
+  clientMetrics?: ClientMetrics;
+}
+
+export interface Connections {
+  registry: ConnectionRegistry;
+  /** Undefined when neither connection kind is available. */
+  controller?: Controller;
+  /**
+   * For the AgentDeployment controller: wakes the objects that name a connection when its
+   * Ready status flips or it starts deleting, so that a refusal (ConnectionNotReady) heals.
+   */
+  userWatches: Array<Watch<KubeObject>>;
+  watches: Array<Watch<KubeObject>>;
+  /** Caches to run that no watch brings (Namespaces, the operator namespace's Secrets). */
+  informers: Array<Informer<KubeObject>>;
+  close(): Promise<void>;
+}
+
+export async function setUpConnections<U extends KubeObject & ConnectionUser>(
+  options: ConnectionsOptions<U>,
+): Promise<Connections> {
+  const { kube, logger } = options;
+  const defaultClient = options.defaultConnection.client;
+  const defaultUrl = `${defaultClient.endpoint.origin}${defaultClient.endpoint.pathPrefix}`;
+  const pool = new ControlPlaneClientPool({
+    logger,
+    ...(options.clientMetrics === undefined ? {} : { metrics: options.clientMetrics }),
+  });
+  pool.adoptBudget(defaultClient.credentialFingerprint, defaultUrl, options.defaultConnection.budget);
+
+  const scoped = options.namespaces.length > 0 ? options.namespaces : undefined;
+  const namespacedOn = await served(kube, PLATFORM_CONNECTIONS, scoped?.[0], logger);
+  const clusterOn =
+    (await served(kube, CLUSTER_PLATFORM_CONNECTIONS, undefined, logger)) &&
+    (await served(kube, NAMESPACES, undefined, logger));
+
+  const keySecretIndex = (namespace: string) => (object: ConnectionObject) => {
+    const ref = object.spec.apiKeySecretRef ?? object.spec.bearerTokenSecretRef;
+    return ref === undefined ? [] : [`${namespace || object.metadata.namespace || ''}/${ref.name}`];
+  };
+  const namespacedConnections = namespacedOn
+    ? Informer.forResource<ConnectionObject>(kube, {
+        type: PLATFORM_CONNECTIONS,
+        namespaces: options.namespaces,
+        logger: logger.child({ informer: PLATFORM_CONNECTION.plural }),
+        indexers: { [BY_KEY_SECRET]: keySecretIndex('') },
+      })
+    : undefined;
+  const clusterConnections = clusterOn
+    ? Informer.forResource<ConnectionObject>(kube, {
+        type: CLUSTER_PLATFORM_CONNECTIONS,
+        logger: logger.child({ informer: CLUSTER_PLATFORM_CONNECTION.plural }),
+        indexers: { [BY_KEY_SECRET]: keySecretIndex(options.operatorNamespace) },
+      })
+    : undefined;
+  const namespaceCache = clusterOn
+    ? Informer.forResource<KubeObject>(kube, {
+        type: NAMESPACES,
+        logger: logger.child({ informer: 'namespaces' }),
+      })
+    : undefined;
+  // ClusterPlatformConnection keys live in the operator's namespace, which the watched
+  // namespaces may not include: then its Secrets get their own (one-namespace) cache.
+  const operatorSecrets =
+    clusterOn && scoped !== undefined && !scoped.includes(options.operatorNamespace)
+      ? Informer.forResource<SecretObject>(kube, {
+          type: SECRETS,
+          namespaces: [options.operatorNamespace],
+          logger: logger.child({ informer: 'operator-secrets' }),
+        })
+      : undefined;
+
+  const lookup: ConnectionLookup = {
+    connection: (kind, namespace, name) =>
+      kind === 'PlatformConnection'
+        ? namespacedConnections?.store.get(`${namespace ?? ''}/${name}`)
+        : clusterConnections?.store.get(name),
+    namespaceLabels: (namespace) => {
+      const object = namespaceCache?.store.get(namespace);
+      return object === undefined ? undefined : (object.metadata.labels ?? {});
+    },
+    secret: (namespace, name) =>
+      (namespace === options.operatorNamespace
+        ? operatorSecrets?.store.get(`${namespace}/${name}`)
+        : undefined) ?? options.secrets.store.get(`${namespace}/${name}`),
+  };
+  const registry = new ConnectionRegistry({
+    lookup,
+    pool,
+    operatorNamespace: options.operatorNamespace,
+    defaultConnection: {
+      client: defaultClient,
+      budgetId: budgetIdOf(defaultClient.credentialFingerprint, defaultUrl),
+    },
+  });
+  const informers = [namespaceCache, operatorSecrets].filter(
+    (informer): informer is Informer<KubeObject> => informer !== undefined,
+  );
+  const close = () => pool.close();
+  if (namespacedConnections === undefined && clusterConnections === undefined) {
+    return { registry, watches: [], userWatches: [], informers, close };
+  }
+
+  const storeOf = (kind: ConnectionKind) =>
+    kind === 'PlatformConnection' ? namespacedConnections : clusterConnections;
+  const port = new ConnectionKubeWrites(kube, options.recorder, (key) => {
+    const [kind, namespace, name] = splitKey(key);
+    return storeOf(kind)?.store.get(namespace === '' ? name : `${namespace}/${name}`);
+  });
+  const usersOf = (connection: ConnectionObject) =>
+    options.agentDeployments.store
+      .byIndex(BY_CONNECTION, keyOf(connection))
+      .map((object) => objectKey(object));
+  const reconciler = new ConnectionReconciler({
+    kube: port,
+    registry,
+    usersOf,
+    clock: systemClock,
+    metrics: bindConnectionMetrics(options.registry),
+    logger: logger.child({ controller: CONNECTION_CONTROLLER_NAME }),
+  });
+  const controller = new Controller({
+    name: CONNECTION_CONTROLLER_NAME,
+    maxConcurrentReconciles: Math.min(options.concurrency, 4),
+    registry: options.registry,
+    logger,
+    rateLimiter: () =>
+      defaultControllerRateLimiter(systemClock, { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 }),
+    reconcile: async (key, signal) => {
+      try {
+        return await reconciler.reconcile(key, signal);
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    },
+  });
+  const connectionsBySecret = (secret: KubeObject) => {
+    const value = `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`;
+    return [namespacedConnections, clusterConnections].flatMap(
+      (informer) => informer?.store.byIndex(BY_KEY_SECRET, value).map(keyOf) ?? [],
+    );
+  };
+  const watches: Array<Watch<KubeObject>> = [
+    ...[namespacedConnections, clusterConnections]
+      .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
+      .map((informer) => watchOf(informer, (object) => [keyOf(object)], specOrLifecycleChanged)),
+    // A new or deleted user changes usedBy, and may release a deleting connection.
+    watchOf(options.agentDeployments, (object) => connectionIndexValues(object), usersMayHaveChanged),
+    watchOf(options.secrets, connectionsBySecret),
+    ...(operatorSecrets === undefined ? [] : [watchOf(operatorSecrets, connectionsBySecret)]),
+  ];
+  const userWatches = [namespacedConnections, clusterConnections]
+    .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
+    .map((informer) => watchOf(informer, usersOf, readinessChanged));
+  return { registry, controller, watches, userWatches, informers, close };
+}
+
+/**
+ * Until the AgentDeployment reconciler deploys through the connection an object names, an
+ * object that names one other than the default must make no call at all (the default
+ * connection would deploy it to the wrong workspace or region): it is Stalled with the
+ * refusal's reason, or with this limitation, and picked up again when its connection changes.
+ */
+export function connectionProblem(registry: ConnectionRegistry, object: ConnectionUser): string | undefined {
+  const resolution = resolveObjectConnection(registry, object);
+  if (!resolution.ok) return `spec.connectionRef: ${resolution.reason}: ${resolution.message}`;
+  if (resolution.kind === 'Default') return undefined;
+  return `spec.connectionRef: ${resolution.label} is Ready, but this operator build deploys through the default connection only; no call is made for this object`;
+}
+
+/** The controller's key of a connection (also the AgentDeployment index's value). */
+function keyOf(connection: PlatformConnectionObject): string {
+  return connectionIndexValue(connection.kind, connection.metadata.namespace, connection.metadata.name);
+}
+
+function splitKey(key: string): [ConnectionKind, string, string] {
+  const [kind = '', namespace = '', ...name] = key.split('/');
+  return [kind === 'ClusterPlatformConnection' ? kind : 'PlatformConnection', namespace, name.join('/')];
+}
+
+function readinessChanged(old: ConnectionObject, current: ConnectionObject): boolean {
+  const ready = (object: ConnectionObject) =>
+    object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return (
+    ready(old) !== ready(current) || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp
+  );
+}
+
+/** Our own status writes do not wake the connection again. */
+function specOrLifecycleChanged(old: ConnectionObject, current: ConnectionObject): boolean {
+  return (
+    old.metadata.generation !== current.metadata.generation ||
+    old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp ||
+    JSON.stringify(old.metadata.finalizers ?? []) !== JSON.stringify(current.metadata.finalizers ?? [])
+  );
+}
+
+function usersMayHaveChanged(
+  old: KubeObject & ConnectionUser,
+  current: KubeObject & ConnectionUser,
+): boolean {
+  return (
+    old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp ||
+    JSON.stringify(connectionRefOf(old)) !== JSON.stringify(connectionRefOf(current))
+  );
+}
+
+/** Whether the API server serves `type` to us: 404 (no CRD) and 403 (no permission) say no. */
+async function served(
+  kube: KubeClient,
+  type: ResourceType,
+  namespace: string | undefined,
+  logger: Logger,
+): Promise<boolean> {
+  try {
+    await kube.list(type, { limit: 1, ...(namespace === undefined ? {} : { namespace }) });
+    return true;
+  } catch (error) {
+    if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) {
+      logger.warn(
+        { resource: type.plural, status: error.statusCode },
+        error.statusCode === 404
+          ? 'connection resources are not installed (apply the CRDs); objects use the default connection'
+          : 'no permission to list this resource; connections that need it are off',
+      );
+      return false;
+    }
+    // Anything else (the API server restarting, say) is not an answer: assume served, and let
+    // the caches retry as they do for every other resource.
+    logger.debug(
+      { resource: type.plural, error: String(error) },
+      'could not tell whether served; assuming it is',
+    );
+    return true;
+  }
+}
+
+/** Finalizer and status writes of connections, and their events. */
+class ConnectionKubeWrites implements ConnectionKubePort {
+  constructor(
+    private readonly kube: KubeClient,
+    private readonly recorder: EventRecorder,
+    readonly get: (key: string) => PlatformConnectionObject | undefined,
+  ) {}
+
+  patchFinalizers(
+    object: PlatformConnectionObject,
+    finalizers: string[],
+    signal: AbortSignal,
+  ): Promise<WriteOutcome> {
+    // Guarded: a merge patch replaces the whole list, and another controller's finalizer must not be lost.
+    return this.write(() =>
+      this.kube.mergePatch(
+        typeOf(object),
+        object.metadata.namespace,
+        object.metadata.name,
+        { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
+        { signal },
+      ),
+    );
+  }
+
+  patchStatus(
+    object: PlatformConnectionObject,
+    status: ConnectionStatus,
+    signal: AbortSignal,
+  ): Promise<WriteOutcome> {
+    return this.write(() =>
+      this.kube.mergePatchStatus(
+        typeOf(object),
+        object.metadata.namespace,
+        object.metadata.name,
+        { status },
+        { signal },
+      ),
+    );
+  }
+
+  event(object: PlatformConnectionObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    void this.recorder.record(referenceTo(object as ConnectionObject), type, reason, message);
+  }
+
+  private async write(call: () => Promise<unknown>): Promise<WriteOutcome> {
+    try {
+      await call();
+      return { ok: true };
+    } catch (error) {
+      return {
+        ok: false,
+        conflict: error instanceof KubeApiError && error.statusCode === 409,
+        message: error instanceof Error ? error.message : String(error),
+      };
+    }
+  }
+}
+
+function typeOf(object: PlatformConnectionObject): ResourceType {
+  return object.kind === 'ClusterPlatformConnection' ? CLUSTER_PLATFORM_CONNECTIONS : PLATFORM_CONNECTIONS;
+}

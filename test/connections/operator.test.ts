@@ -1,0 +1,191 @@
+// Connections end to end: the operator started as `run` starts it, the Kubernetes emulator
+// with the three CRDs, the control-plane emulator checking keys, and a loopback /ok server for
+// the platform API. A PlatformConnection goes Ready, a wrong key goes Ready=False and recovers
+// when the Secret is fixed (no restart), and deleting a connection waits for its users.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import { API_KEY, condition, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
+
+const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
+import { applyConnectionCrds, startOkServer, type OkServer } from './support/platform.js';
+
+const TEAM_KEY = 'team-a-connection-key-55e1c0';
+const WRONG_KEY = 'team-a-revoked-key-90ab3f';
+
+let stack: Stack;
+let platform: OkServer;
+let platformUrl: string;
+
+async function connectionObject(): Promise<PlatformConnectionObject> {
+  return stack.client.get<KubeObject & PlatformConnectionObject>(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
+}
+
+async function waitForConnection(
+  what: string,
+  check: (c: PlatformConnectionObject) => boolean,
+): Promise<void> {
+  await stack.waitUntil(async () => {
+    try {
+      return check(await connectionObject());
+    } catch {
+      return false;
+    }
+  }, what);
+}
+
+const ready = (c: PlatformConnectionObject) => c.status?.conditions?.find((x) => x.type === 'Ready');
+
+beforeEach(async () => {
+  stack = await Stack.start({
+    withoutOperator: true,
+    controlPlane: { apiKeys: [{ key: API_KEY }, { key: TEAM_KEY }] },
+  });
+  await applyConnectionCrds(stack.client);
+  platform = await startOkServer();
+  platformUrl = platform.url;
+});
+
+afterEach(async () => {
+  await stack.close();
+  await platform.close();
+});
+
+describe('connections in the operator', () => {
+  it('Ready with a good key; a wrong key is Ready=False and recovers when the Secret is fixed; deletion waits for users', async () => {
+    await stack.putSecret('team-key', { apiKey: WRONG_KEY });
+    await stack.client.create(PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'PlatformConnection',
+      metadata: { name: 'team', namespace: NAMESPACE },
+      spec: {
+        controlPlaneUrl: stack.controlPlane.url,
+        platformApiUrl: platformUrl,
+        apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
+      },
+    });
+    await stack.startOperator();
+
+    await waitForConnection('Ready=False (wrong key)', (c) => ready(c)?.reason === 'Unauthorized');
+    await stack.putSecret('team-key', { apiKey: TEAM_KEY });
+    await waitForConnection('Ready=True after the rotation', (c) => ready(c)?.status === 'True');
+    const connection = await connectionObject();
+    expect(connection.metadata.finalizers).toEqual(['agentplatform.io/connection-in-use']);
+    expect(connection.status?.conditions?.find((c) => c.type === 'Reachable')?.status).toBe('True');
+
+    await stack.client.create(AGENT_DEPLOYMENTS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'AgentDeployment',
+      metadata: { name: 'uses-team', namespace: NAMESPACE },
+      spec: { source: 'internal_container', connectionRef: { kind: 'PlatformConnection', name: 'team' } },
+    });
+    await waitForConnection('used by one object', (c) => c.status?.usedBy === 1);
+    // Not deployed through the default connection: Stalled, and nothing created anywhere.
+    const user = await stack.waitFor(
+      'uses-team',
+      (o) => condition(o, 'Stalled')?.status === 'True',
+      'Stalled',
+    );
+    expect(condition(user, 'Stalled')?.message).toContain(
+      'spec.connectionRef: PlatformConnection team-a/team is Ready',
+    );
+    expect((await stack.deployments()).map((d) => d.name)).not.toContain('uses-team');
+    await stack.client.delete(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
+    await waitForConnection('held for its user', (c) => ready(c)?.reason === 'InUse');
+    expect(ready(await connectionObject())?.message).toContain(`${NAMESPACE}/uses-team`);
+
+    await stack.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'uses-team');
+    await stack.waitUntil(
+      async () => {
+        try {
+          await connectionObject();
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      'the connection is gone once unused',
+      30_000,
+    );
+
+    const secretsSeen = JSON.stringify(await stack.client.list(SECRETS, { namespace: NAMESPACE }));
+    expect(secretsSeen).toContain('team-key');
+    const visible = [stack.logLines.join('\n'), JSON.stringify(await stack.events())].join('\n');
+    for (const key of [TEAM_KEY, WRONG_KEY]) expect(visible).not.toContain(key.slice(0, 12));
+  }, 60_000);
+
+  it("a ClusterPlatformConnection reads its key in the operator's namespace only; its metrics carry its name, never the key", async () => {
+    const spec = {
+      controlPlaneUrl: stack.controlPlane.url,
+      platformApiUrl: platformUrl,
+      apiKeySecretRef: { name: 'shared-key', key: 'apiKey' },
+    };
+    // The same Secret name in a tenant namespace must not be read for a cluster-scoped connection.
+    await stack.putSecret('shared-key', { apiKey: TEAM_KEY });
+    await stack.client.create(CLUSTER_PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'ClusterPlatformConnection',
+      metadata: { name: 'shared' },
+      spec,
+    });
+    // Watching only the tenant namespace: the operator namespace's Secrets get their own cache.
+    const operator = await stack.startOperator({
+      leaderElectionNamespace: 'agent-system',
+      namespaces: [NAMESPACE],
+    });
+    const shared = () =>
+      stack.client.get<KubeObject & PlatformConnectionObject>(
+        CLUSTER_PLATFORM_CONNECTIONS,
+        undefined,
+        'shared',
+      );
+    const readyOf = async () => (await shared()).status?.conditions?.find((c) => c.type === 'Ready');
+    await stack.waitUntil(async () => (await readyOf())?.reason === 'SecretNotFound', 'SecretNotFound');
+    expect((await readyOf())?.message).toBe(
+      'spec.apiKeySecretRef: Secret "agent-system/shared-key" not found',
+    );
+
+    await stack.client.create(NAMESPACES, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'agent-system' },
+    });
+    await stack.client.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'shared-key', namespace: 'agent-system' },
+      data: { apiKey: Buffer.from(TEAM_KEY).toString('base64') },
+    });
+    await stack.waitUntil(async () => (await readyOf())?.status === 'True', 'Ready once the key is in place');
+    const metrics = await operator.registry.metrics();
+    expect(metrics).toContain(
+      'agent_operator_connection_ready{kind="ClusterPlatformConnection",namespace="",name="shared"} 1',
+    );
+    expect(metrics).not.toContain(TEAM_KEY.slice(0, 12));
+  }, 60_000);
+
+  it('an object naming a connection that does not exist is Stalled with ConnectionNotFound and makes no call', async () => {
+    await stack.startOperator();
+    await stack.client.create(AGENT_DEPLOYMENTS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'AgentDeployment',
+      metadata: { name: 'orphan-ref', namespace: NAMESPACE },
+      spec: {
+        source: 'internal_container',
+        connectionRef: { kind: 'ClusterPlatformConnection', name: 'nowhere' },
+      },
+    });
+    const object = await stack.waitFor(
+      'orphan-ref',
+      (o) => condition(o, 'Stalled')?.status === 'True',
+      'Stalled',
+    );
+    expect(condition(object, 'Stalled')?.message).toBe(
+      'spec.connectionRef: ConnectionNotFound: ClusterPlatformConnection nowhere not found',
+    );
+    const stats = await stack.admin<{ byRoute: Array<{ method: string; route: string }> }>('GET', '/stats');
+    expect(stats.byRoute.filter((c) => c.method !== 'GET')).toEqual([]);
+  }, 60_000);
+});
