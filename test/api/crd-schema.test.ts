@@ -110,7 +110,6 @@ describe('structural schema', () => {
       'spec.sourceConfig.resourceSpec.labels',
       'spec.sourceConfig.resourceSpec.annotations',
       'spec.sourceConfig.resourceSpec.sidecars.[].resources.limits',
-      'status.secretVersions',
     ]) {
       expect(at(path), path).toEqual(
         expect.objectContaining({ type: 'object', additionalProperties: { type: 'string' } }),
@@ -243,7 +242,7 @@ describe('the CustomResourceDefinition', () => {
     });
   });
 
-  it('prints Ready, its reason, the active and latest revision, suspend and age; ids and URL in -o wide', () => {
+  it('prints Ready, its reason, the active and latest revision, suspend and age; ids, connection and URL in -o wide', () => {
     const columns = version?.additionalPrinterColumns ?? [];
     expect(columns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
       ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
@@ -254,6 +253,7 @@ describe('the CustomResourceDefinition', () => {
       ['Age', '.metadata.creationTimestamp', 0],
       ['Source', '.spec.source', 1],
       ['Deployment', '.status.deploymentId', 1],
+      ['Connection', '.spec.connectionRef.name', 1],
       ['URL', '.status.customUrl', 1],
       ['Message', '.status.conditions[?(@.type=="Ready")].message', 1],
     ]);

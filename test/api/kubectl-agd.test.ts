@@ -16,7 +16,7 @@ async function kubectl(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-function agent(name: string, suspend: boolean): object {
+function agent(name: string, suspend: boolean, connection?: string): object {
   return {
     apiVersion: 'agentplatform.io/v1alpha1',
     kind: 'AgentDeployment',
@@ -26,6 +26,9 @@ function agent(name: string, suspend: boolean): object {
       sourceConfig: { listenerId: '53a22649-b624-5585-b661-5f2b13429240' },
       sourceRevisionConfig: { imageUri: `registry.example.com/${name}:1.0.0` },
       suspend,
+      ...(connection === undefined
+        ? {}
+        : { connectionRef: { kind: 'PlatformConnection', name: connection } }),
     },
   };
 }
@@ -45,7 +48,7 @@ beforeAll(async () => {
   ]);
   await kubectl(
     ['apply', '-f', '-'],
-    [agent('rolling', false), agent('held', true)].map((o) => dump(o)).join('---\n'),
+    [agent('rolling', false, 'eu'), agent('held', true)].map((o) => dump(o)).join('---\n'),
   );
   // A rollout in progress: the active revision still serves while the new one builds.
   const rolling = {
@@ -55,6 +58,10 @@ beforeAll(async () => {
       latestRevisionId: 'b2b2b2b2-0000-4000-8000-000000000002',
       latestRevisionStatus: 'BUILDING',
       customUrl: 'https://rolling.agents.example.com',
+      secretVersions: [
+        { name: 'agent-secrets', resourceVersion: '4711' },
+        { name: 'registry-credentials', resourceVersion: '12' },
+      ],
       conditions: [
         {
           type: 'Ready',
@@ -119,7 +126,7 @@ describe('kubectl get agd', () => {
     });
   });
 
-  it('-o wide adds the source, deployment id, URL and the Ready message', async () => {
+  it('-o wide adds the source, deployment id, connection, URL and the Ready message', async () => {
     const { header, rows } = table(await kubectl(['get', 'agd', '-o', 'wide']));
     expect(header).toEqual([
       'NAME',
@@ -131,15 +138,26 @@ describe('kubectl get agd', () => {
       'AGE',
       'SOURCE',
       'DEPLOYMENT',
+      'CONNECTION',
       'URL',
       'MESSAGE',
     ]);
     expect(rows.get('rolling')).toMatchObject({
       SOURCE: 'external_container',
       DEPLOYMENT: '0f6e5a7c-1111-4222-8333-944445555666',
+      CONNECTION: 'eu',
       URL: 'https://rolling.agents.example.com',
       MESSAGE: 'revision b2b2b2b2 is BUILDING',
     });
+  });
+});
+
+describe('kubectl describe agd', () => {
+  it('names each Secret used, as written, with the resourceVersion the latest revision was made with', async () => {
+    const text = await kubectl(['describe', 'agd', 'rolling']);
+    const section = text.slice(text.indexOf('Secret Versions:'));
+    expect(section).toMatch(/Name:\s+agent-secrets\s+Resource Version:\s+4711/);
+    expect(section).toMatch(/Name:\s+registry-credentials\s+Resource Version:\s+12/);
   });
 });
 

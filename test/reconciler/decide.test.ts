@@ -71,7 +71,7 @@ function observed(overrides: Overrides = {}): Observed {
 const owned = { deploymentId: ID };
 const readyStatus = {
   observedGeneration: 1,
-  secretVersions: {},
+  secretVersions: [],
   conditions: [
     {
       type: 'Ready',

@@ -115,9 +115,16 @@ export const AgentDeploymentStatus = z
       .describe('The last value of the agentplatform.io/reconcile-requested-at annotation that was handled.')
       .optional(),
     secretVersions: z
-      .record(z.string(), z.string())
+      .array(
+        z
+          .object({
+            name: z.string().describe("The Secret, in the object's namespace."),
+            resourceVersion: z.string().describe('Its resourceVersion when the latest revision was made.'),
+          })
+          .strict(),
+      )
       .describe(
-        'resourceVersion of each referenced Kubernetes Secret, by Secret name, that the latest revision was made with. Never holds values.',
+        'The referenced Kubernetes Secrets, by name, with the resourceVersion each had when the latest revision was made (a list, so that kubectl describe shows the names as written). Never holds values.',
       )
       .optional(),
   })

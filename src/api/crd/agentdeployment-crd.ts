@@ -104,6 +104,13 @@ export const PRINTER_COLUMNS: PrinterColumn[] = [
     priority: 1,
   },
   {
+    name: 'Connection',
+    type: 'string',
+    jsonPath: '.spec.connectionRef.name',
+    description: 'The platform connection used (empty: the default connection).',
+    priority: 1,
+  },
+  {
     name: 'URL',
     type: 'string',
     jsonPath: '.status.customUrl',

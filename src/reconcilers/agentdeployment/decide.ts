@@ -22,7 +22,7 @@ import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import { diffDeployment } from './diff.js';
 import type { Observed, SpecReading } from './observed.js';
-import { REDEPLOY_AT_ANNOTATION } from './object.js';
+import { REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
 import { specPathOf } from './spec-paths.js';
 import type { StatusFacts } from './status.js';
@@ -262,7 +262,7 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
     }
     const specUnchanged =
       o.status.observedGeneration === o.object.generation &&
-      equalIgnoringUnset(o.status.secretVersions ?? {}, spec.secretVersions);
+      equalIgnoringUnset(recordedSecretVersions(o.status), spec.secretVersions);
     return {
       kind: 'patch',
       deployment,

@@ -40,7 +40,32 @@ export interface AgentDeploymentStatusView {
   ownership?: OwnershipView;
   lastHandledRedeployAt?: string;
   lastHandledReconcileAt?: string;
-  secretVersions?: Record<string, string>;
+  secretVersions?: SecretVersionView[];
+}
+
+/** One referenced Secret and the resourceVersion the latest revision was made with. */
+export interface SecretVersionView {
+  name: string;
+  resourceVersion: string;
+}
+
+/** status.secretVersions as a map by Secret name, the shape the reconciler compares. */
+export function recordedSecretVersions(status: AgentDeploymentStatusView): Record<string, string> {
+  const recorded: unknown = status.secretVersions;
+  // Operators before 0.2 wrote a map by Secret name; read it until the next status write.
+  if (recorded !== null && typeof recorded === 'object' && !Array.isArray(recorded)) {
+    return recorded as Record<string, string>;
+  }
+  return Object.fromEntries(
+    (status.secretVersions ?? []).map((entry) => [entry.name, entry.resourceVersion]),
+  );
+}
+
+/** A map by Secret name as status.secretVersions, sorted so that equal maps publish equal lists. */
+export function secretVersionList(versions: Record<string, string>): SecretVersionView[] {
+  return Object.keys(versions)
+    .sort()
+    .map((name) => ({ name, resourceVersion: versions[name] ?? '' }));
 }
 
 export interface AgentDeploymentView<Spec extends ReconcilerSpecView = ReconcilerSpecView> {

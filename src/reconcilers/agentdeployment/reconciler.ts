@@ -24,6 +24,7 @@ import {
   generationOf,
   hasFinalizer,
   ownershipOf,
+  recordedSecretVersions,
   type AgentDeploymentView,
 } from './object.js';
 import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
@@ -706,7 +707,7 @@ function refusedFromStatus(observed: Observed): RefusedAttempt | undefined {
   if (stalled?.status !== 'True' || stalled.reason !== 'Rejected') return undefined;
   if (stalled.observedGeneration !== observed.object.generation) return undefined;
   const versions = observed.spec.kind === 'valid' ? observed.spec.secretVersions : {};
-  const recorded = observed.status.secretVersions ?? {};
+  const recorded = recordedSecretVersions(observed.status);
   const same =
     Object.keys(versions).length === Object.keys(recorded).length &&
     Object.entries(versions).every(([name, version]) => recorded[name] === version);

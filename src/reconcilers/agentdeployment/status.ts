@@ -7,6 +7,7 @@ import { setConditions } from './conditions.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import {
   generationOf,
+  secretVersionList,
   type AgentDeploymentStatusView,
   type AgentDeploymentView,
   type OwnershipView,
@@ -61,7 +62,7 @@ export function nextStatus(
     if (deployment.source_config.custom_url) status.customUrl = deployment.source_config.custom_url;
   }
   if (facts.latestRevisionStatus) status.latestRevisionStatus = facts.latestRevisionStatus;
-  if (facts.secretVersions) status.secretVersions = facts.secretVersions;
+  if (facts.secretVersions) status.secretVersions = secretVersionList(facts.secretVersions);
   if (facts.ownership === null) delete status.ownership;
   else if (facts.ownership) status.ownership = facts.ownership;
   if (facts.handledRedeployAt !== undefined) status.lastHandledRedeployAt = facts.handledRedeployAt;
