@@ -38,6 +38,7 @@ import type { ResourceType } from '../runtime/kube/resource.js';
 import { Informer } from '../runtime/manager/informer.js';
 import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
+import { agentCallPort } from './agent-call-port.js';
 import { controlPlanePort } from './control-plane-port.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
@@ -183,6 +184,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       reconcileFailed: failureMetrics.reconcileFailed,
     },
     timings,
+    agents: agentCallPort(() => config.apiKey),
+    wake: (key) => enqueue.to(key),
   });
 
   const controller = new Controller({

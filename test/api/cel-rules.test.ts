@@ -78,8 +78,8 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 7 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
-    expect(results.length).toBe(7 + 11 + 5 + 1 + 3 + 4 + 2);
+    // 7 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1.
+    expect(results.length).toBe(7 + 11 + 5 + 1 + 3 + 4 + 2 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -317,6 +317,16 @@ const INVALID: [string, TestObject, string, string?][] = [
     'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
     'spec.secrets[0].valueFrom.secretKeyRef',
   ],
+  [
+    'a smoke-test jsonPath without equals',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['smokeTest'], {
+        input: { messages: [{ role: 'user', content: 'ping' }] },
+        expect: { jsonPath: '$.messages[-1].content' },
+      }),
+    ),
+    'spec.smokeTest.expect.jsonPath and spec.smokeTest.expect.equals go together: set both or neither',
+  ],
 ];
 
 describe('rules reject bad objects with a message naming the field', () => {
@@ -331,7 +341,23 @@ describe('rules reject bad objects with a message naming the field', () => {
 });
 
 describe('OpenAPI bounds reject bad objects in the emulator', () => {
+  const smokeTest = (extra: Record<string, unknown>) =>
+    mutate(repoHostObject, (s) =>
+      setPath(s, ['smokeTest'], { input: { messages: [{ role: 'user', content: 'ping' }] }, ...extra }),
+    );
   const bad: [string, TestObject, RegExp][] = [
+    ['smokeTest.timeoutSeconds of 0', smokeTest({ timeoutSeconds: 0 }), /smokeTest\.timeoutSeconds/],
+    ['smokeTest.timeoutSeconds above 600', smokeTest({ timeoutSeconds: 601 }), /smokeTest\.timeoutSeconds/],
+    [
+      'a smoke-test input without messages',
+      smokeTest({ input: { messages: [] } }),
+      /smokeTest\.input\.messages/,
+    ],
+    [
+      'a smoke-test jsonPath that is not a path',
+      smokeTest({ expect: { jsonPath: 'messages', equals: 'x' } }),
+      /smokeTest\.expect\.jsonPath/,
+    ],
     [
       'cpu below 0.1',
       mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 0.05)),
