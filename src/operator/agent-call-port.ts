@@ -8,9 +8,9 @@ import type { AgentCallPort } from '../reconcilers/agentdeployment/ports.js';
 
 export function agentCallPort(apiKeyFor: (objectKey: string) => string): AgentCallPort {
   return {
-    runOnce(objectKey, url, input, timeoutMs) {
+    runOnce(objectKey, url, input, timeoutMs, signal) {
       const client = new AgentRuntimeClient({ url, apiKey: apiKeyFor(objectKey), timeoutMs });
-      return client.wait({ input });
+      return client.wait({ input, signal });
     },
     redact(objectKey, text) {
       return redact(text, apiKeyFor(objectKey));

@@ -281,6 +281,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     stop: () => {
       stopping ??= (async () => {
         await manager.stop();
+        reconciler.stop();
         await poller.stop();
         await server?.close();
         await controlPlane.close();

@@ -9,10 +9,17 @@ import { DEFAULT_TIMINGS } from '../../src/reconcilers/agentdeployment/defaults.
 import type { Observed, SmokeTestAttempts } from '../../src/reconcilers/agentdeployment/observed.js';
 import { smokeTestSpecHash } from '../../src/reconcilers/agentdeployment/smoke-test.js';
 import type { SmokeTest } from '../../src/api/agentdeployment/index.js';
+import {
+  AGENT_URL,
+  DEPLOYMENT_ID,
+  DESIRED,
+  LISTENER_ID,
+  deployedWithUrl,
+} from './support/smoke-test-fixtures.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
-const ID = '11111111-1111-4111-8111-111111111111';
-const URL = 'http://127.0.0.1:9/agents/11111111';
+const ID = DEPLOYMENT_ID;
+const URL = AGENT_URL;
 const t = { ...DEFAULT_TIMINGS, smokeTestRetryMs: 1_000, smokeTestRetryMaxMs: 4_000 };
 const SMOKE: SmokeTest = {
   input: { messages: [{ role: 'user', content: 'ping' }] },
@@ -22,21 +29,7 @@ const SMOKE: SmokeTest = {
 const HASH = smokeTestSpecHash(SMOKE);
 
 function deployment(overrides: Partial<Deployment> = {}): Deployment {
-  return {
-    id: ID,
-    name: 'bot',
-    source: 'external_container',
-    source_config: { listener_id: '33333333-3333-4333-8333-333333333333', custom_url: URL },
-    source_revision_config: { image_uri: 'registry.example/bot:1' },
-    secrets: [],
-    tenant_id: '00000000-0000-4000-8000-000000000000',
-    created_at: '2026-11-23T11:59:00Z',
-    updated_at: '2026-11-23T11:59:00Z',
-    status: 'READY',
-    latest_revision_id: 'r2',
-    active_revision_id: 'r2',
-    ...overrides,
-  };
+  return deployedWithUrl({ latest_revision_id: 'r2', active_revision_id: 'r2', ...overrides });
 }
 
 interface Given {
@@ -65,17 +58,7 @@ function observed(given: Given = {}): Observed {
     },
     status: { observedGeneration: 1, secretVersions: {}, ...given.status },
     ownership: { deploymentId: ID },
-    spec: {
-      kind: 'valid',
-      desired: {
-        name: 'bot',
-        source: 'external_container',
-        source_config: { listener_id: '33333333-3333-4333-8333-333333333333' },
-        source_revision_config: { image_uri: 'registry.example/bot:1' },
-        secrets: [],
-      },
-      secretVersions: {},
-    },
+    spec: { kind: 'valid', desired: DESIRED, secretVersions: {} },
     claims: {},
     deployment: { kind: 'present', deployment: current },
     byName: { kind: 'unobserved' },
@@ -229,7 +212,7 @@ describe('decide with spec.smokeTest', () => {
   });
 
   it('a deployment without a URL cannot be called: SmokeTestFailed saying so', () => {
-    const noUrl = deployment({ source_config: { listener_id: '33333333-3333-4333-8333-333333333333' } });
+    const noUrl = deployment({ source_config: { listener_id: LISTENER_ID } });
     const action = published(decide(observed({ deployment: noUrl }), t));
     expect(action.state.message).toContain('no URL');
   });

@@ -66,12 +66,13 @@ export interface ControlPlanePort {
  * X-Auth-Scheme: platform-api-key. Failures are values whose messages never carry the key.
  */
 export interface AgentCallPort {
-  /** A stateless run (POST /runs/wait) with its own deadline. */
+  /** A stateless run (POST /runs/wait) with its own deadline; `signal` ends it at shutdown. */
   runOnce(
     objectKey: string,
     url: string,
     input: Record<string, unknown>,
     timeoutMs: number,
+    signal: AbortSignal,
   ): Promise<AgentCallResult<WaitOutcome>>;
   /** Removes the key (in any encoding) from text about to be quoted: a reply may echo anything. */
   redact(objectKey: string, text: string): string;

@@ -89,9 +89,16 @@ const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
 export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private readonly memory = new KeyMemoryStore();
   private readonly timings: ReconcilerTimings;
+  /** Ends the background smoke-test calls when the operator stops. */
+  private readonly background = new AbortController();
 
   constructor(private readonly deps: ReconcilerDeps<Object>) {
     this.timings = { ...DEFAULT_TIMINGS, ...deps.timings };
+  }
+
+  /** Aborts the smoke-test calls still running; their outcomes are dropped. */
+  stop(): void {
+    this.background.abort();
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
@@ -596,7 +603,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     };
     memory.smokeTest = attempt;
     void this.callAgent(key, action).then((outcome) => {
-      // A newer test (another revision or spec) replaced this one: its outcome is moot.
+      // A newer test (another revision or spec) replaced this one, or the operator stops:
+      // its outcome is moot.
+      if (this.background.signal.aborted) return;
       if (memory.smokeTest !== attempt || this.memory.get(key) !== memory) return;
       memory.smokeTest = {
         ...attempt,
@@ -622,7 +631,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const started = this.deps.clock.now();
     let outcome: SmokeTestOutcome;
     try {
-      const answer = await agents.runOnce(key, action.url, action.input, action.timeoutMs);
+      const answer = await agents.runOnce(
+        key,
+        action.url,
+        action.input,
+        action.timeoutMs,
+        this.background.signal,
+      );
       if (!answer.ok) {
         const message = `${answer.error.kind}: ${answer.error.message}`;
         outcome = { kind: isRetryable(answer.error) ? 'retryable' : 'failed', message };
