@@ -136,6 +136,20 @@ describe('good objects pass', () => {
     });
   });
 
+  it('a smoke test is accepted and gets timeoutSeconds 20 by default', () => {
+    const object = mutate(externalContainerObject, (spec) =>
+      setPath(spec, ['smokeTest'], {
+        input: { messages: [{ role: 'user', content: 'ping' }] },
+        expect: { jsonPath: '$.messages[-1].content', equals: 'pong' },
+      }),
+    );
+    expect(cel(object)).toEqual([]);
+    expect(operatorCheck(object)).toEqual([]);
+    const result = admit(object);
+    expect(result.causes).toEqual([]);
+    expect(result.object.spec).toMatchObject({ smokeTest: { timeoutSeconds: 20 } });
+  });
+
   it('buildOnPush false with a tag repoRef is allowed', () => {
     const object = mutate(repoHostObject, (spec) => {
       setPath(spec, ['sourceConfig', 'buildOnPush'], false);

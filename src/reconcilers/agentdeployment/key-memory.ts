@@ -29,6 +29,11 @@ export class KeyMemoryStore {
     return memory;
   }
 
+  /** The memory of `key` if there is one, without making one (for late callbacks). */
+  peek(key: string): KeyMemory | undefined {
+    return this.entries.get(key);
+  }
+
   forget(key: string): void {
     this.entries.delete(key);
   }

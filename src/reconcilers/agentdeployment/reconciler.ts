@@ -606,7 +606,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       // A newer test (another revision or spec) replaced this one, or the operator stops:
       // its outcome is moot.
       if (this.background.signal.aborted) return;
-      if (memory.smokeTest !== attempt || this.memory.get(key) !== memory) return;
+      if (memory.smokeTest !== attempt || this.memory.peek(key) !== memory) return;
       memory.smokeTest = {
         ...attempt,
         inFlight: false,
