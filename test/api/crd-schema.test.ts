@@ -254,7 +254,7 @@ describe('the CustomResourceDefinition', () => {
       ['Age', '.metadata.creationTimestamp', 0],
       ['Source', '.spec.source', 1],
       ['Deployment', '.status.deploymentId', 1],
-      ['URL', '.status.customUrl', 1],
+      ['URL', '.status.url', 1],
       ['Message', '.status.conditions[?(@.type=="Ready")].message', 1],
     ]);
   });

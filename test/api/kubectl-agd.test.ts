@@ -55,6 +55,7 @@ beforeAll(async () => {
       latestRevisionId: 'b2b2b2b2-0000-4000-8000-000000000002',
       latestRevisionStatus: 'BUILDING',
       customUrl: 'https://rolling.agents.example.com',
+      url: 'https://rolling.agents.example.com',
       conditions: [
         {
           type: 'Ready',

@@ -88,6 +88,7 @@ describe('decide with spec.smokeTest', () => {
     const action = published(decide(observed({ smokeTest: undefined }), t));
     expect(action.state).toEqual({ kind: 'Deployed', message: 'Revision r2 is deployed' });
     expect(action.facts.smokeTest).toEqual({ kind: 'none' });
+    expect(action.facts.agentUrl).toBe(URL);
   });
 
   it('deployed and never tested: the one call, with the whole budget as its deadline, and not Ready meanwhile', () => {
@@ -119,8 +120,8 @@ describe('decide with spec.smokeTest', () => {
     expect(action.facts.smokeTest).toEqual({
       kind: 'verdict',
       verdict: { revisionId: 'r2', specHash: HASH, result: 'Passed', message: 'the agent answered "ping"' },
-      url: URL,
     });
+    expect(action.facts.agentUrl).toBe(URL);
   });
 
   it('a verdict recorded in status: no call again (one per revision), whatever this process remembers', () => {
@@ -143,6 +144,8 @@ describe('decide with spec.smokeTest', () => {
     const action = published(decide(given, t));
     expect(action.state.kind).toBe('SmokeTestFailed');
     expect(action.facts.smokeTest).toMatchObject({ kind: 'verdict', verdict: { result: 'Failed' } });
+    // Only an address that answered as expected is published as status.url.
+    expect(action.facts.agentUrl).toBeUndefined();
   });
 
   it('a retryable failure (warming up): wait the backoff, then call again within what is left of the budget', () => {

@@ -78,7 +78,7 @@ describe('the SmokeTestPassed condition in status', () => {
     const status = nextStatus(
       object,
       { kind: 'Deployed', message: 'ok' },
-      { smokeTest: { kind: 'verdict', verdict, url: 'http://x/agents/1' } },
+      { smokeTest: { kind: 'verdict', verdict }, agentUrl: 'http://x/agents/1' },
       now,
     );
     expect(status.conditions?.find((c) => c.type === 'SmokeTestPassed')).toMatchObject({

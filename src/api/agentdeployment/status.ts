@@ -132,7 +132,9 @@ export const AgentDeploymentStatus = z
     url: z
       .string()
       .max(2048)
-      .describe('Address of the agent runtime (it answers GET /ok); what `agent-operator invoke` calls.')
+      .describe(
+        'Address of the agent runtime (it answers GET /ok), set once the latest revision serves and, with spec.smokeTest, answered as expected; what `agent-operator invoke` calls.',
+      )
       .optional(),
     smokeTest: SmokeTestStatus.optional(),
     lastSyncTime: timestamp('When the operator last compared the deployment with the spec.').optional(),

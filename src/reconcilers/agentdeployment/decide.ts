@@ -371,21 +371,21 @@ function deployed(
 ): Action {
   const track: Tracking = { id: deployment.id, mode: 'steady' };
   const facts: StatusFacts = { ...ownedFacts, latestRevisionStatus: 'DEPLOYED' };
+  const url = deployment.source_config.custom_url ?? undefined;
   const smoke = o.object.smokeTest;
   if (!smoke) {
     return publish(
       { kind: 'Deployed', message: `Revision ${latest} is deployed` },
-      { ...facts, smokeTest: { kind: 'none' } },
+      { ...facts, smokeTest: { kind: 'none' }, ...(url ? { agentUrl: url } : {}) },
       { track },
     );
   }
-  const url = deployment.source_config.custom_url ?? undefined;
   const verdict = (result: SmokeTestStatus['result'], message: string): Action => {
     const record: SmokeTestStatus = { revisionId: latest, specHash: smoke.hash, result, message };
     if (result === 'Passed') {
       return publish(
         { kind: 'Deployed', message: `Revision ${latest} is deployed and passed its smoke test` },
-        { ...facts, smokeTest: { kind: 'verdict', verdict: record, ...(url ? { url } : {}) } },
+        { ...facts, smokeTest: { kind: 'verdict', verdict: record }, ...(url ? { agentUrl: url } : {}) },
         { track },
       );
     }

@@ -16,9 +16,7 @@ import { conditionsFor, type SyncState } from './sync-state.js';
 
 /** What status says of spec.smokeTest: a verdict, a test under way, or nothing (none configured). */
 export type SmokeTestFacts =
-  | { kind: 'verdict'; verdict: SmokeTestStatus; url?: string }
-  | { kind: 'pending'; message: string }
-  | { kind: 'none' };
+  { kind: 'verdict'; verdict: SmokeTestStatus } | { kind: 'pending'; message: string } | { kind: 'none' };
 
 export interface StatusFacts {
   deployment?: Deployment;
@@ -31,6 +29,8 @@ export interface StatusFacts {
   handledRedeployAt?: string;
   handledReconcileAt?: string;
   smokeTest?: SmokeTestFacts;
+  /** The agent's address, once its latest revision serves (and passed its smoke test, if any). */
+  agentUrl?: string;
 }
 
 const DEPLOYMENT_FIELDS = [
@@ -80,6 +80,7 @@ export function nextStatus(
   else if (facts.ownership) status.ownership = facts.ownership;
   if (facts.handledRedeployAt !== undefined) status.lastHandledRedeployAt = facts.handledRedeployAt;
   if (facts.handledReconcileAt !== undefined) status.lastHandledReconcileAt = facts.handledReconcileAt;
+  if (facts.agentUrl !== undefined) status.url = facts.agentUrl;
   return status;
 }
 
@@ -108,7 +109,6 @@ function applySmokeTestFacts(status: AgentDeploymentStatusView, facts: SmokeTest
     if (status.conditions) status.conditions = withoutCondition(status.conditions, 'SmokeTestPassed');
   } else if (facts?.kind === 'verdict') {
     status.smokeTest = facts.verdict;
-    if (facts.url !== undefined) status.url = facts.url;
   }
 }
 
