@@ -214,6 +214,14 @@ describe('decide with spec.smokeTest', () => {
     expect(decide(observed({ status, smokeTest: changed, attempts: old }), t).kind).toBe('smokeTest');
   });
 
+  it('a long failure is cut to what status.smokeTest.message admits (1024), so the status write is never refused', () => {
+    const given = observed({ attempts: attempts({ last: { kind: 'failed', message: 'x'.repeat(5_000) } }) });
+    const action = published(decide(given, t));
+    const verdict = action.facts.smokeTest?.kind === 'verdict' ? action.facts.smokeTest.verdict : undefined;
+    expect(verdict?.message.length).toBeLessThanOrEqual(1024);
+    expect(verdict?.message.endsWith('…')).toBe(true);
+  });
+
   it('a deployment without a URL cannot be called: SmokeTestFailed saying so', () => {
     const noUrl = deployment({ source_config: { listener_id: LISTENER_ID } });
     const action = published(decide(observed({ deployment: noUrl }), t));

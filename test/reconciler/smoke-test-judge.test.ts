@@ -42,6 +42,16 @@ describe('judgeAnswer', () => {
     });
   });
 
+  it('redacts the key before cutting the quote, so no prefix of it survives the cut', () => {
+    const key = 'sk-live-0123456789abcdef';
+    const values = { messages: [{ type: 'ai', content: `${'a'.repeat(190)}${key}` }] };
+    const redact = (text: string) => text.split(key).join('[redacted]');
+    const failed = judgeAnswer(values, { contains: 'pong' }, redact);
+    expect(failed.passed).toBe(false);
+    expect(JSON.stringify(failed)).not.toContain(key.slice(0, 6));
+    expect(JSON.stringify(judgeAnswer(values, undefined, redact))).not.toContain(key.slice(0, 6));
+  });
+
   it('readJsonPath refuses to index what is not an array or read a field of what is not an object', () => {
     expect(readJsonPath(answer, '$.count.x')).toEqual({ kind: 'missing' });
     expect(readJsonPath(answer, '$.count[0]')).toEqual({ kind: 'missing' });

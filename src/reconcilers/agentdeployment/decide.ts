@@ -25,6 +25,7 @@ import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import { diffDeployment } from './diff.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
+import { VERDICT_LENGTH, clip } from './smoke-test.js';
 import type { Observed, SpecReading } from './observed.js';
 import { REDEPLOY_AT_ANNOTATION } from './object.js';
 import { revisionPhase } from './revision-phase.js';
@@ -381,7 +382,12 @@ function deployed(
     );
   }
   const verdict = (result: SmokeTestStatus['result'], message: string): Action => {
-    const record: SmokeTestStatus = { revisionId: latest, specHash: smoke.hash, result, message };
+    const record: SmokeTestStatus = {
+      revisionId: latest,
+      specHash: smoke.hash,
+      result,
+      message: clip(message, VERDICT_LENGTH),
+    };
     if (result === 'Passed') {
       return publish(
         { kind: 'Deployed', message: `Revision ${latest} is deployed and passed its smoke test` },
@@ -392,7 +398,7 @@ function deployed(
     return publish(
       {
         kind: 'SmokeTestFailed',
-        message: `Revision ${latest} is deployed but failed its smoke test: ${message}`,
+        message: `Revision ${latest} is deployed but failed its smoke test: ${record.message}`,
       },
       { ...facts, smokeTest: { kind: 'verdict', verdict: record } },
       { track },

@@ -642,7 +642,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         const message = `${answer.error.kind}: ${answer.error.message}`;
         outcome = { kind: isRetryable(answer.error) ? 'retryable' : 'failed', message };
       } else {
-        const judged = judgeAnswer(answer.value.values, action.expect);
+        const judged = judgeAnswer(answer.value.values, action.expect, (text) => agents.redact(key, text));
         outcome = judged.passed
           ? { kind: 'passed', message: `the agent answered ${quote(judged.reply)}` }
           : { kind: 'failed', message: judged.reason };

@@ -7,6 +7,8 @@ import { lastAiText } from '../../agentruntime/client.js';
 
 /** The longest reply excerpt status and events quote. */
 export const QUOTE_LENGTH = 200;
+/** The longest verdict message: status.smokeTest.message allows 1024 characters. */
+export const VERDICT_LENGTH = 1000;
 
 /** The digest of spec.smokeTest: a change of any part of it runs the test again. */
 export function smokeTestSpecHash(spec: SmokeTest): string {
@@ -26,17 +28,19 @@ function canonicalJson(value: unknown): string {
 
 export type Verdict = { passed: true; reply: string } | { passed: false; reason: string };
 
-/** Whether the final state of the run meets `expect` (absent: any answer passes). */
+/**
+ * Whether the final state of the run meets `expect` (absent: any answer passes). What it
+ * quotes goes through `redact` before it is cut short, so no part of a key survives a cut.
+ */
 export function judgeAnswer(
   values: Record<string, unknown>,
   expect: SmokeTestExpectation | undefined,
+  redact: (text: string) => string = (text) => text,
 ): Verdict {
+  const show = (text: string) => quote(redact(text));
   const reply = lastAiText(values) ?? '';
   if (expect?.contains !== undefined && !reply.includes(expect.contains)) {
-    return {
-      passed: false,
-      reason: `the reply does not contain ${JSON.stringify(expect.contains)}: ${quote(reply)}`,
-    };
+    return { passed: false, reason: `the reply does not contain ${show(expect.contains)}: ${show(reply)}` };
   }
   if (expect?.jsonPath !== undefined && expect.equals !== undefined) {
     const found = readJsonPath(values, expect.jsonPath);
@@ -47,18 +51,21 @@ export function judgeAnswer(
           : JSON.stringify(found.value)
         : undefined;
     if (text !== expect.equals) {
-      const got = text === undefined ? 'nothing there' : quote(text);
-      return { passed: false, reason: `${expect.jsonPath} is not ${JSON.stringify(expect.equals)}: ${got}` };
+      const got = text === undefined ? 'nothing there' : show(text);
+      return { passed: false, reason: `${expect.jsonPath} is not ${show(expect.equals)}: ${got}` };
     }
   }
-  return { passed: true, reply };
+  return { passed: true, reply: redact(reply) };
 }
 
 /** A reply as status quotes it: one line, cut short. */
 export function quote(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  const cut = oneLine.length > QUOTE_LENGTH ? `${oneLine.slice(0, QUOTE_LENGTH - 1)}…` : oneLine;
-  return JSON.stringify(cut);
+  return JSON.stringify(clip(text.replace(/\s+/g, ' ').trim(), QUOTE_LENGTH));
+}
+
+/** `text` cut to at most `max` characters, marked with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 type PathResult = { kind: 'value'; value: unknown } | { kind: 'missing' };
