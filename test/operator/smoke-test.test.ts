@@ -195,6 +195,22 @@ describe('spec.smokeTest', () => {
     expect(attempts).toBeLessThanOrEqual(8);
   });
 
+  it('a slow agent holds no worker: with one worker, another object is Ready while its smoke test runs', async () => {
+    stack = await Stack.start({ operator: { resyncPeriodMs: 1_000, concurrency: 1 } });
+    listenerId = await stack.listenerId();
+    const slow = { input: { messages: [{ role: 'user', content: 'sleep:4000 ping' }] }, timeoutSeconds: 30 };
+    await stack.apply(containerAgent('slow', listenerId, { smokeTest: slow }));
+    await stack.waitFor(
+      'slow',
+      (o) => condition(o, 'Ready')?.reason === 'SmokeTestPending',
+      'SmokeTestPending',
+    );
+    await stack.apply(containerAgent('quick', listenerId));
+    await stack.waitFor('quick', isReady, 'Ready', 3_000);
+    expect(condition(await stack.get('slow'), 'Ready')?.reason).toBe('SmokeTestPending');
+    await stack.waitFor('slow', isReady, 'Ready once the slow agent answered', 10_000);
+  });
+
   it('never shows the key in status, events or logs, even when the agent echoes it', async () => {
     await start();
     const echo = {
