@@ -166,6 +166,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     },
     onError: (message) => pollerLogger.debug(message),
   });
+  const agents = agentCallPort(() => config.apiKey);
   const reconcilerLogger = logger.child({ controller: CONTROLLER_NAME });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
     controlPlane: port,
@@ -184,7 +185,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       reconcileFailed: failureMetrics.reconcileFailed,
     },
     timings,
-    agents: agentCallPort(() => config.apiKey),
+    agents,
     wake: (key) => enqueue.to(key),
   });
 
@@ -282,6 +283,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       stopping ??= (async () => {
         await manager.stop();
         reconciler.stop();
+        await agents.close();
         await poller.stop();
         await server?.close();
         await controlPlane.close();
