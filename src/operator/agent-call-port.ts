@@ -10,16 +10,25 @@ import { AgentRuntimeClient } from '../agentruntime/client.js';
 import { redact } from '../agentruntime/errors.js';
 import { proxyFor, type ProxyEnvironment } from '../controlplane/client/proxy-env.js';
 import type { AgentCallPort } from '../reconcilers/agentdeployment/ports.js';
+import { insecureUrlProblem } from './insecure-url.js';
 
 export interface AgentCallPortHandle extends AgentCallPort {
   /** Closes the proxy connections kept for agent calls. */
   close(): Promise<void>;
 }
 
+export interface AgentCallPortOptions {
+  /** Proxy variables (default: the process environment). */
+  env?: ProxyEnvironment;
+  /** Send the key over plain http off this machine (--allow-insecure). */
+  allowInsecure?: boolean;
+}
+
 export function agentCallPort(
   apiKeyFor: (objectKey: string) => string,
-  env: ProxyEnvironment = process.env,
+  options: AgentCallPortOptions = {},
 ): AgentCallPortHandle {
+  const env = options.env ?? process.env;
   const proxies = new Map<string, ProxyAgent>();
   const fetchThroughProxy = (url: string): typeof fetch | undefined => {
     const proxy = proxyFor(new URL(url), env);
@@ -36,6 +45,11 @@ export function agentCallPort(
   };
   return {
     runOnce(objectKey, url, input, timeoutMs, signal) {
+      // The key goes with the call: never in clear across the network unless the user said so.
+      const insecure = insecureUrlProblem(url, options.allowInsecure === true);
+      if (insecure !== undefined) {
+        return Promise.resolve({ ok: false, error: { kind: 'rejected', message: `${url}: ${insecure}` } });
+      }
       const proxied = fetchThroughProxy(url);
       const client = new AgentRuntimeClient({
         url,

@@ -166,7 +166,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     },
     onError: (message) => pollerLogger.debug(message),
   });
-  const agents = agentCallPort(() => config.apiKey);
+  const agents = agentCallPort(() => config.apiKey, { allowInsecure: config.allowInsecure === true });
   const reconcilerLogger = logger.child({ controller: CONTROLLER_NAME });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
     controlPlane: port,

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('agentCallPort', () => {
   it('calls the agent through the proxy the environment names for its URL', async () => {
-    const port = agentCallPort(() => KEY, { HTTP_PROXY: proxy.url });
+    const port = agentCallPort(() => KEY, { env: { HTTP_PROXY: proxy.url } });
     try {
       const answer = await port.runOnce('team-a/bot', url, ping, 5_000, new AbortController().signal);
       expect(answer.ok).toBe(true);
@@ -37,11 +37,20 @@ describe('agentCallPort', () => {
 
   it('connects directly when NO_PROXY exempts the agent, and redacts the key', async () => {
     const before = proxy.tunnels.length;
-    const port = agentCallPort(() => KEY, { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
+    const port = agentCallPort(() => KEY, { env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } });
     const answer = await port.runOnce('team-a/bot', url, ping, 5_000, new AbortController().signal);
     expect(answer.ok).toBe(true);
     expect(proxy.tunnels).toHaveLength(before);
     expect(port.redact('team-a/bot', `key ${KEY}`)).toBe('key [redacted]');
+    await port.close();
+  });
+
+  it('refuses to send the key over plain http off this machine unless --allow-insecure', async () => {
+    const remote = 'http://agents.example.com/agents/1';
+    const port = agentCallPort(() => KEY, { env: {} });
+    const answer = await port.runOnce('team-a/bot', remote, ping, 5_000, new AbortController().signal);
+    expect(answer).toMatchObject({ ok: false, error: { kind: 'rejected' } });
+    expect(answer.ok ? '' : answer.error.message).toContain('plain http would send the API key unencrypted');
     await port.close();
   });
 });
