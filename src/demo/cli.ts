@@ -1,8 +1,9 @@
 // `agent-operator demo`: the operator at work with nothing installed. It starts the embedded
 // Kubernetes and control-plane emulators (or uses the cluster and control plane the user
 // names), applies crds/ and examples/, runs the operator, shows every AgentDeployment moving
-// to Ready, rolls out one update, and ends with a summary. Exit 0 when all of it worked;
-// non-zero with the reason when anything failed or timed out. `--keep` leaves it running.
+// to Ready, rolls out one update, asks the updated agent a message, and ends with a summary.
+// Exit 0 when all of it worked; non-zero with the reason when anything failed or timed out.
+// `--keep` leaves it running.
 import { existsSync, readFileSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { DemoFootprint, labelled, namespacesOf } from './footprint.js';
 import { keepBanner } from './keep-banner.js';
 import { applyObject, readManifests, type Manifest } from './manifests.js';
 import { rowOf, type DemoRow } from './rows.js';
+import { askAgent } from './ask-agent.js';
 import { callSummary } from './summary.js';
 import { resolveExampleIds } from './resolve-ids.js';
 
@@ -131,6 +133,8 @@ export async function main(argv: string[]): Promise<number> {
 
 /** How long the operator gets to delete each control-plane deployment before clean-up strips its finalizer. */
 const CLEAN_UP_GRACE_MS = 30_000;
+/** What the demo asks the updated agent at the end. */
+const DEMO_MESSAGE = 'Hello from the agent-operator demo';
 
 class DemoRun {
   logPath: string | undefined;
@@ -257,6 +261,15 @@ class DemoRun {
         rows.some((row) => row.name === target.metadata.name && row.activeRevision !== before.activeRevision),
     );
     const updateSeconds = (Date.now() - updateStarted) / 1000;
+
+    this.view.phase(`Asking ${target.metadata.name} (the updated revision answers)`);
+    const reply = await askAgent(
+      await this.read(client, target),
+      environment.apiKey,
+      DEMO_MESSAGE,
+      Math.max(deadline - Date.now(), 1_000),
+    );
+    this.view.line(`  ${target.metadata.name} answered: ${JSON.stringify(reply)}`);
 
     await this.printSummary(agents, updateSeconds);
     this.succeeded = true;

@@ -1,7 +1,8 @@
 // Finds the agent an AgentDeployment stands for: the object through the user's kubeconfig,
-// then the agent's address in its status. `status.url` is the address the operator checked
-// answers; objects written before it existed carry only `status.customUrl` (the
-// deployment's custom_url), which is read as a fallback.
+// then the agent's address in its status. `status.url` is the address the operator
+// publishes once the latest revision serves (and passed its smoke test, if any); objects
+// written before it existed carry only `status.customUrl` (the deployment's custom_url),
+// which is read as a fallback.
 import { GROUP, PLURAL, VERSION } from '../api/agentdeployment/names.js';
 import { kubeClientFrom, loadClusterAccess } from '../runtime/kube/cluster-access.js';
 import { isNotFound } from '../runtime/kube/errors.js';

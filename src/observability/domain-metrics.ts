@@ -10,6 +10,8 @@ import type { DomainMetrics } from '../reconcilers/agentdeployment/domain-metric
 /** The kstatus conditions every AgentDeployment carries, and a condition's possible statuses. */
 export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled'] as const;
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+/** The results a smoke-test call is counted under. */
+export const SMOKE_TEST_RESULTS = ['passed', 'failed', 'retry'] as const;
 
 export interface ConditionCount {
   condition: string;
@@ -45,11 +47,22 @@ export function bindDomainMetrics(
       for (const { condition, status, count } of countByCondition()) this.set({ condition, status }, count);
     },
   });
+  const smokeTests = new Histogram({
+    name: 'agent_operator_smoke_test_duration_seconds',
+    help: 'Duration of each smoke-test call to a deployed agent, by result: passed, failed (the verdict) or retry (failed, tried again while the agent warms up).',
+    labelNames: ['result'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
+    registers: [registry],
+  });
+  for (const result of SMOKE_TEST_RESULTS) smokeTests.zero({ result });
   for (const state of TERMINAL_REVISION_STATUSES) revisions.inc({ state }, 0);
   return {
     revisionFinished(state, rolloutSeconds) {
       revisions.inc({ state });
       if (state === 'DEPLOYED' && rolloutSeconds !== undefined) rollout.observe(rolloutSeconds);
+    },
+    smokeTestCalled(result, seconds) {
+      smokeTests.observe({ result }, seconds);
     },
   };
 }

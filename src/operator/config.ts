@@ -29,6 +29,8 @@ export interface OperatorConfig {
   rateLimit?: { count: number; windowSeconds: number };
   /** In-flight revision poll interval (batched). */
   pollIntervalMs: number;
+  /** --allow-insecure: the key may travel over plain http off this machine (control plane and agents). */
+  allowInsecure?: boolean;
 }
 
 export class ConfigError extends Error {
@@ -155,6 +157,7 @@ export function parseOperatorConfig({
       controlPlaneUrl,
       region,
       apiKey,
+      ...(allowInsecure ? { allowInsecure } : {}),
       tenantId,
       namespaces: splitList(pick('namespaces', 'AGENT_OPERATOR_NAMESPACES')),
       concurrency,

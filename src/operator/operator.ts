@@ -38,6 +38,7 @@ import type { ResourceType } from '../runtime/kube/resource.js';
 import { Informer } from '../runtime/manager/informer.js';
 import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
+import { agentCallPort } from './agent-call-port.js';
 import { controlPlanePort } from './control-plane-port.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { BY_CONNECTION, connectionProblem, setUpConnections } from './connections.js';
@@ -184,6 +185,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     },
     onError: (message) => pollerLogger.debug(message),
   });
+  const agents = agentCallPort(() => config.apiKey, { allowInsecure: config.allowInsecure === true });
   const reconcilerLogger = logger.child({ controller: CONTROLLER_NAME });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
     controlPlane: port,
@@ -202,6 +204,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       reconcileFailed: failureMetrics.reconcileFailed,
     },
     timings,
+    agents,
+    wake: (key) => enqueue.to(key),
   });
 
   const controller = new Controller({
@@ -300,6 +304,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     stop: () => {
       stopping ??= (async () => {
         await manager.stop();
+        reconciler.stop();
+        await agents.close();
         await poller.stop();
         await server?.close();
         await connections.close();

@@ -78,8 +78,8 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 9 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2.
-    expect(results.length).toBe(9 + 11 + 5 + 1 + 3 + 4 + 2);
+    // 9 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1.
+    expect(results.length).toBe(9 + 11 + 5 + 1 + 3 + 4 + 2 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -134,6 +134,20 @@ describe('good objects pass', () => {
       suspend: false,
       adoptExisting: false,
     });
+  });
+
+  it('a smoke test is accepted and gets timeoutSeconds 20 by default', () => {
+    const object = mutate(externalContainerObject, (spec) =>
+      setPath(spec, ['smokeTest'], {
+        input: { messages: [{ role: 'user', content: 'ping' }] },
+        expect: { jsonPath: '$.messages[-1].content', equals: 'pong' },
+      }),
+    );
+    expect(cel(object)).toEqual([]);
+    expect(operatorCheck(object)).toEqual([]);
+    const result = admit(object);
+    expect(result.causes).toEqual([]);
+    expect(result.object.spec).toMatchObject({ smokeTest: { timeoutSeconds: 20 } });
   });
 
   it('buildOnPush false with a tag repoRef is allowed', () => {
@@ -317,6 +331,16 @@ const INVALID: [string, TestObject, string, string?][] = [
     'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
     'spec.secrets[0].valueFrom.secretKeyRef',
   ],
+  [
+    'a smoke-test jsonPath without equals',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['smokeTest'], {
+        input: { messages: [{ role: 'user', content: 'ping' }] },
+        expect: { jsonPath: '$.messages[-1].content' },
+      }),
+    ),
+    'spec.smokeTest.expect.jsonPath and spec.smokeTest.expect.equals go together: set both or neither',
+  ],
 ];
 
 describe('rules reject bad objects with a message naming the field', () => {
@@ -331,7 +355,23 @@ describe('rules reject bad objects with a message naming the field', () => {
 });
 
 describe('OpenAPI bounds reject bad objects in the emulator', () => {
+  const smokeTest = (extra: Record<string, unknown>) =>
+    mutate(repoHostObject, (s) =>
+      setPath(s, ['smokeTest'], { input: { messages: [{ role: 'user', content: 'ping' }] }, ...extra }),
+    );
   const bad: [string, TestObject, RegExp][] = [
+    ['smokeTest.timeoutSeconds of 0', smokeTest({ timeoutSeconds: 0 }), /smokeTest\.timeoutSeconds/],
+    ['smokeTest.timeoutSeconds above 600', smokeTest({ timeoutSeconds: 601 }), /smokeTest\.timeoutSeconds/],
+    [
+      'a smoke-test input without messages',
+      smokeTest({ input: { messages: [] } }),
+      /smokeTest\.input\.messages/,
+    ],
+    [
+      'a smoke-test jsonPath that is not a path',
+      smokeTest({ expect: { jsonPath: 'messages', equals: 'x' } }),
+      /smokeTest\.expect\.jsonPath/,
+    ],
     [
       'cpu below 0.1',
       mutate(externalContainerObject, (s) => setPath(s, ['sourceConfig', 'resourceSpec', 'cpu'], 0.05)),

@@ -254,7 +254,7 @@ describe('the CustomResourceDefinition', () => {
       ['Source', '.spec.source', 1],
       ['Deployment', '.status.deploymentId', 1],
       ['Connection', '.spec.connectionRef.name', 1],
-      ['URL', '.status.customUrl', 1],
+      ['URL', '.status.url', 1],
       ['Message', '.status.conditions[?(@.type=="Ready")].message', 1],
     ]);
   });

@@ -62,6 +62,7 @@ beforeAll(async () => {
         { name: 'agent-secrets', resourceVersion: '4711' },
         { name: 'registry-credentials', resourceVersion: '12' },
       ],
+      url: 'https://rolling.agents.example.com',
       conditions: [
         {
           type: 'Ready',

@@ -40,6 +40,8 @@ describe('agent-operator demo', () => {
     expect(stdout).not.toMatch(/revision DEPLOYED, active -/);
     expect(stdout).toMatch(/Updating support-bot: image .*:demo-update/);
     expect(stdout).toMatch(/update rolled out in \d+\.\d s/);
+    // The updated revision answers (the emulated agent echoes the message and names its image).
+    expect(stdout).toMatch(/support-bot answered: ".*Hello from the agent-operator demo.*:demo-update/);
     expect(stdout).toMatch(/429 responses received: 0/);
     const calls = /control-plane calls: (\d+)/.exec(stdout);
     expect(Number(calls?.[1])).toBeGreaterThan(0);

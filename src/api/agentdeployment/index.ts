@@ -4,6 +4,7 @@ export * from './names.js';
 export * from './cel.js';
 export * from './kubernetes-shapes.js';
 export * from './resource-spec.js';
+export * from './smoke-test-spec.js';
 export * from './spec.js';
 export * from './status.js';
 export * from './resource.js';

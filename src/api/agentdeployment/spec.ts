@@ -21,6 +21,7 @@ import {
 } from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
+import { SmokeTest } from './smoke-test-spec.js';
 
 const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
@@ -286,6 +287,7 @@ export const AgentDeploymentSpec = z
         'When true an existing control-plane deployment of the same name is adopted instead of reported as a NameConflict.',
       ),
     connectionRef: ConnectionRef.optional(),
+    smokeTest: SmokeTest.optional(),
   })
   .meta({
     description: 'Desired state of the agent deployment on the control plane.',

@@ -4,7 +4,7 @@
 // says there is none" can be written as null rather than lost.
 import { z } from 'zod';
 
-export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled'] as const;
+export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled', 'SmokeTestPassed'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -25,6 +25,11 @@ export const CONDITION_REASONS = {
   Deleting: 'Deleting',
   Suspended: 'Suspended',
   NameConflict: 'NameConflict',
+  /** spec.smokeTest: the call to the deployed revision is under way or retried. */
+  SmokeTestPending: 'SmokeTestPending',
+  SmokeTestPassed: 'SmokeTestPassed',
+  /** spec.smokeTest failed within its budget: Ready=False (not Stalled) until the spec changes. */
+  SmokeTestFailed: 'SmokeTestFailed',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 
@@ -33,7 +38,11 @@ const generation = (description: string) => z.number().int().min(0).meta({ descr
 
 export const Condition = z
   .object({
-    type: z.enum(CONDITION_TYPES).describe('Condition type: Ready, Reconciling or Stalled (kstatus).'),
+    type: z
+      .enum(CONDITION_TYPES)
+      .describe(
+        'Condition type: Ready, Reconciling or Stalled (kstatus), or SmokeTestPassed (spec.smokeTest).',
+      ),
     status: z.enum(CONDITION_STATUSES).describe('True, False or Unknown.'),
     reason: z
       .string()
@@ -45,6 +54,23 @@ export const Condition = z
     observedGeneration: generation('The metadata.generation this condition was computed from.').optional(),
   })
   .describe('One observation of the state of the object.');
+
+export const SMOKE_TEST_RESULTS = ['Passed', 'Failed'] as const;
+
+export const SmokeTestStatus = z
+  .object({
+    revisionId: z.string().max(64).describe('The revision the smoke test called.'),
+    specHash: z
+      .string()
+      .max(64)
+      .describe('Digest of the spec.smokeTest it ran; a change of spec.smokeTest runs it again.'),
+    result: z.enum(SMOKE_TEST_RESULTS).describe('Passed or Failed.'),
+    message: z
+      .string()
+      .max(1024)
+      .describe('What the agent answered (quoted, truncated, secrets redacted) or why the call failed.'),
+  })
+  .describe('The verdict of the smoke test of the latest revision (spec.smokeTest).');
 
 const nullableId = (description: string) => z.string().max(64).nullable().describe(description).optional();
 
@@ -76,7 +102,8 @@ export const AgentDeploymentStatus = z
       .array(Condition)
       .max(8)
       .meta({
-        description: 'Ready, Reconciling and Stalled, as kstatus reads them.',
+        description:
+          'Ready, Reconciling and Stalled, as kstatus reads them; SmokeTestPassed with spec.smokeTest.',
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['type'],
       })
@@ -102,6 +129,14 @@ export const AgentDeploymentStatus = z
       .nullable()
       .describe('URL at which the deployment is reachable.')
       .optional(),
+    url: z
+      .string()
+      .max(2048)
+      .describe(
+        'Address of the agent runtime (it answers GET /ok), set once the latest revision serves and, with spec.smokeTest, answered as expected; what `agent-operator invoke` calls.',
+      )
+      .optional(),
+    smokeTest: SmokeTestStatus.optional(),
     lastSyncTime: timestamp('When the operator last compared the deployment with the spec.').optional(),
     ownership: Ownership.optional(),
     lastHandledRedeployAt: z
@@ -132,4 +167,5 @@ export const AgentDeploymentStatus = z
 
 export type Condition = z.infer<typeof Condition>;
 export type Ownership = z.infer<typeof Ownership>;
+export type SmokeTestStatus = z.infer<typeof SmokeTestStatus>;
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;

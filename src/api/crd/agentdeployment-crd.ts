@@ -113,8 +113,9 @@ export const PRINTER_COLUMNS: PrinterColumn[] = [
   {
     name: 'URL',
     type: 'string',
-    jsonPath: '.status.customUrl',
-    description: 'The URL the agent is served on.',
+    jsonPath: '.status.url',
+    description:
+      'The address the agent answers on (GET /ok), once its latest revision serves and passed its smoke test if it has one.',
     priority: 1,
   },
   {

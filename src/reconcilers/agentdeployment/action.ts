@@ -5,6 +5,7 @@ import type {
   DeploymentCreateRequest,
   DeploymentPatchRequest,
 } from '../../controlplane/models/index.js';
+import type { SmokeTestExpectation } from '../../api/agentdeployment/index.js';
 import type { Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
@@ -43,6 +44,22 @@ export type Action =
   | { kind: 'delete'; id: string }
   | { kind: 'release'; event?: EventSpec }
   | ({ kind: 'publish'; state: SyncState; facts: StatusFacts } & PublishOptions)
+  /**
+   * Call the deployed agent (spec.smokeTest) in the background with its own deadline, after
+   * publishing `state`; the outcome comes back as Observed.smokeTestAttempts and wakes the key.
+   */
+  | {
+      kind: 'smokeTest';
+      testKey: string;
+      url: string;
+      input: Record<string, unknown>;
+      timeoutMs: number;
+      expect?: SmokeTestExpectation;
+      state: SyncState;
+      facts: StatusFacts;
+      /** The deployment, followed at the steady pace meanwhile. */
+      deploymentId: string;
+    }
   /** Nothing to write: look again after this long (or when the poller wakes the key). */
   | { kind: 'wait'; requeueAfterMs: number }
   /** A failure observed on the way: errorPolicy decides. */

@@ -4,7 +4,7 @@
 // same status is a no-op and never triggers a write.
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'SmokeTestPassed';
 
 export interface Condition {
   type: string;
@@ -41,13 +41,18 @@ export function setConditions(
     if (index >= 0) result[index] = next;
     else result.push(next);
   }
-  const order: readonly string[] = ['Ready', 'Reconciling', 'Stalled'];
+  const order: readonly string[] = ['Ready', 'Reconciling', 'Stalled', 'SmokeTestPassed'];
   return result.sort((a, b) => rank(order, a.type) - rank(order, b.type));
 }
 
 function rank(order: readonly string[], type: string): number {
   const index = order.indexOf(type);
   return index === -1 ? order.length : index;
+}
+
+/** The conditions without those of `type` (a feature turned off takes its condition along). */
+export function withoutCondition(conditions: readonly Condition[], type: ConditionType): Condition[] {
+  return conditions.filter((condition) => condition.type !== type);
 }
 
 export function findCondition(

@@ -10,17 +10,22 @@
 //   Secret missing      → SecretNotFound, wait for it
 //   owns no deployment  → recover a recorded create, adopt, or create (after the finalizer)
 //   owns a deployment   → observe it; gone → forget; differs → patch; else follow the revision
+//   revision deployed   → with spec.smokeTest: call the agent once (retried while it warms
+//                         up), then Ready or SmokeTestFailed
 import {
   isFailedRevisionStatus,
   type Deployment,
   type RevisionStatus,
   type SourceRevisionConfigRequest,
 } from '../../controlplane/models/index.js';
-import type { Action, EventSpec, PublishOptions } from './action.js';
+import type { SmokeTestStatus } from '../../api/agentdeployment/index.js';
+import type { Action, EventSpec, PublishOptions, Tracking } from './action.js';
 import { isReadyAt } from './conditions.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import { diffDeployment } from './diff.js';
+import { smokeTestRetryDelayMs } from './error-policy.js';
+import { VERDICT_LENGTH, clip } from './smoke-test.js';
 import type { Observed, SpecReading } from './observed.js';
 import { REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
@@ -301,20 +306,22 @@ function observationMaxAge(o: Observed, t: ReconcilerTimings): number {
   return t.resyncPeriodMs * 1.5;
 }
 
-function follow(o: Observed, deployment: Deployment, facts: StatusFacts, t: ReconcilerTimings): Action {
+function follow(o: Observed, deployment: Deployment, ownedFacts: StatusFacts, t: ReconcilerTimings): Action {
   const id = deployment.id;
   const latest = deployment.latest_revision_id;
+  if (latest && latest === deployment.active_revision_id)
+    return deployed(o, deployment, latest, ownedFacts, t);
+  // Until the latest revision is deployed, there is nothing to test: a new revision resets it.
+  const facts: StatusFacts = {
+    ...ownedFacts,
+    smokeTest: o.object.smokeTest
+      ? { kind: 'pending', message: `Waiting for revision ${latest ?? '(first)'} to be deployed` }
+      : { kind: 'none' },
+  };
   if (!latest) {
     return publish({ kind: 'RevisionInProgress', message: 'Waiting for the first revision' }, facts, {
       track: { id, mode: 'inflight' },
     });
-  }
-  if (latest === deployment.active_revision_id) {
-    return publish(
-      { kind: 'Deployed', message: `Revision ${latest} is deployed` },
-      { ...facts, latestRevisionStatus: 'DEPLOYED' },
-      { track: { id, mode: 'steady' } },
-    );
   }
   const known =
     o.knownRevisions[latest] ??
@@ -349,6 +356,108 @@ function follow(o: Observed, deployment: Deployment, facts: StatusFacts, t: Reco
     requeueAfterMs: Math.max(o.revisionPoll.dueInMs, t.minRevisionPollMs),
   });
 }
+
+/**
+ * The latest revision serves. Without spec.smokeTest that is Ready. With it, Ready waits for
+ * the verdict of the one test this revision and spec.smokeTest owe: recorded in status, or
+ * reached by the calls of this process (Observed.smokeTestAttempts), retried with backoff
+ * while the agent warms up and failed once spec.smokeTest.timeoutSeconds is spent.
+ */
+function deployed(
+  o: Observed,
+  deployment: Deployment,
+  latest: string,
+  ownedFacts: StatusFacts,
+  t: ReconcilerTimings,
+): Action {
+  const track: Tracking = { id: deployment.id, mode: 'steady' };
+  const facts: StatusFacts = { ...ownedFacts, latestRevisionStatus: 'DEPLOYED' };
+  const url = deployment.source_config.custom_url ?? undefined;
+  const smoke = o.object.smokeTest;
+  if (!smoke) {
+    return publish(
+      { kind: 'Deployed', message: `Revision ${latest} is deployed` },
+      { ...facts, smokeTest: { kind: 'none' }, ...(url ? { agentUrl: url } : {}) },
+      { track },
+    );
+  }
+  const verdict = (result: SmokeTestStatus['result'], message: string): Action => {
+    const record: SmokeTestStatus = {
+      revisionId: latest,
+      specHash: smoke.hash,
+      result,
+      message: clip(message, VERDICT_LENGTH),
+    };
+    if (result === 'Passed') {
+      return publish(
+        { kind: 'Deployed', message: `Revision ${latest} is deployed and passed its smoke test` },
+        { ...facts, smokeTest: { kind: 'verdict', verdict: record }, ...(url ? { agentUrl: url } : {}) },
+        { track },
+      );
+    }
+    return publish(
+      {
+        kind: 'SmokeTestFailed',
+        message: `Revision ${latest} is deployed but failed its smoke test: ${record.message}`,
+      },
+      { ...facts, smokeTest: { kind: 'verdict', verdict: record } },
+      { track },
+    );
+  };
+  const recorded = o.status.smokeTest;
+  if (recorded?.revisionId === latest && recorded.specHash === smoke.hash) {
+    return verdict(recorded.result, recorded.message);
+  }
+  if (!url) return verdict('Failed', 'the deployment has no URL (custom_url) to call');
+
+  const testKey = `${latest}|${smoke.hash}`;
+  const attempts = o.smokeTestAttempts?.testKey === testKey ? o.smokeTestAttempts : undefined;
+  const last = attempts?.last;
+  if (last?.kind === 'passed') return verdict('Passed', last.message);
+  if (last?.kind === 'failed') return verdict('Failed', last.message);
+  const budgetMs = smoke.spec.timeoutSeconds * 1000;
+  const pending = (message: string, requeueAfterMs: number): Action =>
+    publish(
+      { kind: 'SmokeTestPending', message: `Revision ${latest} is deployed; ${message}` },
+      { ...facts, smokeTest: { kind: 'pending', message } },
+      { track, requeueAfterMs },
+    );
+  // The call's completion wakes the key; the timer is a safety net, never a tight loop.
+  if (attempts?.inFlight) return pending(`calling the agent at ${url}`, budgetMs);
+  const elapsed = attempts ? o.now - attempts.firstAttemptAt : 0;
+  if (attempts && last) {
+    if (elapsed >= budgetMs) {
+      return verdict(
+        'Failed',
+        `no passing answer within ${smoke.spec.timeoutSeconds} s (${attempts.attempts} attempts); last: ${last.message}`,
+      );
+    }
+    const delay = smokeTestRetryDelayMs(attempts.attempts, t.smokeTestRetryMs, t.smokeTestRetryMaxMs);
+    const due = (attempts.lastFinishedAt ?? attempts.firstAttemptAt) + delay;
+    if (o.now < due) {
+      return pending(
+        `attempt ${attempts.attempts} failed (${last.message}); trying again in ${delay / 1000} s`,
+        due - o.now,
+      );
+    }
+  }
+  const calling = `calling the agent at ${url}`;
+  return {
+    kind: 'smokeTest',
+    testKey,
+    url,
+    input: smoke.spec.input,
+    ...(smoke.spec.expect ? { expect: smoke.spec.expect } : {}),
+    // One deadline per call, within what is left of the budget.
+    timeoutMs: Math.max(budgetMs - elapsed, MIN_SMOKE_CALL_MS),
+    state: { kind: 'SmokeTestPending', message: `Revision ${latest} is deployed; ${calling}` },
+    facts: { ...facts, smokeTest: { kind: 'pending', message: calling } },
+    deploymentId: deployment.id,
+  };
+}
+
+/** The shortest deadline a smoke-test call gets, however little budget is left. */
+const MIN_SMOKE_CALL_MS = 1_000;
 
 export function isTerminalRevisionStatus(status: string): boolean {
   return status === 'DEPLOYED' || isFailedRevisionStatus(status as RevisionStatus);

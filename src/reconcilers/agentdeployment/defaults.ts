@@ -25,6 +25,10 @@ export interface ReconcilerTimings {
   createIntentSkewMs: number;
   /** A missing Secret is looked at again after this long even without a Secret event. */
   secretWaitMs: number;
+  /** A failed smoke-test call (the agent warming up) is retried after this, doubling per failure... */
+  smokeTestRetryMs: number;
+  /** ...up to this, while spec.smokeTest.timeoutSeconds lasts. */
+  smokeTestRetryMaxMs: number;
 }
 
 export const DEFAULT_TIMINGS: Readonly<ReconcilerTimings> = {
@@ -38,4 +42,6 @@ export const DEFAULT_TIMINGS: Readonly<ReconcilerTimings> = {
   stalledRecheckMaxMs: 30 * 60_000,
   createIntentSkewMs: 30_000,
   secretWaitMs: 60_000,
+  smokeTestRetryMs: 1_000,
+  smokeTestRetryMaxMs: 8_000,
 };

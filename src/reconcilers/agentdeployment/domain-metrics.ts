@@ -5,4 +5,6 @@ export interface DomainMetrics {
   revisionFinished(state: string, rolloutSeconds: number | undefined): void;
   /** A reconcile failed; `errorClass` is errorPolicy's label (Transient, Unauthorized, ...). */
   reconcileFailed?(errorClass: string): void;
+  /** One smoke-test call ended: `result` is passed, failed (the verdict) or retry (it will be tried again). */
+  smokeTestCalled?(result: 'passed' | 'failed' | 'retry', seconds: number): void;
 }

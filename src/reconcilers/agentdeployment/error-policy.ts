@@ -9,6 +9,9 @@
 //   Conflict       requeue now             (unchanged: someone wrote first; re-read)
 //   NotFound       requeue now             (unchanged: the next observation shows it gone)
 //   Terminal       stall                   Rejected, with the server's reason
+//
+// A failed smoke-test call is not a Failure of the control plane: the agent may be warming
+// up. It is retried after smokeTestRetryDelayMs (doubling, capped) while its budget lasts.
 import type { Failure, FailureKind } from './ports.js';
 import type { SyncState } from './sync-state.js';
 
@@ -71,4 +74,9 @@ export function errorPolicy(error: Failure): PolicyDecision {
         state: { kind: 'Rejected', message: `The control plane rejected the request: ${error.message}` },
       };
   }
+}
+
+/** Pause before the next smoke-test call after `failedAttempts` failed ones: doubling from `firstMs`, capped at `maxMs`. */
+export function smokeTestRetryDelayMs(failedAttempts: number, firstMs: number, maxMs: number): number {
+  return Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(failedAttempts - 1, 0), 20));
 }

@@ -2,7 +2,7 @@
 // Everything here is an optimisation or a measurement: after a restart it is empty and the
 // reconciler falls back on what status records (ownership, the Stalled condition, the
 // latest revision's status), which is why a restart repeats no call, event or count.
-import type { RefusedAttempt } from './observed.js';
+import type { RefusedAttempt, SmokeTestAttempts } from './observed.js';
 
 export interface KeyMemory {
   /** The last create or update the control plane refused, with its re-check count. */
@@ -13,6 +13,8 @@ export interface KeyMemory {
   revisionStatus: Map<string, string>;
   /** When the rollout of a revision started, for the rollout-time metric. */
   rolloutStartedAt: Map<string, number>;
+  /** The smoke-test calls of the latest revision, until status records the verdict. */
+  smokeTest?: SmokeTestAttempts;
 }
 
 export class KeyMemoryStore {
@@ -25,6 +27,11 @@ export class KeyMemoryStore {
       this.entries.set(key, memory);
     }
     return memory;
+  }
+
+  /** The memory of `key` if there is one, without making one (for late callbacks). */
+  peek(key: string): KeyMemory | undefined {
+    return this.entries.get(key);
   }
 
   forget(key: string): void {

@@ -2,7 +2,13 @@
 // the object (finalizer, annotations it reads). What the object owns on the control plane
 // lives in status.ownership, keyed by the object's uid: tenants can edit annotations, not
 // status, so an annotation is never proof of ownership.
-import { ANNOTATIONS, FINALIZER, type SecretReference } from '../../api/agentdeployment/index.js';
+import {
+  ANNOTATIONS,
+  FINALIZER,
+  type SecretReference,
+  type SmokeTest,
+  type SmokeTestStatus,
+} from '../../api/agentdeployment/index.js';
 import type { Condition } from './conditions.js';
 
 export { FINALIZER };
@@ -18,6 +24,7 @@ export interface ReconcilerSpecView {
   deletionPolicy?: 'Delete' | 'Orphan';
   suspend?: boolean;
   adoptExisting?: boolean;
+  smokeTest?: SmokeTest;
 }
 
 export interface OwnershipView {
@@ -36,6 +43,8 @@ export interface AgentDeploymentStatusView {
   activeRevisionId?: string;
   deploymentStatus?: string;
   customUrl?: string;
+  url?: string;
+  smokeTest?: SmokeTestStatus;
   lastSyncTime?: string;
   ownership?: OwnershipView;
   lastHandledRedeployAt?: string;

@@ -1,6 +1,7 @@
 // Everything `decide` knows, as plain data: the object, what the fleet claims, what the
 // control plane showed, the memory of the last attempt, and the time. The shell fills it in
 // (observe.ts); `decide` may ask for one more remote reading at a time.
+import type { SmokeTest } from '../../api/agentdeployment/index.js';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import type { AgentDeploymentStatusView } from './object.js';
 import type { Failure } from './ports.js';
@@ -20,6 +21,8 @@ export interface ObservedObject {
   hintedDeploymentId?: string;
   redeployAt?: string;
   reconcileRequestedAt?: string;
+  /** spec.smokeTest with its digest (a change of the digest runs the test again). */
+  smokeTest?: { spec: SmokeTest; hash: string };
 }
 
 export type SpecReading =
@@ -50,6 +53,26 @@ export interface RefusedAttempt {
   recheckFailures: number;
 }
 
+/** How a finished smoke-test call ended. */
+export type SmokeTestOutcome =
+  | { kind: 'passed'; message: string }
+  /** Worth another attempt while the budget lasts (503 while warming up, timeout, refused connection). */
+  | { kind: 'retryable'; message: string }
+  | { kind: 'failed'; message: string };
+
+/** The smoke-test calls made for one revision and spec.smokeTest, in this process. */
+export interface SmokeTestAttempts {
+  /** `<revision id>|<spec digest>`: the test these attempts belong to. */
+  testKey: string;
+  /** Attempts started so far. */
+  attempts: number;
+  firstAttemptAt: number;
+  /** A call is running (in the background: it holds no worker). */
+  inFlight: boolean;
+  last?: SmokeTestOutcome;
+  lastFinishedAt?: number;
+}
+
 export interface Observed {
   now: number;
   object: ObservedObject;
@@ -68,4 +91,5 @@ export interface Observed {
   /** Whether a revision GET may be made now (its pace is due and the budget has room), and when it will be due. */
   revisionPoll: { allowed: boolean; dueInMs: number };
   refused?: RefusedAttempt;
+  smokeTestAttempts?: SmokeTestAttempts;
 }

@@ -9,6 +9,8 @@ import type {
   DeploymentPatchRequest,
   Revision,
 } from '../../controlplane/models/index.js';
+import type { AgentCallResult } from '../../agentruntime/errors.js';
+import type { WaitOutcome } from '../../agentruntime/client.js';
 import type { AgentDeploymentStatusView } from './object.js';
 import type { SecretSource } from './secrets.js';
 
@@ -57,6 +59,23 @@ export interface ControlPlanePort {
   allowedRatePerSecond(): number;
   /** Share of the budget available right now (0..1): optional calls are made only from spare budget. */
   budgetHeadroom(): number;
+}
+
+/**
+ * Calls to deployed agents (spec.smokeTest), with the key of the object's connection and
+ * X-Auth-Scheme: platform-api-key. Failures are values whose messages never carry the key.
+ */
+export interface AgentCallPort {
+  /** A stateless run (POST /runs/wait) with its own deadline; `signal` ends it at shutdown. */
+  runOnce(
+    objectKey: string,
+    url: string,
+    input: Record<string, unknown>,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<AgentCallResult<WaitOutcome>>;
+  /** Removes the key (in any encoding) from text about to be quoted: a reply may echo anything. */
+  redact(objectKey: string, text: string): string;
 }
 
 /** Which other objects of the fleet (the operator's cache) lay claim to a name or an id. */

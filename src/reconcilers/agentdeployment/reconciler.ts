@@ -5,9 +5,13 @@
 // It is level-triggered and idempotent: it never asks why it was called. `perform` makes at
 // most one control-plane mutation; `publish` writes status only when it changed. Failures
 // are values handed to the one `errorPolicy`. The AbortSignal from the controller reaches
-// every call, so losing the lease stops the pass before its next write.
+// every call, so losing the lease stops the pass before its next write. The one call that
+// may take long, the smoke test of a deployed revision, runs in the background with its own
+// deadline: the pass returns at once and the call's end wakes the key.
 import type { Logger } from 'pino';
 import type { Deployment, DeploymentCreateRequest, Secret } from '../../controlplane/models/index.js';
+import { SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS } from '../../api/agentdeployment/index.js';
+import { isRetryable } from '../../agentruntime/errors.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Action, EventSpec, PublishOptions } from './action.js';
 import { isReadyAt } from './conditions.js';
@@ -27,12 +31,20 @@ import {
   recordedSecretVersions,
   type AgentDeploymentView,
 } from './object.js';
-import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
+import type {
+  DeploymentReading,
+  NameReading,
+  Observed,
+  RefusedAttempt,
+  SmokeTestOutcome,
+  SpecReading,
+} from './observed.js';
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
-import type { ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
+import type { AgentCallPort, ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
 import { resolveSecrets } from './secrets.js';
-import { nextStatus, revisionOutcome, statusChanged, type StatusFacts } from './status.js';
+import { judgeAnswer, quote, smokeTestSpecHash } from './smoke-test.js';
+import { nextStatus, revisionOutcome, smokeTestOutcome, statusChanged, type StatusFacts } from './status.js';
 import { isStalled, type SyncState } from './sync-state.js';
 import type { DomainMetrics } from './domain-metrics.js';
 
@@ -59,6 +71,10 @@ export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   clock: Pick<Clock, 'now'>;
   metrics?: DomainMetrics;
   timings?: Partial<ReconcilerTimings>;
+  /** Calls to deployed agents (spec.smokeTest); without it a smoke test fails, saying so. */
+  agents?: AgentCallPort;
+  /** Enqueues a key: a background smoke-test call that ended wakes its object. */
+  wake?: (key: string) => void;
 }
 
 /** Reads a pass may make before it acts (a name lookup, a deployment, a revision). */
@@ -76,9 +92,16 @@ const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
 export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private readonly memory = new KeyMemoryStore();
   private readonly timings: ReconcilerTimings;
+  /** Ends the background smoke-test calls when the operator stops. */
+  private readonly background = new AbortController();
 
   constructor(private readonly deps: ReconcilerDeps<Object>) {
     this.timings = { ...DEFAULT_TIMINGS, ...deps.timings };
+  }
+
+  /** Aborts the smoke-test calls still running; their outcomes are dropped. */
+  stop(): void {
+    this.background.abort();
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
@@ -138,6 +161,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       ...(annotations[RECONCILE_REQUESTED_AT_ANNOTATION] !== undefined
         ? { reconcileRequestedAt: annotations[RECONCILE_REQUESTED_AT_ANNOTATION] }
         : {}),
+      ...smokeTestOf(object),
     };
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
@@ -162,6 +186,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           this.deps.controlPlane.budgetHeadroom() >= this.timings.revisionPollMinHeadroom,
         dueInMs: memory.nextRevisionPollAt - now,
       },
+      ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
     };
     const rival =
       ownership?.deploymentId === undefined
@@ -352,6 +377,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       }
       case 'release':
         return this.release(key, object, observed, action.event, signal);
+      case 'smokeTest':
+        return this.smokeTest(key, object, action, signal);
       case 'observeDeployment':
       case 'observeName':
       case 'observeRevision':
@@ -558,6 +585,80 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     };
   }
 
+  /**
+   * Starts one smoke-test call and returns without waiting for it: a slow or warming agent
+   * holds no worker. The outcome lands in this key's memory and wakes the key; `decide`
+   * turns it into a verdict or a retry after backoff.
+   */
+  private async smokeTest(
+    key: string,
+    object: Object,
+    action: Extract<Action, { kind: 'smokeTest' }>,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    const memory = this.memory.get(key);
+    const previous = memory.smokeTest?.testKey === action.testKey ? memory.smokeTest : undefined;
+    const attempt = {
+      testKey: action.testKey,
+      attempts: (previous?.attempts ?? 0) + 1,
+      firstAttemptAt: previous?.firstAttemptAt ?? this.deps.clock.now(),
+      inFlight: true,
+    };
+    memory.smokeTest = attempt;
+    void this.callAgent(key, action).then((outcome) => {
+      // A newer test (another revision or spec) replaced this one, or the operator stops:
+      // its outcome is moot.
+      if (this.background.signal.aborted) return;
+      if (memory.smokeTest !== attempt || this.memory.peek(key) !== memory) return;
+      memory.smokeTest = {
+        ...attempt,
+        inFlight: false,
+        last: outcome,
+        lastFinishedAt: this.deps.clock.now(),
+      };
+      this.deps.wake?.(key);
+    });
+    this.deps.poller.track(action.deploymentId, key, 'steady');
+    const published = await this.publish(object, action.state, action.facts, signal);
+    if (!published.ok) return this.failed(object, published.error, signal);
+    // Safety net only: the call's end wakes the key long before this.
+    return { requeueAfterMs: action.timeoutMs + this.timings.smokeTestRetryMs };
+  }
+
+  private async callAgent(
+    key: string,
+    action: Extract<Action, { kind: 'smokeTest' }>,
+  ): Promise<SmokeTestOutcome> {
+    const agents = this.deps.agents;
+    if (!agents) return { kind: 'failed', message: 'the operator has no agent runtime client' };
+    const started = this.deps.clock.now();
+    let outcome: SmokeTestOutcome;
+    try {
+      const answer = await agents.runOnce(
+        key,
+        action.url,
+        action.input,
+        action.timeoutMs,
+        this.background.signal,
+      );
+      if (!answer.ok) {
+        const message = `${answer.error.kind}: ${answer.error.message}`;
+        outcome = { kind: isRetryable(answer.error) ? 'retryable' : 'failed', message };
+      } else {
+        const judged = judgeAnswer(answer.value.values, action.expect, (text) => agents.redact(key, text));
+        outcome = judged.passed
+          ? { kind: 'passed', message: `the agent answered ${quote(judged.reply)}` }
+          : { kind: 'failed', message: judged.reason };
+      }
+    } catch (error) {
+      outcome = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+    }
+    const seconds = (this.deps.clock.now() - started) / 1000;
+    const result = outcome.kind === 'passed' ? 'passed' : outcome.kind === 'failed' ? 'failed' : 'retry';
+    this.deps.metrics?.smokeTestCalled?.(result, seconds);
+    return { ...outcome, message: agents.redact(key, outcome.message) };
+  }
+
   private async release(
     key: string,
     object: Object,
@@ -640,6 +741,22 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       this.deps.kube.event(object, 'Warning', state.kind, state.message);
       if (isStalled(state)) this.deps.logger.info({ reason: state.kind, message: state.message }, 'stalled');
     }
+    const verdict = smokeTestOutcome(previous, status);
+    if (verdict?.result === 'Passed') {
+      this.deps.kube.event(
+        object,
+        'Normal',
+        'SmokeTestPassed',
+        `Revision ${verdict.revisionId}: ${verdict.message}`,
+      );
+    } else if (verdict) {
+      this.deps.kube.event(
+        object,
+        'Warning',
+        'SmokeTestFailed',
+        `Revision ${verdict.revisionId}: ${verdict.message}`,
+      );
+    }
     const outcome = revisionOutcome(previous, status, isTerminalRevisionStatus);
     if (!outcome) return;
     const started = this.memory.get(objectKeyOf(object)).rolloutStartedAt.get(outcome.revisionId);
@@ -691,6 +808,19 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         return {};
     }
   }
+}
+
+/** spec.smokeTest as decide reads it, with its digest; the API server defaults timeoutSeconds. */
+function smokeTestOf(object: AgentDeploymentView): {
+  smokeTest?: NonNullable<Observed['object']['smokeTest']>;
+} {
+  const configured = object.spec.smokeTest;
+  if (!configured) return {};
+  const spec = {
+    ...configured,
+    timeoutSeconds: configured.timeoutSeconds ?? SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS,
+  };
+  return { smokeTest: { spec, hash: smokeTestSpecHash(spec) } };
 }
 
 function objectKeyOf(object: AgentDeploymentView): string {

@@ -3,7 +3,8 @@
 // written, so a reconcile that finds nothing new makes no write at all (and `kubectl get -w`
 // prints a line only when something changed).
 import type { Deployment } from '../../controlplane/models/index.js';
-import { setConditions } from './conditions.js';
+import type { SmokeTestStatus } from '../../api/agentdeployment/index.js';
+import { setConditions, withoutCondition, type ConditionUpdate } from './conditions.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import {
   generationOf,
@@ -13,6 +14,10 @@ import {
   type OwnershipView,
 } from './object.js';
 import { conditionsFor, type SyncState } from './sync-state.js';
+
+/** What status says of spec.smokeTest: a verdict, a test under way, or nothing (none configured). */
+export type SmokeTestFacts =
+  { kind: 'verdict'; verdict: SmokeTestStatus } | { kind: 'pending'; message: string } | { kind: 'none' };
 
 export interface StatusFacts {
   deployment?: Deployment;
@@ -24,6 +29,9 @@ export interface StatusFacts {
   ownership?: OwnershipView | null;
   handledRedeployAt?: string;
   handledReconcileAt?: string;
+  smokeTest?: SmokeTestFacts;
+  /** The agent's address, once its latest revision serves (and passed its smoke test, if any). */
+  agentUrl?: string;
 }
 
 const DEPLOYMENT_FIELDS = [
@@ -46,8 +54,14 @@ export function nextStatus(
   const generation = generationOf(object);
   const status: AgentDeploymentStatusView = {
     ...previous,
-    conditions: setConditions(previous.conditions, conditionsFor(state), generation, now),
+    conditions: setConditions(
+      previous.conditions,
+      [...conditionsFor(state), ...smokeTestCondition(facts.smokeTest)],
+      generation,
+      now,
+    ),
   };
+  applySmokeTestFacts(status, facts.smokeTest);
   // A suspended object has not acted on its spec: status must not claim it observed a
   // generation it never applied (kstatus then reads it as in progress, never as Ready).
   if (state.kind !== 'Suspended') status.observedGeneration = generation;
@@ -67,7 +81,36 @@ export function nextStatus(
   else if (facts.ownership) status.ownership = facts.ownership;
   if (facts.handledRedeployAt !== undefined) status.lastHandledRedeployAt = facts.handledRedeployAt;
   if (facts.handledReconcileAt !== undefined) status.lastHandledReconcileAt = facts.handledReconcileAt;
+  if (facts.agentUrl !== undefined) status.url = facts.agentUrl;
   return status;
+}
+
+function smokeTestCondition(facts: SmokeTestFacts | undefined): ConditionUpdate[] {
+  if (facts === undefined || facts.kind === 'none') return [];
+  if (facts.kind === 'pending') {
+    return [
+      { type: 'SmokeTestPassed', status: 'Unknown', reason: 'SmokeTestPending', message: facts.message },
+    ];
+  }
+  const { verdict } = facts;
+  const passed = verdict.result === 'Passed';
+  return [
+    {
+      type: 'SmokeTestPassed',
+      status: passed ? 'True' : 'False',
+      reason: passed ? 'SmokeTestPassed' : 'SmokeTestFailed',
+      message: `Revision ${verdict.revisionId}: ${verdict.message}`,
+    },
+  ];
+}
+
+function applySmokeTestFacts(status: AgentDeploymentStatusView, facts: SmokeTestFacts | undefined): void {
+  if (facts?.kind === 'none') {
+    delete status.smokeTest;
+    if (status.conditions) status.conditions = withoutCondition(status.conditions, 'SmokeTestPassed');
+  } else if (facts?.kind === 'verdict') {
+    status.smokeTest = facts.verdict;
+  }
 }
 
 export function statusChanged(
@@ -94,4 +137,19 @@ export function revisionOutcome(
   if (!revisionId || !status || !isTerminal(status)) return undefined;
   if (previous?.latestRevisionId === revisionId && previous.latestRevisionStatus === status) return undefined;
   return { revisionId, status };
+}
+
+/** The smoke-test verdict a status change announces: one not recorded before (a new revision, spec or result). */
+export function smokeTestOutcome(
+  previous: AgentDeploymentStatusView | undefined,
+  next: AgentDeploymentStatusView,
+): SmokeTestStatus | undefined {
+  const verdict = next.smokeTest;
+  if (!verdict) return undefined;
+  const before = previous?.smokeTest;
+  const same =
+    before?.revisionId === verdict.revisionId &&
+    before.specHash === verdict.specHash &&
+    before.result === verdict.result;
+  return same ? undefined : verdict;
 }

@@ -14,7 +14,11 @@ export type SyncState =
   | { kind: 'Throttled'; message: string }
   | { kind: 'ControlPlaneUnavailable'; message: string }
   | { kind: 'Deleting'; message: string }
-  | { kind: 'Suspended'; message: string };
+  | { kind: 'Suspended'; message: string }
+  /** spec.smokeTest: the revision is deployed and the call to it is under way or retried. */
+  | { kind: 'SmokeTestPending'; message: string }
+  /** spec.smokeTest failed within its budget: not Ready, not retried until the spec or revision changes. */
+  | { kind: 'SmokeTestFailed'; message: string };
 
 export type SyncReason = SyncState['kind'];
 
@@ -42,6 +46,15 @@ export function conditionsFor(state: SyncState): ConditionUpdate[] {
   if (reason === 'Suspended') {
     // Ready is left as it was: suspension stops the operator, not the agent.
     return [
+      { type: 'Reconciling', status: 'False', reason, message },
+      { type: 'Stalled', status: 'False', reason, message },
+    ];
+  }
+  if (reason === 'SmokeTestFailed') {
+    // Not Stalled: the agent runs and the spec may be right; a new revision or a changed
+    // smoke test tries again. Not Reconciling either: nothing more happens until then.
+    return [
+      { type: 'Ready', status: 'False', reason, message },
       { type: 'Reconciling', status: 'False', reason, message },
       { type: 'Stalled', status: 'False', reason, message },
     ];

@@ -4,9 +4,13 @@
 --   1. spec.suspend            -> Suspended  (the user paused it; nothing else will change)
 --   2. generation not observed -> Progressing (the status describes an older spec)
 --   3. Stalled=True            -> Degraded   (terminal: the spec must change)
---   4. Ready=True              -> Healthy
---   5. Reconciling=True        -> Progressing
---   6. otherwise               -> Progressing ("Waiting for status")
+--   4. Ready=False, reason SmokeTestFailed
+--                              -> Degraded   (the revision runs but failed spec.smokeTest;
+--                                             not Stalled: a new revision or a changed
+--                                             smoke test tries again)
+--   5. Ready=True              -> Healthy
+--   6. Reconciling=True        -> Progressing (a smoke test under way is SmokeTestPending here)
+--   7. otherwise               -> Progressing ("Waiting for status")
 -- Written for Lua 5.1 (Argo CD runs gopher-lua).
 local hs = {}
 
@@ -60,6 +64,12 @@ if stalled ~= nil and stalled.status == "True" then
 end
 
 local ready = findCondition(status.conditions, "Ready")
+if ready ~= nil and ready.status == "False" and ready.reason == "SmokeTestFailed" then
+  hs.status = "Degraded"
+  hs.message = messageOf(ready, "SmokeTestFailed")
+  return hs
+end
+
 if ready ~= nil and ready.status == "True" then
   hs.status = "Healthy"
   hs.message = messageOf(ready, "Ready")
