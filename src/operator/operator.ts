@@ -38,6 +38,7 @@ import type { ResourceType } from '../runtime/kube/resource.js';
 import { Informer } from '../runtime/manager/informer.js';
 import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
+import { adoptionPolicy } from './adoption-policy.js';
 import { controlPlanePort } from './control-plane-port.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
@@ -183,6 +184,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       reconcileFailed: failureMetrics.reconcileFailed,
     },
     timings,
+    adoptionForbidden: adoptionPolicy(config.adoptionNamespaces),
   });
 
   const controller = new Controller({
@@ -301,11 +303,18 @@ function fleetPort(store: IndexedStore<AgentDeploymentObject>): FleetPort {
           ...(owned === undefined ? {} : { ownedDeploymentId: owned }),
         };
       }),
+    // Two records of one id mean one is forged: the object created first is the owner.
     ownerOf: (id) => {
-      const owner = store.byIndex(BY_OWNED_DEPLOYMENT, id)[0];
+      const [owner] = [...store.byIndex(BY_OWNED_DEPLOYMENT, id)].sort((a, b) =>
+        creationOrder(a).localeCompare(creationOrder(b)),
+      );
       return owner === undefined ? undefined : objectKey(owner);
     },
   };
+}
+
+function creationOrder(object: AgentDeploymentObject): string {
+  return `${object.metadata.creationTimestamp ?? ''}|${object.metadata.uid ?? ''}`;
 }
 
 /** Why the operator cannot understand an object's spec (it slipped past validation), if so. */

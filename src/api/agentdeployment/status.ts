@@ -25,6 +25,10 @@ export const CONDITION_REASONS = {
   Deleting: 'Deleting',
   Suspended: 'Suspended',
   NameConflict: 'NameConflict',
+  /** status.ownership names a deployment of another name, or one an older object records. */
+  OwnershipConflict: 'OwnershipConflict',
+  /** Adoption of an existing deployment is not permitted from this namespace. */
+  AdoptionNotAllowed: 'AdoptionNotAllowed',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 

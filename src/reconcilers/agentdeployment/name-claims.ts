@@ -16,10 +16,27 @@ export function rivalFor(self: FleetClaimant, claimants: readonly FleetClaimant[
   return winner === self ? undefined : winner.key;
 }
 
+/**
+ * The key of an older claimant that records the same deployment id as `self`, if any. Two
+ * records of one id mean one was forged (status is writable by a role with the status
+ * subresource); the object created first made the deployment, or adopted it first.
+ */
+export function olderOwnerOf(self: FleetClaimant, claimants: readonly FleetClaimant[]): string | undefined {
+  if (self.ownedDeploymentId === undefined) return undefined;
+  return claimants.find(
+    (other) =>
+      other.uid !== self.uid && other.ownedDeploymentId === self.ownedDeploymentId && isOlder(other, self),
+  )?.key;
+}
+
 function beats(a: FleetClaimant, b: FleetClaimant): boolean {
   const aOwns = a.ownedDeploymentId !== undefined;
   const bOwns = b.ownedDeploymentId !== undefined;
   if (aOwns !== bOwns) return aOwns;
+  return isOlder(a, b);
+}
+
+export function isOlder(a: FleetClaimant, b: FleetClaimant): boolean {
   if (a.creationTimestamp !== b.creationTimestamp) return a.creationTimestamp < b.creationTimestamp;
   return a.uid < b.uid;
 }

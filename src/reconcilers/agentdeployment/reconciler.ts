@@ -15,7 +15,7 @@ import { decide, isTerminalRevisionStatus, recheckDelayMs, specKey } from './dec
 import { DEFAULT_TIMINGS, type ReconcilerTimings } from './defaults.js';
 import { errorPolicy } from './error-policy.js';
 import { KeyMemoryStore, type KeyMemory } from './key-memory.js';
-import { rivalFor } from './name-claims.js';
+import { olderOwnerOf, rivalFor } from './name-claims.js';
 import {
   DEPLOYMENT_ID_ANNOTATION,
   FINALIZER,
@@ -23,6 +23,8 @@ import {
   REDEPLOY_AT_ANNOTATION,
   generationOf,
   hasFinalizer,
+  isDeploymentId,
+  ownedDeploymentId,
   ownershipOf,
   type AgentDeploymentView,
 } from './object.js';
@@ -56,12 +58,12 @@ export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   clock: Pick<Clock, 'now'>;
   metrics?: DomainMetrics;
   timings?: Partial<ReconcilerTimings>;
+  /** Why adopting an existing deployment is not permitted in `namespace` (the rule), or undefined when it is. Default: permitted everywhere. */
+  adoptionForbidden?: (namespace: string) => string | undefined;
 }
 
 /** Reads a pass may make before it acts (a name lookup, a deployment, a revision). */
 const MAX_READS = 4;
-/** The hint annotation is used only when well-formed: one malformed id in a batched list would fail it for every object. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Entering these states is worth a Warning event (once: on the transition). */
 const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
   'Rejected',
@@ -111,12 +113,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const now = this.deps.clock.now();
     const uid = object.metadata.uid ?? '';
     const ownership = ownershipOf(object);
+    const ownedId = ownedDeploymentId(object);
     const createRequestedAt = ownership?.createRequestedAt
       ? Date.parse(ownership.createRequestedAt)
       : undefined;
     const annotations = object.metadata.annotations ?? {};
     const hint = annotations[DEPLOYMENT_ID_ANNOTATION];
-    const hintedDeploymentId = hint !== undefined && UUID.test(hint) ? hint : undefined;
+    const hintedDeploymentId = isDeploymentId(hint) ? hint : undefined;
     const name = this.deploymentNameOf(object);
     const observedObject = {
       key,
@@ -140,15 +143,22 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
     const memory = this.memory.get(key);
     const spec = this.readSpec(object);
+    const self = { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' };
+    const claimants = this.deps.fleet.claimantsOf(name);
+    const disputedBy =
+      ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
+    const adoptionForbidden = this.deps.adoptionForbidden?.(object.metadata.namespace);
     const observed: Observed = {
       now,
       object: observedObject,
       status: object.status ?? {},
       ownership: {
-        ...(ownership?.deploymentId !== undefined ? { deploymentId: ownership.deploymentId } : {}),
+        ...(ownedId !== undefined ? { deploymentId: ownedId } : {}),
+        ...(disputedBy !== undefined ? { disputedBy } : {}),
         ...(createRequestedAt !== undefined && !Number.isNaN(createRequestedAt) ? { createRequestedAt } : {}),
       },
       spec,
+      ...(adoptionForbidden !== undefined ? { adoptionForbidden } : {}),
       claims,
       deployment: { kind: 'unobserved' },
       byName: { kind: 'unobserved' },
@@ -160,13 +170,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         dueInMs: memory.nextRevisionPollAt - now,
       },
     };
-    const rival =
-      ownership?.deploymentId === undefined
-        ? rivalFor(
-            { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' },
-            this.deps.fleet.claimantsOf(name),
-          )
-        : undefined;
+    const rival = ownedId === undefined ? rivalFor(self, claimants) : undefined;
     const refused = memory.refused ?? refusedFromStatus(observed);
     return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
   }
@@ -458,7 +462,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const memory = this.memory.get(key);
     const previous = memory.refused;
     const recheckFailures = previous?.specKey === refusedKey ? previous.recheckFailures + 1 : 0;
-    const reason = state.kind === 'NameConflict' ? 'NameConflict' : 'Rejected';
+    const reason =
+      state.kind === 'NameConflict' || state.kind === 'AdoptionNotAllowed' ? state.kind : 'Rejected';
     memory.refused = {
       specKey: refusedKey,
       reason,
