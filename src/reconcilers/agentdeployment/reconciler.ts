@@ -216,7 +216,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (maxAgeMs > 0) {
       const cached = this.deps.observations.fresh(id, maxAgeMs, now);
       if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
-      if (cached === undefined) {
+      // The poller wakes one key per id: an object whose record another object disputes
+      // reads by GET, so that it cannot take the owner's wake-ups.
+      const follower = this.deps.poller.followerOf(id);
+      if (cached === undefined && (follower === undefined || follower === key)) {
         // Batched: the poller fetches it with up to 99 others and enqueues this key.
         this.deps.poller.want(id, key);
         // While its rounds fail, say so rather than wait silently (it retries after its backoff).
@@ -352,7 +355,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           : this.failed(object, published.error, signal);
       }
       case 'release':
-        return this.release(key, object, observed, action.event, signal);
+        return this.release(key, object, action.event, signal);
       case 'observeDeployment':
       case 'observeName':
       case 'observeRevision':
@@ -563,12 +566,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private async release(
     key: string,
     object: Object,
-    observed: Observed,
     event: EventSpec | undefined,
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
-    const owned = observed.ownership.deploymentId;
-    if (owned !== undefined) this.deps.poller.untrack(owned);
+    // Only what this key follows: a forged record must not stop the owner's observation.
+    this.deps.poller.untrackKey(key);
     const released = await this.deps.kube.patchFinalizers(
       object,
       (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
