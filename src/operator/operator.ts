@@ -26,7 +26,7 @@ import { ObservationCache } from '../reconcilers/agentdeployment/observation/obs
 import type { ReconcilerTimings } from '../reconcilers/agentdeployment/defaults.js';
 import type { FleetPort } from '../reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../reconcilers/agentdeployment/reconciler.js';
-import { referencedSecretNames, type SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import { referencedSecretNames } from '../reconcilers/agentdeployment/secrets.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller/controller.js';
 import type { IndexedStore } from '../runtime/cache/store.js';
@@ -40,13 +40,14 @@ import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { adoptionPolicy } from './adoption-policy.js';
 import { controlPlanePort } from './control-plane-port.js';
+import { secretMetadataInformer } from './secret-metadata.js';
+import { SecretValues } from './secret-values.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
-const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 const BY_SECRET = 'bySecret';
 const BY_DEPLOYMENT_NAME = 'byDeploymentName';
 const BY_OWNED_DEPLOYMENT = 'byOwnedDeployment';
@@ -112,10 +113,17 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       },
     },
   });
-  const secrets = Informer.forResource<KubeObject & SecretSource>(kube, {
-    type: SECRETS,
-    namespaces: config.namespaces,
-    logger: logger.child({ informer: 'secrets' }),
+  // Names and versions of Secrets only; values are read by name for referenced ones.
+  const secrets = secretMetadataInformer(kube, config.namespaces, logger.child({ informer: 'secrets' }));
+  const secretValues = new SecretValues(kube, secrets.store);
+  const referenced = (secret: KubeObject): boolean =>
+    objects.store.byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`).length > 0;
+  secrets.addHandler({
+    onUpdate: (_old, secret) => {
+      if (!referenced(secret))
+        secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`);
+    },
+    onDelete: (secret) => secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`),
   });
 
   const identity = options.identity ?? `${hostname()}_${process.pid}`;
@@ -129,7 +137,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     client: kube,
     type: AGENT_DEPLOYMENTS,
     objects: objects.store,
-    secrets: secrets.store,
+    secrets: secretValues,
     recorder,
     logger,
   });

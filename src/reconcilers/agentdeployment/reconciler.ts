@@ -32,7 +32,7 @@ import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecRead
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
 import type { ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
-import { resolveSecrets } from './secrets.js';
+import { referencedSecretNames, resolveSecrets } from './secrets.js';
 import { nextStatus, revisionOutcome, statusChanged, type StatusFacts } from './status.js';
 import { isStalled, type SyncState } from './sync-state.js';
 import type { DomainMetrics } from './domain-metrics.js';
@@ -87,6 +87,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       this.deps.poller.untrackKey(key);
       return {};
     }
+    const loaded = await this.deps.kube.loadSecrets?.(
+      object.metadata.namespace,
+      referencedSecretNames(object.spec.secrets),
+      signal,
+    );
+    if (loaded && !loaded.ok) return this.failed(object, loaded.error, signal);
     let observed = this.observe(key, object);
     for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
       const action = decide(observed, this.timings);
