@@ -1,6 +1,6 @@
 // Issue 16, the attacker suite: a victim team has a Ready AgentDeployment in `team-a`; an
 // attacker with rights over objects in `team-b` (edit, and for the status attacks also the
-// status subresource, which the chart's tenant roles do not grant) tries each way to make
+// status subresource, a right tenants should not hold) tries each way to make
 // the operator touch the victim's deployment. After every attack: not one write aimed at
 // the victim's deployment id (a recording proxy sees every request the operator makes), the
 // deployment is byte for byte what it was, the victim stays Ready, and no secret value of
