@@ -249,6 +249,17 @@ const rows: Row[] = [
         },
       }),
   },
+  {
+    name: 'a recorded intent long before a deployment of that name was created',
+    reason:
+      'each create records its intent right before the POST: a far older intent (forged, or stale) recovers nothing',
+    given: observed({
+      ownership: { createRequestedAt: Date.parse('2026-11-23T11:00:00Z') },
+      byName: { kind: 'found', deployments: [deployment({ created_at: '2026-11-23T11:59:00Z' })] },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'NameConflict' } }),
+  },
   // ---- adoption where the configuration forbids it ----
   {
     name: 'adoptExisting finds a free deployment, adoption not permitted here',

@@ -214,11 +214,14 @@ function recoverable(
   intentAt: number,
   t: ReconcilerTimings,
 ): Deployment | undefined {
-  return found.find(
-    (deployment) =>
+  return found.find((deployment) => {
+    const createdAt = Date.parse(deployment.created_at);
+    return (
       o.claims[deployment.id] === undefined &&
-      Date.parse(deployment.created_at) >= intentAt - t.createIntentSkewMs,
-  );
+      createdAt >= intentAt - t.createIntentSkewMs &&
+      createdAt <= intentAt + t.createIntentWindowMs + t.createIntentSkewMs
+    );
+  });
 }
 
 function disputedMessage(id: string, olderOwner: string): string {
