@@ -20,6 +20,7 @@ import { createControlPlaneMetrics } from '../observability/controlplane-metrics
 import { bindDomainMetrics, type ConditionCount } from '../observability/domain-metrics.js';
 import { startObservabilityServer, type ObservabilityServer } from '../observability/http-server.js';
 import { createOperatorRegistry } from '../observability/registry.js';
+import { bindSecretValueMetrics } from '../observability/secret-metrics.js';
 import { objectKey, ownedDeploymentId } from '../reconcilers/agentdeployment/object.js';
 import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
@@ -104,8 +105,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     namespaces: config.namespaces,
     logger: logger.child({ informer: PLURAL }),
     indexers: {
-      [BY_SECRET]: (object) =>
-        referencedSecretNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`),
+      [BY_SECRET]: secretKeysOf,
       [BY_DEPLOYMENT_NAME]: (object) => [deploymentName(object)],
       [BY_OWNED_DEPLOYMENT]: (object) => {
         const id = ownedDeploymentId(object);
@@ -116,13 +116,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   // Names and versions of Secrets only; values are read by name for referenced ones.
   const secrets = secretMetadataInformer(kube, config.namespaces, logger.child({ informer: 'secrets' }));
   const secretValues = new SecretValues(kube, secrets.store);
-  const referenced = (secret: KubeObject): boolean =>
-    objects.store.byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`).length > 0;
+  // A value stays only while an object references its Secret and the Secret exists.
+  const forgetUnreferenced = (object: AgentDeploymentObject): void => {
+    for (const key of secretKeysOf(object)) {
+      if (objects.store.byIndex(BY_SECRET, key).length === 0) secretValues.forget(key);
+    }
+  };
+  objects.addHandler({ onUpdate: (old) => forgetUnreferenced(old), onDelete: forgetUnreferenced });
+  bindSecretValueMetrics(registry, () => secretValues.size);
   secrets.addHandler({
-    onUpdate: (_old, secret) => {
-      if (!referenced(secret))
-        secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`);
-    },
     onDelete: (secret) => secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`),
   });
 
@@ -319,6 +321,11 @@ function fleetPort(store: IndexedStore<AgentDeploymentObject>): FleetPort {
       return owner === undefined ? undefined : objectKey(owner);
     },
   };
+}
+
+/** `namespace/name` of each Secret the object references (its own namespace only). */
+function secretKeysOf(object: AgentDeploymentObject): string[] {
+  return referencedSecretNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`);
 }
 
 function creationOrder(object: AgentDeploymentObject): string {

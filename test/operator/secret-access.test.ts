@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { secretMetadataInformer } from '../../src/operator/secret-metadata.js';
 import { SecretValues } from '../../src/operator/secret-values.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
-import { NAMESPACE, SECRETS, Stack } from './harness.js';
+import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { NAMESPACE, SECRETS, Stack, containerAgent, isReady } from './harness.js';
 
 const UNREFERENCED_VALUE = 'unreferenced-v4lue-5d1e';
 const REFERENCED_VALUE = 'referenced-v4lue-a8c0';
@@ -104,5 +105,28 @@ describe('the Secret cache', () => {
     );
     stop.abort();
     await running;
+  });
+});
+
+describe('the operator', () => {
+  it('holds the values of referenced Secrets only, and drops them when nothing references them', async () => {
+    await stack.startOperator();
+    const held = async (): Promise<number> => {
+      const text = (await stack.operators[0]?.registry.metrics()) ?? '';
+      return Number(/^agent_operator_secret_values_held (\d+)$/m.exec(text)?.[1] ?? 'NaN');
+    };
+    await stack.client.create(SECRETS, secret('unreferenced', UNREFERENCED_VALUE));
+    await stack.client.create(SECRETS, secret('referenced', REFERENCED_VALUE));
+    const listenerId = await stack.listenerId();
+    await stack.apply(
+      containerAgent('holder', listenerId, {
+        secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'referenced', key: 'token' } } }],
+      }),
+    );
+    await stack.waitFor('holder', isReady, 'Ready');
+    expect(await held()).toBe(1);
+
+    await stack.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'holder');
+    await stack.waitUntil(async () => (await held()) === 0, 'the value is dropped with its last reference');
   });
 });
