@@ -31,6 +31,8 @@ export interface OperatorConfig {
   pollIntervalMs: number;
   /** --allow-insecure: the key may travel over plain http off this machine (control plane and agents). */
   allowInsecure?: boolean;
+  /** Namespaces whose objects may adopt an existing deployment; undefined: every watched namespace, empty: none. */
+  adoptionNamespaces?: string[];
 }
 
 export class ConfigError extends Error {
@@ -46,6 +48,8 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --api-key-file <path>               or the environment variable AGENT_OPERATOR_API_KEY
   --tenant-id <uuid>                  AGENT_OPERATOR_TENANT_ID
   --namespaces a,b                    AGENT_OPERATOR_NAMESPACES (default: all namespaces)
+  --adoption-namespaces a,b|*         AGENT_OPERATOR_ADOPTION_NAMESPACES: where spec.adoptExisting may adopt
+                                      an existing deployment (default *: every watched namespace; '': none)
   --concurrency <n>                   AGENT_OPERATOR_CONCURRENCY (default 4)
   --resync-period <duration>          AGENT_OPERATOR_RESYNC_PERIOD (default 10m)
   --poll-interval <duration>          AGENT_OPERATOR_POLL_INTERVAL (default 2s): in-flight revisions
@@ -65,6 +69,7 @@ const OPTIONS = {
   'api-key-file': { type: 'string' },
   'tenant-id': { type: 'string' },
   namespaces: { type: 'string' },
+  'adoption-namespaces': { type: 'string' },
   concurrency: { type: 'string' },
   'resync-period': { type: 'string' },
   'poll-interval': { type: 'string' },
@@ -78,6 +83,7 @@ const OPTIONS = {
 } as const;
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ConfigSources {
@@ -160,6 +166,7 @@ export function parseOperatorConfig({
       ...(allowInsecure ? { allowInsecure } : {}),
       tenantId,
       namespaces: splitList(pick('namespaces', 'AGENT_OPERATOR_NAMESPACES')),
+      ...adoptionNamespaces(values['adoption-namespaces'] ?? env.AGENT_OPERATOR_ADOPTION_NAMESPACES),
       concurrency,
       resyncPeriodMs,
       pollIntervalMs,
@@ -239,6 +246,19 @@ export function hostPort(text: string): { host: string; port: number } {
     throw new ConfigError(`--metrics-bind-address: must be <host>:<port>; got "${text}"`);
   const host = (match[1] ?? '').replace(/^\[(.*)\]$/, '$1');
   return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+/** `*` (the default) permits every watched namespace; an empty value permits none. */
+function adoptionNamespaces(text: string | undefined): { adoptionNamespaces?: string[] } {
+  if (text === undefined || text.trim() === '*') return {};
+  const names = splitList(text);
+  const bad = names.find((name) => !NAMESPACE_NAME.test(name));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `--adoption-namespaces: "${bad}" is not a namespace name (lowercase letters, digits and '-', at most 63); use * for every watched namespace`,
+    );
+  }
+  return { adoptionNamespaces: names };
 }
 
 function splitList(text: string | undefined): string[] {

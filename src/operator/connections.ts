@@ -31,7 +31,9 @@ import type { ClientMetrics, ControlPlaneClient } from '../controlplane/client/i
 import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
 import type { ConnectionKubePort, WriteOutcome } from '../reconcilers/connection/ports.js';
 import { ConnectionReconciler } from '../reconcilers/connection/reconciler.js';
+import type { Outcome } from '../reconcilers/agentdeployment/ports.js';
 import type { SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import type { SecretValues } from './secret-values.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller/controller.js';
 import type { EventRecorder } from '../runtime/events/recorder.js';
@@ -79,6 +81,11 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
   /** AgentDeployments, indexed BY_CONNECTION with connectionIndexValues. */
   agentDeployments: Informer<U>;
   secrets: Informer<SecretObject>;
+  /**
+   * The values of Secrets, read on demand by name: the Secret watch keeps only metadata, so a
+   * connection's key Secret is read (GET) before the connection is reconciled.
+   */
+  secretValues: SecretValues;
   defaultConnection: { client: ControlPlaneClient; budget: RateBudget };
   clientMetrics?: ClientMetrics;
 }
@@ -164,7 +171,7 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     secret: (namespace, name) =>
       (namespace === options.operatorNamespace
         ? operatorSecrets?.store.get(`${namespace}/${name}`)
-        : undefined) ?? options.secrets.store.get(`${namespace}/${name}`),
+        : undefined) ?? options.secretValues.get(namespace, name),
   };
   const registry = new ConnectionRegistry({
     lookup,
@@ -210,12 +217,32 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
       defaultControllerRateLimiter(systemClock, { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 }),
     reconcile: async (key, signal) => {
       try {
+        const loaded = await loadKeySecret(key, signal);
+        if (!loaded.ok) return new Error(loaded.error.message);
         return await reconciler.reconcile(key, signal);
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
       }
     },
   });
+  /** Reads the connection's key Secret by name, unless the operator-namespace cache holds it whole. */
+  const loadKeySecret = (key: string, signal: AbortSignal): Promise<Outcome<void>> => {
+    const [kind, namespace, name] = splitKey(key);
+    const connection =
+      kind === 'PlatformConnection'
+        ? namespacedConnections?.store.get(`${namespace}/${name}`)
+        : clusterConnections?.store.get(name);
+    const [secretKey] =
+      connection === undefined
+        ? []
+        : keySecretIndex(kind === 'PlatformConnection' ? '' : options.operatorNamespace)(connection);
+    if (secretKey === undefined) return Promise.resolve({ ok: true, value: undefined });
+    const [secretNamespace = '', secretName = ''] = secretKey.split('/');
+    if (secretNamespace === options.operatorNamespace && operatorSecrets !== undefined) {
+      return Promise.resolve({ ok: true, value: undefined });
+    }
+    return options.secretValues.load(secretNamespace, [secretName], signal);
+  };
   const connectionsBySecret = (secret: KubeObject) => {
     const value = `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`;
     return [namespacedConnections, clusterConnections].flatMap(

@@ -19,7 +19,7 @@ import {
   type AgentDeploymentStatusView,
   type AgentDeploymentView,
 } from '../reconcilers/agentdeployment/object.js';
-import type { SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import type { SecretValues } from './secret-values.js';
 import { mergePatchBetween } from './merge-patch.js';
 
 export type AgentDeploymentObject = AgentDeploymentView & KubeObject;
@@ -34,7 +34,7 @@ export interface KubePortOptions {
   client: KubeClient;
   type: ResourceType;
   objects: IndexedStore<AgentDeploymentObject>;
-  secrets: IndexedStore<KubeObject & SecretSource>;
+  secrets: SecretValues;
   recorder: EventRecorder;
   logger: Logger;
 }
@@ -56,8 +56,12 @@ export class AgentDeploymentKubePort implements KubePort<AgentDeploymentObject> 
     return cached;
   }
 
-  getSecret(namespace: string, name: string): SecretSource | undefined {
-    return this.options.secrets.get(`${namespace}/${name}`);
+  getSecret(namespace: string, name: string): ReturnType<SecretValues['get']> {
+    return this.options.secrets.get(namespace, name);
+  }
+
+  loadSecrets(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>> {
+    return this.options.secrets.load(namespace, names, signal);
   }
 
   async patchFinalizers(

@@ -20,13 +20,14 @@ import { createControlPlaneMetrics } from '../observability/controlplane-metrics
 import { bindDomainMetrics, type ConditionCount } from '../observability/domain-metrics.js';
 import { startObservabilityServer, type ObservabilityServer } from '../observability/http-server.js';
 import { createOperatorRegistry } from '../observability/registry.js';
+import { bindSecretValueMetrics } from '../observability/secret-metrics.js';
 import { objectKey, ownedDeploymentId } from '../reconcilers/agentdeployment/object.js';
 import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
 import type { ReconcilerTimings } from '../reconcilers/agentdeployment/defaults.js';
 import type { FleetPort } from '../reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../reconcilers/agentdeployment/reconciler.js';
-import { referencedSecretNames, type SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import { referencedSecretNames } from '../reconcilers/agentdeployment/secrets.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller/controller.js';
 import type { IndexedStore } from '../runtime/cache/store.js';
@@ -39,7 +40,10 @@ import { Informer } from '../runtime/manager/informer.js';
 import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { agentCallPort } from './agent-call-port.js';
+import { adoptionPolicy } from './adoption-policy.js';
 import { controlPlanePort } from './control-plane-port.js';
+import { secretMetadataInformer } from './secret-metadata.js';
+import { SecretValues } from './secret-values.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { BY_CONNECTION, connectionProblem, setUpConnections } from './connections.js';
 import { connectionIndexValues } from '../connections/agentdeployment-connection.js';
@@ -48,7 +52,6 @@ import { shouldReconcileOnUpdate } from './update-predicate.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
-const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 const BY_SECRET = 'bySecret';
 const BY_DEPLOYMENT_NAME = 'byDeploymentName';
 const BY_OWNED_DEPLOYMENT = 'byOwnedDeployment';
@@ -106,8 +109,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     namespaces: config.namespaces,
     logger: logger.child({ informer: PLURAL }),
     indexers: {
-      [BY_SECRET]: (object) =>
-        referencedSecretNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`),
+      [BY_SECRET]: secretKeysOf,
       [BY_DEPLOYMENT_NAME]: (object) => [deploymentName(object)],
       [BY_OWNED_DEPLOYMENT]: (object) => {
         const id = ownedDeploymentId(object);
@@ -116,10 +118,19 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       [BY_CONNECTION]: connectionIndexValues,
     },
   });
-  const secrets = Informer.forResource<KubeObject & SecretSource>(kube, {
-    type: SECRETS,
-    namespaces: config.namespaces,
-    logger: logger.child({ informer: 'secrets' }),
+  // Names and versions of Secrets only; values are read by name for referenced ones.
+  const secrets = secretMetadataInformer(kube, config.namespaces, logger.child({ informer: 'secrets' }));
+  const secretValues = new SecretValues(kube, secrets.store);
+  // A value stays only while an object references its Secret and the Secret exists.
+  const forgetUnreferenced = (object: AgentDeploymentObject): void => {
+    for (const key of secretKeysOf(object)) {
+      if (objects.store.byIndex(BY_SECRET, key).length === 0) secretValues.forget(key);
+    }
+  };
+  objects.addHandler({ onUpdate: (old) => forgetUnreferenced(old), onDelete: forgetUnreferenced });
+  bindSecretValueMetrics(registry, () => secretValues.size);
+  secrets.addHandler({
+    onDelete: (secret) => secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`),
   });
 
   const identity = options.identity ?? `${hostname()}_${process.pid}`;
@@ -133,7 +144,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     client: kube,
     type: AGENT_DEPLOYMENTS,
     objects: objects.store,
-    secrets: secrets.store,
+    secrets: secretValues,
     recorder,
     logger,
   });
@@ -149,6 +160,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     concurrency: config.concurrency,
     agentDeployments: objects,
     secrets,
+    secretValues,
     defaultConnection: { client: controlPlane, budget },
     clientMetrics,
   });
@@ -206,6 +218,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     timings,
     agents,
     wake: (key) => enqueue.to(key),
+    adoptionForbidden: adoptionPolicy(config.adoptionNamespaces),
   });
 
   const controller = new Controller({
@@ -330,11 +343,23 @@ function fleetPort(store: IndexedStore<AgentDeploymentObject>): FleetPort {
           ...(owned === undefined ? {} : { ownedDeploymentId: owned }),
         };
       }),
+    // Two records of one id mean one is forged: the object created first is the owner.
     ownerOf: (id) => {
-      const owner = store.byIndex(BY_OWNED_DEPLOYMENT, id)[0];
+      const [owner] = [...store.byIndex(BY_OWNED_DEPLOYMENT, id)].sort((a, b) =>
+        creationOrder(a).localeCompare(creationOrder(b)),
+      );
       return owner === undefined ? undefined : objectKey(owner);
     },
   };
+}
+
+/** `namespace/name` of each Secret the object references (its own namespace only). */
+function secretKeysOf(object: AgentDeploymentObject): string[] {
+  return referencedSecretNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`);
+}
+
+function creationOrder(object: AgentDeploymentObject): string {
+  return `${object.metadata.creationTimestamp ?? ''}|${object.metadata.uid ?? ''}`;
 }
 
 /** Why the operator cannot understand an object's spec (it slipped past validation), if so. */

@@ -15,8 +15,11 @@ export interface PermissionRule {
 
 /**
  * Granted in every watched namespace (a ClusterRole when all namespaces are watched).
- * AgentDeployments and Secrets are read through informers (list + watch), never by a
- * single get; the operator writes AgentDeployments only by merge patch (finalizers,
+ * AgentDeployments are read through an informer (list + watch). Secrets are watched for
+ * their names and resourceVersions only (the cache drops everything else on arrival), and
+ * the values of referenced Secrets are read by name (get), in the referencing object's own
+ * namespace. Kubernetes RBAC cannot narrow list/watch to the metadata, so the grant is what
+ * it is; docs/security.md says what the code does with it. The operator writes AgentDeployments only by merge patch (finalizers,
  * annotations) and their status subresource only by merge patch; Events go through
  * events.k8s.io only, created once and patched when they repeat.
  */
@@ -25,7 +28,7 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'agentdeployments/status', verbs: ['patch'] },
   { apiGroup: 'agentplatform.io', resource: 'platformconnections', verbs: ['list', 'watch', 'patch'] },
   { apiGroup: 'agentplatform.io', resource: 'platformconnections/status', verbs: ['patch'] },
-  { apiGroup: '', resource: 'secrets', verbs: ['list', 'watch'] },
+  { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'watch'] },
   { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
 ];
 

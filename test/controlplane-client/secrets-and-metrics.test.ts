@@ -10,6 +10,7 @@ import { createControlPlaneMetrics } from '../../src/observability/controlplane-
 import { createLogger } from '../../src/observability/logger.js';
 import { startControlPlaneEmulator, type ControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
 import { emulatorAdmin } from './support/emulator.js';
+import { secretForms } from '../support/secret-forms.js';
 
 const API_KEY = 'sk-very-secret-api-key-7781';
 const SECRET_VALUE = 'super-secret-openai-value-42';
@@ -94,17 +95,6 @@ describe('secrets', () => {
   });
 });
 
-function forms(value: string): string[] {
-  const once = JSON.stringify(value).slice(1, -1);
-  return [
-    value,
-    once,
-    JSON.stringify(once).slice(1, -1),
-    encodeURIComponent(value),
-    Buffer.from(value).toString('base64'),
-  ];
-}
-
 describe('an echoing 400', () => {
   it('keeps every secret out of the error value, the logs and the metrics', async () => {
     const lines: string[] = [];
@@ -148,7 +138,7 @@ describe('an echoing 400', () => {
     expect(safe).not.toContain('request body');
     const everything = [JSON.stringify(error), ...lines, await registry.metrics()].join('\n');
     for (const value of [...VALUES, API_KEY]) {
-      for (const form of forms(value)) expect(everything, JSON.stringify(form)).not.toContain(form);
+      for (const form of secretForms(value)) expect(everything, JSON.stringify(form)).not.toContain(form);
     }
   });
 });

@@ -34,6 +34,20 @@ describe('agent-operator run configuration', () => {
     });
   });
 
+  it('permits adoption everywhere by default, in listed namespaces only, or nowhere', () => {
+    expect(parse([]).adoptionNamespaces).toBeUndefined();
+    expect(parse(['--adoption-namespaces', '*']).adoptionNamespaces).toBeUndefined();
+    expect(parse(['--adoption-namespaces', 'team-a, team-b']).adoptionNamespaces).toEqual([
+      'team-a',
+      'team-b',
+    ]);
+    expect(parse(['--adoption-namespaces=']).adoptionNamespaces).toEqual([]);
+    expect(parse([], { AGENT_OPERATOR_ADOPTION_NAMESPACES: 'ops' }).adoptionNamespaces).toEqual(['ops']);
+    expect(() => parse(['--adoption-namespaces', 'Team_A'])).toThrow(
+      /--adoption-namespaces: "Team_A" is not a namespace name/,
+    );
+  });
+
   it('takes flags over environment variables', () => {
     const config = parse(
       [

@@ -13,6 +13,7 @@ import { createControlPlaneClient } from '../../src/controlplane/client/index.js
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import { controlPlanePort } from '../../src/operator/control-plane-port.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from '../../src/operator/kube-port.js';
+import { SecretValues } from '../../src/operator/secret-values.js';
 import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
 import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
@@ -54,7 +55,7 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
     client: s.client,
     type: AGENT_DEPLOYMENTS,
     objects,
-    secrets,
+    secrets: new SecretValues(s.client, secrets),
     recorder: new EventRecorder({ client: s.client, component: 'agent-operator', instance: 'test' }),
     logger,
   });
@@ -69,6 +70,7 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
   const kube: KubePort<AgentDeploymentObject> = {
     getObject: (key) => realKube.getObject(key),
     getSecret: (namespace, name) => realKube.getSecret(namespace, name),
+    loadSecrets: (namespace, names, signal) => realKube.loadSecrets(namespace, names, signal),
     patchFinalizers: (object, finalizers, signal) => realKube.patchFinalizers(object, finalizers, signal),
     event: (object, type, reason, message) => realKube.event(object, type, reason, message),
     patchStatus: async (object, status, signal, guarded) => {

@@ -145,6 +145,15 @@ describe('the operator’s Kubernetes requests', () => {
     // The same warning twice in a row: the second is a patch of the first Event.
     await stack.admin('POST', '/faults', { method: 'POST', route: '/v2/deployments', status: 400, count: 2 });
     await stack.apply(containerAgent('rbac-rejected', listenerId));
+    await stack.waitFor(
+      'rbac-rejected',
+      (o) => o.status?.conditions?.some((c) => c.type === 'Stalled' && c.status === 'True') === true,
+      'Stalled',
+    );
+    // A refused spec is not sent again until it changes: a new generation, refused the same way.
+    await stack.patchSpec('rbac-rejected', {
+      sourceRevisionConfig: { imageUri: 'registry.example/agent:3' },
+    });
     await stack.waitUntil(async () => used().has('events.k8s.io/events patch'), 'a repeated Event');
     await stack.client.delete(
       { group: 'agentplatform.io', version: 'v1alpha1', plural: 'agentdeployments' },

@@ -91,7 +91,11 @@ describe('values reach the operator as meant', () => {
   });
 
   it('namespaced watch and forced leader election', async () => {
-    expect((await configFor('namespaced watch')).namespaces).toEqual(['team-a', 'team-b']);
+    const namespaced = await configFor('namespaced watch');
+    expect(namespaced.namespaces).toEqual(['team-a', 'team-b']);
+    expect(namespaced.adoptionNamespaces).toEqual(['team-a']);
+    // The default ["*"] keeps adoption where it was: every watched namespace.
+    expect((await configFor('defaults')).adoptionNamespaces).toBeUndefined();
     expect((await configFor('two replicas, leader election left off')).leaderElect).toBe(true);
   });
 

@@ -192,6 +192,112 @@ const rows: Row[] = [
       event: { type: 'Normal', reason: 'Deleted', message: `Deployment ${ID} is deleted` },
     },
   },
+  // ---- ownership a tenant forged (status written with a status-subresource right) ----
+  {
+    name: 'deleting an object whose recorded deployment carries another name',
+    reason:
+      'spec.name is immutable, so only a forged status.ownership names another deployment: never DELETE it',
+    given: observed({
+      object: { deleting: true },
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment({ name: 'someone-elses' }) },
+    }),
+    want: { kind: 'release' },
+    check: (action) =>
+      expect(action).toMatchObject({ event: { type: 'Warning', reason: 'OwnershipConflict' } }),
+  },
+  {
+    name: 'deleting an object whose recorded id an older object records too',
+    reason: 'two records of one id: the older object made or adopted it; the younger releases without a call',
+    given: observed({ object: { deleting: true }, ownership: { ...owned, disputedBy: 'team-a/victim' } }),
+    want: { kind: 'release' },
+    check: (action) =>
+      expect(action).toMatchObject({ event: { type: 'Warning', reason: 'OwnershipConflict' } }),
+  },
+  {
+    name: 'an owned deployment that carries another name',
+    reason:
+      'status.ownership is verified against the control plane: no PATCH to another name, no facts copied from it',
+    given: observed({
+      ownership: owned,
+      spec: {
+        kind: 'valid',
+        desired: { ...desired, source_revision_config: { image_uri: 'evil:1' } },
+        secretVersions: {},
+      },
+      deployment: { kind: 'present', deployment: deployment({ name: 'someone-elses' }) },
+    }),
+    want: { kind: 'publish', facts: {} },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: {
+          kind: 'OwnershipConflict',
+          message: expect.not.stringContaining('someone-elses') as unknown as string,
+        },
+      }),
+  },
+  {
+    name: 'a recorded id an older object records too',
+    reason: 'the younger record is not trusted: Stalled before any read or write',
+    given: observed({ ownership: { ...owned, disputedBy: 'team-a/victim' } }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: {
+          kind: 'OwnershipConflict',
+          message: expect.stringContaining('team-a/victim') as unknown as string,
+        },
+      }),
+  },
+  {
+    name: 'a recorded intent long before a deployment of that name was created',
+    reason:
+      'each create records its intent right before the POST: a far older intent (forged, or stale) recovers nothing',
+    given: observed({
+      ownership: { createRequestedAt: Date.parse('2026-11-23T11:00:00Z') },
+      byName: { kind: 'found', deployments: [deployment({ created_at: '2026-11-23T11:59:00Z' })] },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'NameConflict' } }),
+  },
+  // ---- adoption where the configuration forbids it ----
+  {
+    name: 'adoptExisting finds a free deployment, adoption not permitted here',
+    reason: 'the platform team decides which namespaces may take over deployments made outside the operator',
+    given: observed({
+      object: { adoptExisting: true },
+      adoptionForbidden: 'adoption is permitted only from the namespaces ops',
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'publish' },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: {
+          kind: 'AdoptionNotAllowed',
+          message: expect.stringContaining('only from the namespaces ops') as unknown as string,
+        },
+        refused: { reason: 'AdoptionNotAllowed' },
+      }),
+  },
+  {
+    name: 'adoptExisting, adoption not permitted, no deployment of that name',
+    reason: 'nothing to adopt: creating is always allowed',
+    given: observed({
+      object: { adoptExisting: true },
+      adoptionForbidden: 'adoption is turned off',
+      byName: { kind: 'found', deployments: [] },
+    }),
+    want: { kind: 'create' },
+  },
+  {
+    name: 'a deployment-id hint, adoption not permitted here',
+    reason: 'following a hint to a free deployment is adoption too: it is not looked at',
+    given: observed({
+      object: { hintedDeploymentId: OTHER_ID },
+      adoptionForbidden: 'adoption is turned off',
+    }),
+    want: { kind: 'create' },
+  },
   // ---- spec, suspend, fleet ----
   {
     name: 'a spec the operator cannot understand',

@@ -74,7 +74,8 @@ per-namespace Roles so that the two modes cannot drift apart.
 */}}
 {{- /*
 Exactly the permissions of WATCH_PERMISSIONS in src/operator/rbac.ts (a test renders the
-chart and compares): informers read with list+watch, writes are merge patches.
+chart and compares): informers read with list+watch, referenced Secrets' values by get,
+writes are merge patches.
 */ -}}
 {{- define "agent-operator.watchRules" -}}
 - apiGroups: ["agentplatform.io"]
@@ -91,7 +92,7 @@ chart and compares): informers read with list+watch, writes are merge patches.
   verbs: ["patch"]
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["list", "watch"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]

@@ -30,6 +30,10 @@ export const CONDITION_REASONS = {
   SmokeTestPassed: 'SmokeTestPassed',
   /** spec.smokeTest failed within its budget: Ready=False (not Stalled) until the spec changes. */
   SmokeTestFailed: 'SmokeTestFailed',
+  /** status.ownership names a deployment of another name, or one an older object records. */
+  OwnershipConflict: 'OwnershipConflict',
+  /** Adoption of an existing deployment is not permitted from this namespace. */
+  AdoptionNotAllowed: 'AdoptionNotAllowed',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 

@@ -6,6 +6,7 @@ import type {
   DeploymentPatchRequest,
 } from '../../controlplane/models/index.js';
 import type { SmokeTestExpectation } from '../../api/agentdeployment/index.js';
+import type { RefusedReason } from './observed.js';
 import type { Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
@@ -71,7 +72,7 @@ export interface PublishOptions {
   /** How the batched poller should follow the deployment from now on. */
   track?: Tracking;
   /** The control plane refused this spec: remember it, so that it is not sent again in a loop. */
-  refused?: { specKey: string; reason: 'Rejected' | 'NameConflict' };
+  refused?: { specKey: string; reason: RefusedReason };
   /** Warning events to emit if the status changes (they describe this spec, once). */
   warnings?: string[];
 }

@@ -6,12 +6,19 @@
 //   deleting            → release, or delete only the deployment this object owns
 //   spec not understood → Stalled InvalidSpec, no call
 //   suspended           → Suspended, no control-plane call, no write but status
+//   ownership disputed (an older object records the same id) → Stalled OwnershipConflict, no call
 //   name claimed by an older object of the fleet → Stalled NameConflict, no call
 //   Secret missing      → SecretNotFound, wait for it
-//   owns no deployment  → recover a recorded create, adopt, or create (after the finalizer)
-//   owns a deployment   → observe it; gone → forget; differs → patch; else follow the revision
+//   owns no deployment  → recover a recorded create, adopt (where permitted), or create
+//   owns a deployment   → observe it; another name → OwnershipConflict; gone → forget;
+//                         differs → patch; else follow the revision
 //   revision deployed   → with spec.smokeTest: call the agent once (retried while it warms
 //                         up), then Ready or SmokeTestFailed
+//
+// status.ownership is trusted only as far as the control plane confirms it: the deployment
+// must carry this object's name (spec.name is immutable) and no older object may record the
+// same id. Whoever can write status (a role with agentdeployments/status) thus cannot aim the
+// operator's PATCH or DELETE at another team's deployment.
 import {
   isFailedRevisionStatus,
   type Deployment,
@@ -45,6 +52,9 @@ export function decide(o: Observed, t: ReconcilerTimings): Action {
     });
   }
   const owned = o.ownership.deploymentId;
+  if (owned !== undefined && o.ownership.disputedBy !== undefined) {
+    return publish({ kind: 'OwnershipConflict', message: disputedMessage(owned, o.ownership.disputedBy) });
+  }
   if (owned === undefined && o.rival !== undefined) {
     return publish({
       kind: 'NameConflict',
@@ -92,6 +102,15 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
         : {}),
     };
   }
+  if (owned !== undefined && o.ownership.disputedBy !== undefined) {
+    return {
+      kind: 'release',
+      event: warning(
+        'OwnershipConflict',
+        `Left deployment ${owned}: ${disputedMessage(owned, o.ownership.disputedBy)}`,
+      ),
+    };
+  }
   if (owned === undefined) {
     const intent = o.ownership.createRequestedAt;
     // A create may have landed without its id being recorded: only a deployment created
@@ -111,6 +130,15 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
   if (reading.kind === 'failed') return { kind: 'fail', error: reading.error };
   if (reading.kind === 'gone')
     return { kind: 'release', event: normal('Deleted', `Deployment ${owned} is deleted`) };
+  if (reading.deployment.name !== o.object.deploymentName) {
+    return {
+      kind: 'release',
+      event: warning(
+        'OwnershipConflict',
+        `Left deployment ${owned}: ${foreignNameMessage(o, reading.deployment)}`,
+      ),
+    };
+  }
   if (isBeingDeleted(reading.deployment)) {
     return publish(
       { kind: 'Deleting', message: `Waiting for deployment ${owned} to be deleted` },
@@ -130,7 +158,12 @@ function decideCreation(o: Observed, spec: ValidSpec, key: string, t: Reconciler
 
   const intent = o.ownership.createRequestedAt;
   const hint = o.object.hintedDeploymentId;
-  if (hint !== undefined && intent === undefined && o.claims[hint] === undefined) {
+  if (
+    hint !== undefined &&
+    intent === undefined &&
+    o.claims[hint] === undefined &&
+    o.adoptionForbidden === undefined
+  ) {
     // A hint is verified before use: it must exist, carry this name, and be nobody's.
     const reading = o.deployment;
     // Existence and name are all it needs: any batched observation since the last resync will do.
@@ -151,6 +184,16 @@ function decideCreation(o: Observed, spec: ValidSpec, key: string, t: Reconciler
     if (recovered)
       return withFinalizer(o, { kind: 'adopt', deployment: recovered, reason: 'CreateRecovered' });
     const free = found.find((deployment) => o.claims[deployment.id] === undefined);
+    if (o.object.adoptExisting && free && o.adoptionForbidden !== undefined) {
+      return publish(
+        {
+          kind: 'AdoptionNotAllowed',
+          message: `spec.adoptExisting: deployment ${free.id} named "${free.name}" is managed by no object, but ${o.adoptionForbidden}; choose another spec.name, or ask the platform team to permit adoption here`,
+        },
+        { ...facts, ownership: { uid: o.object.uid } },
+        { refused: { specKey: key, reason: 'AdoptionNotAllowed' } },
+      );
+    }
     if (o.object.adoptExisting && free)
       return withFinalizer(o, { kind: 'adopt', deployment: free, reason: 'Adopted' });
     const taken = found[0];
@@ -176,11 +219,23 @@ function recoverable(
   intentAt: number,
   t: ReconcilerTimings,
 ): Deployment | undefined {
-  return found.find(
-    (deployment) =>
+  return found.find((deployment) => {
+    const createdAt = Date.parse(deployment.created_at);
+    return (
       o.claims[deployment.id] === undefined &&
-      Date.parse(deployment.created_at) >= intentAt - t.createIntentSkewMs,
-  );
+      createdAt >= intentAt - t.createIntentSkewMs &&
+      createdAt <= intentAt + t.createIntentWindowMs + t.createIntentSkewMs
+    );
+  });
+}
+
+function disputedMessage(id: string, olderOwner: string): string {
+  return `AgentDeployment ${olderOwner}, created earlier, records deployment ${id} as its own; status.ownership of this object is not trusted and nothing is sent`;
+}
+
+function foreignNameMessage(o: Observed, deployment: Deployment): string {
+  // The other name is not shown: it may be another team's.
+  return `status.ownership names deployment ${deployment.id}, which is not named "${o.object.deploymentName}"; it is not this object's and nothing is sent`;
 }
 
 function nameTakenMessage(o: Observed, taken: Deployment): string {
@@ -219,6 +274,10 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
   if (reading.kind === 'pending') return wait(reading.retryAfterMs);
   if (reading.kind === 'failed') return { kind: 'fail', error: reading.error };
   if (reading.kind === 'gone') return { kind: 'forget', id };
+  if (reading.deployment.name !== o.object.deploymentName) {
+    // No deployment facts: they would copy another team's ids and state into this status.
+    return publish({ kind: 'OwnershipConflict', message: foreignNameMessage(o, reading.deployment) });
+  }
 
   const deployment = reading.deployment;
   const facts: StatusFacts = {
@@ -479,4 +538,8 @@ function wait(requeueAfterMs: number): Action {
 
 function normal(reason: string, message: string): EventSpec {
   return { type: 'Normal', reason, message };
+}
+
+function warning(reason: string, message: string): EventSpec {
+  return { type: 'Warning', reason, message };
 }

@@ -23,6 +23,12 @@ export interface ReconcilerTimings {
   stalledRecheckMaxMs: number;
   /** Clock skew allowed between the operator and the control plane when matching a deployment's created_at to a recorded create intent. */
   createIntentSkewMs: number;
+  /**
+   * A create is sent right after its intent is recorded (each attempt records a new one), so
+   * a deployment created later than this after the intent is not that create's: a forged
+   * intent cannot reach back to any unmanaged deployment of the name.
+   */
+  createIntentWindowMs: number;
   /** A missing Secret is looked at again after this long even without a Secret event. */
   secretWaitMs: number;
   /** A failed smoke-test call (the agent warming up) is retried after this, doubling per failure... */
@@ -41,6 +47,7 @@ export const DEFAULT_TIMINGS: Readonly<ReconcilerTimings> = {
   stalledRecheckMs: 2 * 60_000,
   stalledRecheckMaxMs: 30 * 60_000,
   createIntentSkewMs: 30_000,
+  createIntentWindowMs: 10 * 60_000,
   secretWaitMs: 60_000,
   smokeTestRetryMs: 1_000,
   smokeTestRetryMaxMs: 8_000,

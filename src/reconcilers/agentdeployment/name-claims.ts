@@ -16,6 +16,23 @@ export function rivalFor(self: FleetClaimant, claimants: readonly FleetClaimant[
   return winner === self ? undefined : winner.key;
 }
 
+/**
+ * The key of a claimant that records the same deployment id as `self` and is not younger,
+ * if any. Two records of one id mean one was forged (status is writable by a role with the
+ * status subresource); the object created first made the deployment, or adopted it first.
+ * creationTimestamp has one-second precision: within the same second neither record is
+ * trusted (a forger could otherwise win on uid order); both objects stall, none is taken over.
+ */
+export function olderOwnerOf(self: FleetClaimant, claimants: readonly FleetClaimant[]): string | undefined {
+  if (self.ownedDeploymentId === undefined) return undefined;
+  return claimants.find(
+    (other) =>
+      other.uid !== self.uid &&
+      other.ownedDeploymentId === self.ownedDeploymentId &&
+      other.creationTimestamp <= self.creationTimestamp,
+  )?.key;
+}
+
 function beats(a: FleetClaimant, b: FleetClaimant): boolean {
   const aOwns = a.ownedDeploymentId !== undefined;
   const bOwns = b.ownedDeploymentId !== undefined;

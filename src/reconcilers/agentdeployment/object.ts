@@ -107,9 +107,21 @@ export function ownershipOf(object: AgentDeploymentView): OwnershipView | undefi
     : undefined;
 }
 
-/** The deployment this object recorded as its own, if any. */
+/**
+ * Ids read from the object (the hint annotation, status.ownership) are used only when
+ * well-formed: one malformed id in a batched list would fail it for every object, and an id
+ * goes into request paths and queries.
+ */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isDeploymentId(value: string | undefined): value is string {
+  return value !== undefined && UUID.test(value);
+}
+
+/** The deployment this object recorded as its own, if any (and well-formed). */
 export function ownedDeploymentId(object: AgentDeploymentView): string | undefined {
-  return ownershipOf(object)?.deploymentId;
+  const id = ownershipOf(object)?.deploymentId;
+  return isDeploymentId(id) ? id : undefined;
 }
 
 export function hasFinalizer(object: AgentDeploymentView): boolean {

@@ -42,11 +42,13 @@ export type DeploymentReading =
 export type NameReading =
   { kind: 'unobserved' } | { kind: 'found'; deployments: Deployment[] } | { kind: 'failed'; error: Failure };
 
+export type RefusedReason = 'Rejected' | 'NameConflict' | 'AdoptionNotAllowed';
+
 /** A create or update the control plane refused, remembered so that it is not repeated in a loop. */
 export interface RefusedAttempt {
   /** generation, Secret versions and redeploy value the refused request was built from. */
   specKey: string;
-  reason: 'Rejected' | 'NameConflict';
+  reason: RefusedReason;
   message: string;
   at: number;
   /** Re-checks that were refused again (the re-check delay doubles with each). */
@@ -77,8 +79,14 @@ export interface Observed {
   now: number;
   object: ObservedObject;
   status: AgentDeploymentStatusView;
-  /** status.ownership, only if recorded for this object's uid. */
-  ownership: { deploymentId?: string; createRequestedAt?: number };
+  /**
+   * status.ownership, only if recorded for this object's uid and its id is a UUID.
+   * `disputedBy`: an older object of the fleet records the same deployment id, so this
+   * record is not trusted (status can be written by whoever has that RBAC right).
+   */
+  ownership: { deploymentId?: string; createRequestedAt?: number; disputedBy?: string };
+  /** Why adopting an existing deployment is not permitted for this object (the rule), or undefined when it is. */
+  adoptionForbidden?: string;
   spec: SpecReading;
   /** The key of another object that wins the claim on this name, if any (fleet cache). */
   rival?: string;

@@ -99,6 +99,12 @@ export interface KubePort<Object> {
   /** The object as last seen (the cache, overlaid with this process's own newer writes). */
   getObject(key: string): Object | undefined;
   getSecret(namespace: string, name: string): SecretSource | undefined;
+  /**
+   * Brings the values of these Secrets of `namespace` up to date before a pass reads them
+   * with getSecret (values are read on demand, never cached for unreferenced Secrets).
+   * Optional: a port whose getSecret is always current needs none.
+   */
+  loadSecrets?(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>>;
   /** Sets the finalizers, guarded by resourceVersion (a 409 rather than losing another's). */
   patchFinalizers(object: Object, finalizers: string[], signal: AbortSignal): Promise<Outcome<Object>>;
   /** Merge patch of status; `guarded` adds a resourceVersion precondition (409 if the object moved). */

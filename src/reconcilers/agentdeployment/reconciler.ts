@@ -19,7 +19,7 @@ import { decide, isTerminalRevisionStatus, recheckDelayMs, specKey } from './dec
 import { DEFAULT_TIMINGS, type ReconcilerTimings } from './defaults.js';
 import { errorPolicy } from './error-policy.js';
 import { KeyMemoryStore, type KeyMemory } from './key-memory.js';
-import { rivalFor } from './name-claims.js';
+import { olderOwnerOf, rivalFor } from './name-claims.js';
 import {
   DEPLOYMENT_ID_ANNOTATION,
   FINALIZER,
@@ -27,6 +27,8 @@ import {
   REDEPLOY_AT_ANNOTATION,
   generationOf,
   hasFinalizer,
+  isDeploymentId,
+  ownedDeploymentId,
   ownershipOf,
   recordedSecretVersions,
   type AgentDeploymentView,
@@ -42,7 +44,7 @@ import type {
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
 import type { AgentCallPort, ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
-import { resolveSecrets } from './secrets.js';
+import { referencedSecretNames, resolveSecrets } from './secrets.js';
 import { judgeAnswer, quote, smokeTestSpecHash } from './smoke-test.js';
 import { nextStatus, revisionOutcome, smokeTestOutcome, statusChanged, type StatusFacts } from './status.js';
 import { isStalled, type SyncState } from './sync-state.js';
@@ -75,12 +77,12 @@ export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   agents?: AgentCallPort;
   /** Enqueues a key: a background smoke-test call that ended wakes its object. */
   wake?: (key: string) => void;
+  /** Why adopting an existing deployment is not permitted in `namespace` (the rule), or undefined when it is. Default: permitted everywhere. */
+  adoptionForbidden?: (namespace: string) => string | undefined;
 }
 
 /** Reads a pass may make before it acts (a name lookup, a deployment, a revision). */
 const MAX_READS = 4;
-/** The hint annotation is used only when well-formed: one malformed id in a batched list would fail it for every object. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Entering these states is worth a Warning event (once: on the transition). */
 const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
   'Rejected',
@@ -111,6 +113,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       this.deps.poller.untrackKey(key);
       return {};
     }
+    const loaded = await this.deps.kube.loadSecrets?.(
+      object.metadata.namespace,
+      referencedSecretNames(object.spec.secrets),
+      signal,
+    );
+    if (loaded && !loaded.ok) return this.failed(object, loaded.error, signal);
     let observed = this.observe(key, object);
     for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
       const action = decide(observed, this.timings);
@@ -137,12 +145,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const now = this.deps.clock.now();
     const uid = object.metadata.uid ?? '';
     const ownership = ownershipOf(object);
+    const ownedId = ownedDeploymentId(object);
     const createRequestedAt = ownership?.createRequestedAt
       ? Date.parse(ownership.createRequestedAt)
       : undefined;
     const annotations = object.metadata.annotations ?? {};
     const hint = annotations[DEPLOYMENT_ID_ANNOTATION];
-    const hintedDeploymentId = hint !== undefined && UUID.test(hint) ? hint : undefined;
+    const hintedDeploymentId = isDeploymentId(hint) ? hint : undefined;
     const name = this.deploymentNameOf(object);
     const observedObject = {
       key,
@@ -167,15 +176,22 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
     const memory = this.memory.get(key);
     const spec = this.readSpec(object);
+    const self = { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' };
+    const claimants = this.deps.fleet.claimantsOf(name);
+    const disputedBy =
+      ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
+    const adoptionForbidden = this.deps.adoptionForbidden?.(object.metadata.namespace);
     const observed: Observed = {
       now,
       object: observedObject,
       status: object.status ?? {},
       ownership: {
-        ...(ownership?.deploymentId !== undefined ? { deploymentId: ownership.deploymentId } : {}),
+        ...(ownedId !== undefined ? { deploymentId: ownedId } : {}),
+        ...(disputedBy !== undefined ? { disputedBy } : {}),
         ...(createRequestedAt !== undefined && !Number.isNaN(createRequestedAt) ? { createRequestedAt } : {}),
       },
       spec,
+      ...(adoptionForbidden !== undefined ? { adoptionForbidden } : {}),
       claims,
       deployment: { kind: 'unobserved' },
       byName: { kind: 'unobserved' },
@@ -188,13 +204,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       },
       ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
     };
-    const rival =
-      ownership?.deploymentId === undefined
-        ? rivalFor(
-            { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' },
-            this.deps.fleet.claimantsOf(name),
-          )
-        : undefined;
+    const rival = ownedId === undefined ? rivalFor(self, claimants) : undefined;
     const refused = memory.refused ?? refusedFromStatus(observed);
     return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
   }
@@ -240,7 +250,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (maxAgeMs > 0) {
       const cached = this.deps.observations.fresh(id, maxAgeMs, now);
       if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
-      if (cached === undefined) {
+      // The poller wakes one key per id: an object whose record another object disputes
+      // reads by GET, so that it cannot take the owner's wake-ups.
+      const follower = this.deps.poller.followerOf(id);
+      if (cached === undefined && (follower === undefined || follower === key)) {
         // Batched: the poller fetches it with up to 99 others and enqueues this key.
         this.deps.poller.want(id, key);
         // While its rounds fail, say so rather than wait silently (it retries after its backoff).
@@ -376,7 +389,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           : this.failed(object, published.error, signal);
       }
       case 'release':
-        return this.release(key, object, observed, action.event, signal);
+        return this.release(key, object, action.event, signal);
       case 'smokeTest':
         return this.smokeTest(key, object, action, signal);
       case 'observeDeployment':
@@ -488,7 +501,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const memory = this.memory.get(key);
     const previous = memory.refused;
     const recheckFailures = previous?.specKey === refusedKey ? previous.recheckFailures + 1 : 0;
-    const reason = state.kind === 'NameConflict' ? 'NameConflict' : 'Rejected';
+    const reason =
+      state.kind === 'NameConflict' || state.kind === 'AdoptionNotAllowed' ? state.kind : 'Rejected';
     memory.refused = {
       specKey: refusedKey,
       reason,
@@ -662,12 +676,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private async release(
     key: string,
     object: Object,
-    observed: Observed,
     event: EventSpec | undefined,
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
-    const owned = observed.ownership.deploymentId;
-    if (owned !== undefined) this.deps.poller.untrack(owned);
+    // Only what this key follows: a forged record must not stop the owner's observation.
+    this.deps.poller.untrackKey(key);
     const released = await this.deps.kube.patchFinalizers(
       object,
       (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),

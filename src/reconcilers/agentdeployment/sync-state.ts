@@ -10,6 +10,10 @@ export type SyncState =
   | { kind: 'InvalidSpec'; message: string }
   | { kind: 'Rejected'; message: string }
   | { kind: 'NameConflict'; message: string }
+  /** status.ownership names a deployment this object cannot own (another name, or an older object's). */
+  | { kind: 'OwnershipConflict'; message: string }
+  /** adoptExisting (or a hint) found a deployment, but the operator's configuration forbids adoption here. */
+  | { kind: 'AdoptionNotAllowed'; message: string }
   | { kind: 'SecretNotFound'; message: string }
   | { kind: 'Throttled'; message: string }
   | { kind: 'ControlPlaneUnavailable'; message: string }
@@ -28,6 +32,8 @@ const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
   'InvalidSpec',
   'Rejected',
   'NameConflict',
+  'OwnershipConflict',
+  'AdoptionNotAllowed',
 ]);
 
 export function isStalled(state: SyncState): boolean {

@@ -15,7 +15,10 @@ export interface ValueSet {
 
 export const VALUE_SETS: ValueSet[] = [
   { name: 'defaults' },
-  { name: 'namespaced watch', values: { watchNamespaces: ['team-a', 'team-b'] } },
+  {
+    name: 'namespaced watch',
+    values: { watchNamespaces: ['team-a', 'team-b'], adoptionNamespaces: ['team-a'] },
+  },
   { name: 'two replicas, leader election left off', set: ['replicaCount=2', 'leaderElection.enabled=false'] },
   {
     name: 'monitoring, disruption budget and network policy',

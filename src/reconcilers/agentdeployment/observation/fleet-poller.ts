@@ -104,6 +104,11 @@ export class FleetPoller {
     }
   }
 
+  /** The key the poller wakes for `id`, if it follows it. */
+  followerOf(id: string): string | undefined {
+    return this.tracked.get(id)?.key;
+  }
+
   untrack(id: string): void {
     this.tracked.delete(id);
     this.options.cache.forget(id);

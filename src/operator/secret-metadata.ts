@@ -1,0 +1,68 @@
+// The Secret cache holds names and resourceVersions only. Everything else a list or watch
+// returns (data, stringData, and annotations such as kubectl's last-applied-configuration,
+// which carries the data too) is dropped as it arrives, so the operator's memory never keeps
+// the values of Secrets that no AgentDeployment references. Values are read on demand, by
+// name, for referenced Secrets only (secret-values.ts). The watch still tells the operator
+// when a referenced Secret changes: its resourceVersion moves.
+//
+// The API server could send metadata only (Accept: ...;as=PartialObjectMetadata), but the
+// bundled Kubernetes emulator does not serve that form; stripping on arrival works with both.
+import type { Logger } from 'pino';
+import type { KubeClient } from '../runtime/kube/client.js';
+import type { KubeObject, WatchEvent } from '../runtime/kube/objects.js';
+import type { ResourceType } from '../runtime/kube/resource.js';
+import { Informer } from '../runtime/manager/informer.js';
+import { clientListWatch, type ListWatchSource } from '../runtime/reflector/list-watch.js';
+
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
+
+export type SecretMetadata = KubeObject;
+
+/** Only what identifies the Secret and its version. */
+export function secretMetadataOf(secret: KubeObject): SecretMetadata {
+  const { name, namespace, uid, resourceVersion } = secret.metadata;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(uid !== undefined ? { uid } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+    },
+  };
+}
+
+export function metadataOnly(source: ListWatchSource): ListWatchSource<SecretMetadata> {
+  return {
+    description: `${source.description} (metadata only)`,
+    list: async (request) => {
+      const page = await source.list(request);
+      return { ...page, items: page.items.map(secretMetadataOf) };
+    },
+    watch: async (request) => {
+      const events = await source.watch(request);
+      return (async function* (): AsyncIterable<WatchEvent<SecretMetadata>> {
+        for await (const event of events) {
+          yield event.type === 'ERROR' ? event : { type: event.type, object: secretMetadataOf(event.object) };
+        }
+      })();
+    },
+  };
+}
+
+/** An informer of Secret names and resourceVersions in `namespaces` (all when empty). */
+export function secretMetadataInformer(
+  client: KubeClient,
+  namespaces: readonly string[],
+  logger: Logger,
+): Informer<SecretMetadata> {
+  const scopes = namespaces.length > 0 ? [...new Set(namespaces)] : [undefined];
+  return new Informer<SecretMetadata>({
+    logger,
+    sources: scopes.map((namespace) => ({
+      source: metadataOnly(clientListWatch(client, SECRETS, namespace === undefined ? {} : { namespace })),
+      inScope: namespace === undefined ? () => true : (object) => object.metadata.namespace === namespace,
+    })),
+  });
+}
