@@ -46,7 +46,7 @@ beforeEach(async () => {
     lookup,
     pool,
     operatorNamespace: OPERATOR_NAMESPACE,
-    defaultConnection: { client: defaultClient, budgetId: 'default' },
+    defaultConnection: { client: defaultClient, budgetId: 'default', controlPlaneId: 'default' },
   });
 });
 

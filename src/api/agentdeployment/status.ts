@@ -25,6 +25,12 @@ export const CONDITION_REASONS = {
   Deleting: 'Deleting',
   Suspended: 'Suspended',
   NameConflict: 'NameConflict',
+  /** spec.connectionRef names a connection that does not exist. */
+  ConnectionNotFound: 'ConnectionNotFound',
+  /** The connection exists but is not Ready (key refused, not probed yet, being deleted). */
+  ConnectionNotReady: 'ConnectionNotReady',
+  /** The connection may not be used from the object's namespace. */
+  ConnectionNotAllowed: 'ConnectionNotAllowed',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 

@@ -3,7 +3,7 @@
 // (observe.ts); `decide` may ask for one more remote reading at a time.
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import type { AgentDeploymentStatusView } from './object.js';
-import type { Failure } from './ports.js';
+import type { ConnectionRefusalReason, Failure } from './ports.js';
 
 export interface ObservedObject {
   key: string;
@@ -68,4 +68,6 @@ export interface Observed {
   /** Whether a revision GET may be made now (its pace is due and the budget has room), and when it will be due. */
   revisionPoll: { allowed: boolean; dueInMs: number };
   refused?: RefusedAttempt;
+  /** Why the object's connection (spec.connectionRef) cannot be used; absent when it can. */
+  connectionRefused?: { reason: ConnectionRefusalReason; message: string };
 }

@@ -9,8 +9,13 @@ import type {
   DeploymentPatchRequest,
   Revision,
 } from '../../controlplane/models/index.js';
+import type { ConnectionRefusalReason } from '../../connections/reference.js';
 import type { AgentDeploymentStatusView } from './object.js';
+import type { FleetPoller } from './observation/fleet-poller.js';
+import type { ObservationCache } from './observation/observation-cache.js';
 import type { SecretSource } from './secrets.js';
+
+export type { ConnectionRefusalReason };
 
 export type FailureKind =
   /** 5xx, timeouts, resets: back off. */
@@ -59,10 +64,27 @@ export interface ControlPlanePort {
   budgetHeadroom(): number;
 }
 
+/**
+ * Everything an object's calls go through: one per control plane the operator talks to
+ * (credential, address and tenant), each with its own budget-paced port, observation cache
+ * and batched poller, so that a saturated key never slows the objects of another.
+ */
+export interface ControlPlaneLane {
+  /** Identity of the control plane: names are unique per lane, not across lanes. */
+  id: string;
+  controlPlane: ControlPlanePort;
+  observations: ObservationCache;
+  poller: FleetPoller;
+}
+
+/** The lane of an object's connection (spec.connectionRef), or why it cannot have one. */
+export type LaneResolution =
+  { ok: true; lane: ControlPlaneLane } | { ok: false; reason: ConnectionRefusalReason; message: string };
+
 /** Which other objects of the fleet (the operator's cache) lay claim to a name or an id. */
 export interface FleetPort {
-  /** The objects whose spec resolves to the control-plane name `name`. */
-  claimantsOf(name: string): FleetClaimant[];
+  /** The objects whose spec resolves to the control-plane name `name` on the lane `laneId`. */
+  claimantsOf(name: string, laneId: string): FleetClaimant[];
   /** The key of the object that recorded `deploymentId` as its own, if any. */
   ownerOf(deploymentId: string): string | undefined;
 }

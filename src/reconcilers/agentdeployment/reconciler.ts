@@ -29,7 +29,15 @@ import {
 import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
-import type { ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
+import type {
+  ControlPlaneLane,
+  ControlPlanePort,
+  Failure,
+  FleetPort,
+  KubePort,
+  LaneResolution,
+  Outcome,
+} from './ports.js';
 import { resolveSecrets } from './secrets.js';
 import { nextStatus, revisionOutcome, statusChanged, type StatusFacts } from './status.js';
 import { isStalled, type SyncState } from './sync-state.js';
@@ -44,11 +52,14 @@ export interface ReconcileResult {
 }
 
 export interface ReconcilerDeps<Object extends AgentDeploymentView> {
+  /** The default connection's lane: the port, cache and poller of objects without spec.connectionRef. */
   controlPlane: ControlPlanePort;
   kube: KubePort<Object>;
   fleet: FleetPort;
   observations: ObservationCache;
   poller: FleetPoller;
+  /** The lane of the object's connection; absent: every object uses the default lane above. */
+  connection?: (object: Object) => LaneResolution;
   /** Why the object's spec cannot be understood (it slipped past validation), or undefined. */
   specProblem: (object: Object) => string | undefined;
   /** The wire request the spec asks for, with resolved secret values. */
@@ -70,24 +81,41 @@ const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
   'NameConflict',
   'InvalidSpec',
   'SecretNotFound',
+  'ConnectionNotFound',
+  'ConnectionNotReady',
+  'ConnectionNotAllowed',
 ]);
+const DEFAULT_LANE_ID = 'default';
 
 export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private readonly memory = new KeyMemoryStore();
   private readonly timings: ReconcilerTimings;
+  private readonly defaultLane: ControlPlaneLane;
+  /** The lane each key's calls go through (the controller runs one pass per key at a time). */
+  private readonly lanes = new Map<string, ControlPlaneLane>();
 
   constructor(private readonly deps: ReconcilerDeps<Object>) {
     this.timings = { ...DEFAULT_TIMINGS, ...deps.timings };
+    this.defaultLane = {
+      id: DEFAULT_LANE_ID,
+      controlPlane: deps.controlPlane,
+      observations: deps.observations,
+      poller: deps.poller,
+    };
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const object = this.deps.kube.getObject(key);
     if (!object) {
       this.memory.forget(key);
-      this.deps.poller.untrackKey(key);
+      this.laneOf(key).poller.untrackKey(key);
+      this.lanes.delete(key);
       return {};
     }
-    let observed = this.observe(key, object);
+    const connection = this.deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
+    // A refused connection gets no lane: decide makes no call then, only status is written.
+    if (connection.ok) this.enterLane(key, connection.lane);
+    let observed = this.observe(key, object, connection);
     for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
       const action = decide(observed, this.timings);
       if (action.kind === 'observeDeployment') {
@@ -109,7 +137,21 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
 
   // ---- observe ----------------------------------------------------------------------------
 
-  private observe(key: string, object: Object): Observed {
+  /** The control plane behind a connection is another one: what was known of the key there no longer holds. */
+  private enterLane(key: string, lane: ControlPlaneLane): void {
+    const previous = this.lanes.get(key);
+    if (previous !== undefined && previous.id !== lane.id) {
+      previous.poller.untrackKey(key);
+      this.memory.forget(key);
+    }
+    this.lanes.set(key, lane);
+  }
+
+  private laneOf(key: string): ControlPlaneLane {
+    return this.lanes.get(key) ?? this.defaultLane;
+  }
+
+  private observe(key: string, object: Object, connection: LaneResolution): Observed {
     const now = this.deps.clock.now();
     const uid = object.metadata.uid ?? '';
     const ownership = ownershipOf(object);
@@ -157,16 +199,21 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       knownRevisions: Object.fromEntries(memory.revisionStatus),
       revisionPoll: {
         allowed:
+          connection.ok &&
           now >= memory.nextRevisionPollAt &&
-          this.deps.controlPlane.budgetHeadroom() >= this.timings.revisionPollMinHeadroom,
+          connection.lane.controlPlane.budgetHeadroom() >= this.timings.revisionPollMinHeadroom,
         dueInMs: memory.nextRevisionPollAt - now,
       },
     };
+    if (!connection.ok) {
+      const { reason, message } = connection;
+      return { ...observed, connectionRefused: { reason, message } };
+    }
     const rival =
       ownership?.deploymentId === undefined
         ? rivalFor(
             { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' },
-            this.deps.fleet.claimantsOf(name),
+            this.deps.fleet.claimantsOf(name, connection.lane.id),
           )
         : undefined;
     const refused = memory.refused ?? refusedFromStatus(observed);
@@ -212,21 +259,21 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<DeploymentReading> {
     const now = this.deps.clock.now();
     if (maxAgeMs > 0) {
-      const cached = this.deps.observations.fresh(id, maxAgeMs, now);
+      const cached = this.laneOf(key).observations.fresh(id, maxAgeMs, now);
       if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
       if (cached === undefined) {
         // Batched: the poller fetches it with up to 99 others and enqueues this key.
-        this.deps.poller.want(id, key);
+        this.laneOf(key).poller.want(id, key);
         // While its rounds fail, say so rather than wait silently (it retries after its backoff).
-        const failing = this.deps.poller.lastFailure;
+        const failing = this.laneOf(key).poller.lastFailure;
         if (failing) return { kind: 'failed', error: failing };
         return { kind: 'pending', retryAfterMs: this.timings.inflightPollMs * 2 };
       }
     }
     // Asked for now, or a list did not return it: a GET decides.
-    const result = await this.deps.controlPlane.getDeployment(id, signal);
+    const result = await this.laneOf(key).controlPlane.getDeployment(id, signal);
     if (result.ok) {
-      this.deps.observations.recordPresent(result.value, this.deps.clock.now());
+      this.laneOf(key).observations.recordPresent(result.value, this.deps.clock.now());
       return { kind: 'present', deployment: result.value };
     }
     if (result.error.kind === 'NotFound') return { kind: 'gone' };
@@ -239,7 +286,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     name: string,
     signal: AbortSignal,
   ): Promise<Observed> {
-    const result = await this.deps.controlPlane.findDeploymentsByName(name, signal);
+    const result = await this.laneOf(key).controlPlane.findDeploymentsByName(name, signal);
     if (!result.ok) return { ...observed, byName: { kind: 'failed', error: result.error } };
     const claims = { ...observed.claims };
     for (const deployment of result.value) this.noteClaim(claims, key, deployment.id);
@@ -256,9 +303,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<Observed> {
     const memory = this.memory.get(key);
     const now = this.deps.clock.now();
-    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs(key);
     const revisionPoll = { allowed: false, dueInMs: memory.nextRevisionPollAt - now };
-    const revision = await this.deps.controlPlane.getRevision(deploymentId, revisionId, signal);
+    const revision = await this.laneOf(key).controlPlane.getRevision(deploymentId, revisionId, signal);
     if (!revision.ok) {
       // Optional: the deployment list carries success; a failed poll only delays the news.
       if (revision.error.kind !== 'Throttled') {
@@ -280,12 +327,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
    * objects that is every couple of seconds; with a thousand, rarely, and the batched
    * deployment lists (active_revision_id) carry the news of success.
    */
-  private revisionPollIntervalMs(): number {
+  private revisionPollIntervalMs(key: string): number {
     const callsPerSecond = Math.max(
-      this.deps.controlPlane.allowedRatePerSecond() * this.timings.revisionPollBudgetShare,
+      this.laneOf(key).controlPlane.allowedRatePerSecond() * this.timings.revisionPollBudgetShare,
       0.001,
     );
-    const perObjectMs = (this.deps.poller.inflightCount / callsPerSecond) * 1000;
+    const perObjectMs = (this.laneOf(key).poller.inflightCount / callsPerSecond) * 1000;
     return Math.max(this.timings.minRevisionPollMs, perObjectMs);
   }
 
@@ -322,7 +369,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       case 'patch':
         return this.patch(key, object, action, signal);
       case 'forget': {
-        this.deps.poller.untrack(action.id);
+        this.laneOf(key).poller.untrack(action.id);
         this.memory.forget(key);
         const message = `Deployment ${action.id} no longer exists on the control plane; creating it again`;
         this.deps.kube.event(object, 'Warning', 'DeploymentGone', message);
@@ -335,7 +382,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         return published.ok ? { requeueNow: true } : this.failed(object, published.error, signal);
       }
       case 'delete': {
-        const deleted = await this.deps.controlPlane.deleteDeployment(action.id, signal);
+        const deleted = await this.laneOf(key).controlPlane.deleteDeployment(action.id, signal);
         if (!deleted.ok && deleted.error.kind !== 'NotFound')
           return this.failed(object, deleted.error, signal);
         this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${action.id}`);
@@ -379,7 +426,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (!intent.ok) return this.failed(object, intent.error, signal);
     if (signal.aborted) return {};
     let current = intent.value;
-    const created = await this.deps.controlPlane.createDeployment(request, signal);
+    const created = await this.laneOf(key).controlPlane.createDeployment(request, signal);
     if (!created.ok) {
       const error = created.error;
       if (error.kind === 'Terminal')
@@ -391,8 +438,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const deployment = created.value;
     const memory = this.memory.get(key);
     memory.refused = undefined;
-    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
-    this.rolloutStarted(memory, deployment);
+    this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
+    this.rolloutStarted(key, memory, deployment);
     this.deps.kube.event(
       current,
       'Normal',
@@ -416,7 +463,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     );
     if (!recorded.ok) return this.failed(current, recorded.error, signal);
     current = recorded.value;
-    this.deps.poller.track(deployment.id, key, 'inflight');
+    this.laneOf(key).poller.track(deployment.id, key, 'inflight');
     return {
       requeueAfterMs: Math.max(
         memory.nextRevisionPollAt - this.deps.clock.now(),
@@ -437,7 +484,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<ReconcileResult> {
     // Names are unique in a tenant; a 400 may be that clash. Ask the control plane rather
     // than parse its message; without an answer, the server's words are the verdict.
-    const lookup = await this.deps.controlPlane.findDeploymentsByName(name, signal);
+    const lookup = await this.laneOf(key).controlPlane.findDeploymentsByName(name, signal);
     const taken = lookup.ok && lookup.value.length > 0;
     const state: SyncState = taken
       ? {
@@ -491,7 +538,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       reason,
       `Manages deployment ${deployment.id} (${deployment.name})`,
     );
-    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
     this.memory.get(key).refused = undefined;
     return { requeueNow: true };
   }
@@ -503,7 +550,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
     const id = action.deployment.id;
-    const patched = await this.deps.controlPlane.patchDeployment(id, action.patch, signal);
+    const patched = await this.laneOf(key).controlPlane.patchDeployment(id, action.patch, signal);
     if (!patched.ok) {
       const error = patched.error;
       if (error.kind === 'NotFound') return { requeueNow: true };
@@ -519,7 +566,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const deployment = patched.value;
     const memory = this.memory.get(key);
     memory.refused = undefined;
-    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
     this.warn(object, action.warnings);
     const what = action.changedFields.join(', ');
     if (action.drift) {
@@ -539,7 +586,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       'NewRevision',
       `Revision ${deployment.latest_revision_id ?? '?'} started`,
     );
-    this.rolloutStarted(memory, deployment);
+    this.rolloutStarted(key, memory, deployment);
     const revision = deployment.latest_revision_id ?? '?';
     const published = await this.publish(
       object,
@@ -548,7 +595,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       signal,
     );
     if (!published.ok) return this.failed(object, published.error, signal);
-    this.deps.poller.track(id, key, 'inflight');
+    this.laneOf(key).poller.track(id, key, 'inflight');
     return {
       requeueAfterMs: Math.max(
         memory.nextRevisionPollAt - this.deps.clock.now(),
@@ -565,7 +612,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
     const owned = observed.ownership.deploymentId;
-    if (owned !== undefined) this.deps.poller.untrack(owned);
+    if (owned !== undefined) this.laneOf(key).poller.untrack(owned);
     const released = await this.deps.kube.patchFinalizers(
       object,
       (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
@@ -582,13 +629,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   }
 
   /** A revision the control plane just made is CREATING: no GET is needed to know that. */
-  private rolloutStarted(memory: KeyMemory, deployment: Deployment): void {
+  private rolloutStarted(key: string, memory: KeyMemory, deployment: Deployment): void {
     const revision = deployment.latest_revision_id;
     if (!revision) return;
     const now = this.deps.clock.now();
     memory.rolloutStartedAt.set(revision, now);
     memory.revisionStatus.set(revision, 'CREATING');
-    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs(key);
   }
 
   // ---- publish and failures -----------------------------------------------------------------
@@ -604,8 +651,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     let requeueAfterMs = options.requeueAfterMs;
     if (options.refused) requeueAfterMs = this.remember(key, options.refused.specKey, state);
     const track = options.track;
-    if (track?.mode === 'want') this.deps.poller.want(track.id, key);
-    else if (track) this.deps.poller.track(track.id, key, track.mode);
+    if (track?.mode === 'want') this.laneOf(key).poller.want(track.id, key);
+    else if (track) this.laneOf(key).poller.track(track.id, key, track.mode);
     const published = await this.publish(object, state, facts, signal);
     if (!published.ok) return this.failed(object, published.error, signal);
     if (published.value !== object) this.warn(object, options.warnings);

@@ -1,6 +1,7 @@
 // The outcome of one reconcile, as a closed set of states, and the kstatus conditions each
 // one publishes. Every reason used in status, events and docs comes from here.
 import type { ConditionUpdate } from './conditions.js';
+import type { ConnectionRefusalReason } from './ports.js';
 
 export type SyncState =
   | { kind: 'Creating'; message: string }
@@ -14,16 +15,20 @@ export type SyncState =
   | { kind: 'Throttled'; message: string }
   | { kind: 'ControlPlaneUnavailable'; message: string }
   | { kind: 'Deleting'; message: string }
-  | { kind: 'Suspended'; message: string };
+  | { kind: 'Suspended'; message: string }
+  | { kind: ConnectionRefusalReason; message: string };
 
 export type SyncReason = SyncState['kind'];
 
-/** Terminal states: nothing changes until the spec (or a referenced Secret) does. */
+/** Terminal states: nothing changes until the spec (or a referenced Secret or connection) does. */
 const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
   'RevisionFailed',
   'InvalidSpec',
   'Rejected',
   'NameConflict',
+  'ConnectionNotFound',
+  'ConnectionNotReady',
+  'ConnectionNotAllowed',
 ]);
 
 export function isStalled(state: SyncState): boolean {
