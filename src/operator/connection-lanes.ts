@@ -7,8 +7,9 @@ import { DEFAULT_API_KEY_ROW_ID } from '../controlplane/budget/rate-table.js';
 import type { ControlPlaneClient } from '../controlplane/client/index.js';
 import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
-import type { ControlPlaneLane, Failure } from '../reconcilers/agentdeployment/ports.js';
-import { controlPlanePort } from './control-plane-port.js';
+import type { ControlPlaneLane, Failure, NameLookup } from '../reconcilers/agentdeployment/ports.js';
+import { CatalogNames, type NameResolution } from '../connections/catalog-names.js';
+import { controlPlanePort, failure } from './control-plane-port.js';
 
 export interface ConnectionLanesOptions {
   enqueue: (key: string) => void;
@@ -21,6 +22,8 @@ export interface ConnectionLanesOptions {
 
 export class ConnectionLanes {
   private readonly lanes = new Map<string, ControlPlaneLane>();
+  /** Listener and integration names, one catalog per lane. */
+  private readonly catalogs = new CatalogNames();
   private running = false;
 
   constructor(private readonly options: ConnectionLanesOptions) {}
@@ -44,7 +47,13 @@ export class ConnectionLanes {
       onHealthChange: (failure) => this.options.onHealthChange(label, failure),
       onError: (message) => this.options.logger.debug({ connection: label }, message),
     });
-    const lane = { id, controlPlane, observations, poller };
+    const names = {
+      listenerId: async (name: string, signal: AbortSignal) =>
+        lookup(await this.catalogs.listenerId(client, id, name, signal)),
+      integrationId: async (name: string, signal: AbortSignal) =>
+        lookup(await this.catalogs.integrationId(client, id, name, signal)),
+    };
+    const lane = { id, controlPlane, observations, poller, names };
     this.lanes.set(id, lane);
     if (this.running) poller.start();
     return lane;
@@ -60,6 +69,13 @@ export class ConnectionLanes {
     this.running = false;
     await Promise.all([...this.lanes.values()].map((lane) => lane.poller.stop()));
   }
+}
+
+function lookup(resolution: NameResolution): NameLookup {
+  if (resolution.ok) return resolution;
+  return resolution.kind === 'UnknownName'
+    ? { ok: false, unknown: resolution.message }
+    : { ok: false, error: failure(resolution.error) };
 }
 
 /** The request every deployment call counts as: they all fall in the key's default row. */

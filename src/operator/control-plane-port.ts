@@ -88,7 +88,7 @@ function outcome<T>(result: Result<T>): Outcome<T> {
 }
 
 /** Maps the client's error kinds to the reconciler's failure classes (errorPolicy's input). */
-function failure(error: ControlPlaneError): Failure {
+export function failure(error: ControlPlaneError): Failure {
   switch (error.kind) {
     case 'Throttled':
       return { kind: 'Throttled', message: error.message, retryAfterMs: error.retryAfterMs };

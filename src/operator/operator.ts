@@ -190,8 +190,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     poller: defaultLane.poller,
     connection: connectionOf,
     specProblem,
-    desiredState: (object, resolved) =>
-      toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
+    desiredState: (object, resolved, ids) =>
+      toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved, ids),
+    namedIds: (object) => {
+      const config = (object.spec as Partial<AgentDeploymentSpec>).sourceConfig;
+      return {
+        ...(config?.listenerRef === undefined ? {} : { listener: config.listenerRef.name }),
+        ...(config?.integrationRef === undefined ? {} : { integration: config.integrationRef.name }),
+      };
+    },
     deploymentName: (object) => deploymentName(object),
     logger: reconcilerLogger,
     clock: systemClock,

@@ -236,4 +236,35 @@ describe('objects routed by their connection', () => {
     expect(namesOn('us')).toEqual([]);
     expect(await writesOn('us')).toBe(0);
   }, 90_000);
+
+  it("resolves listenerRef by name on the object's own connection; an unknown name is Stalled with the names that exist", async () => {
+    await secret(EU_NAMESPACE, 'eu-key', EU_KEY);
+    await platformConnection(EU_NAMESPACE, 'eu', 'eu-key');
+    await stack.startOperator();
+    const response = await fetch(`${region('eu').url}/v2/listeners`, { headers: { 'x-api-key': EU_KEY } });
+    const listener = ((await response.json()) as { resources: Array<{ id: string; compute_id: string }> })
+      .resources[0];
+    if (listener === undefined) throw new Error('the EU tenant has no listener');
+
+    const byName = (name: string, listenerName: string): AgentDeploymentObject => {
+      const object = agent(EU_NAMESPACE, name, '', { kind: 'PlatformConnection', name: 'eu' });
+      const { listenerId: _id, ...sourceConfig } = object.spec.sourceConfig as Record<string, unknown>;
+      return {
+        ...object,
+        spec: { ...object.spec, sourceConfig: { ...sourceConfig, listenerRef: { name: listenerName } } },
+      };
+    };
+    await stack.client.create(AGENT_DEPLOYMENTS, byName('named', listener.compute_id));
+    await stack.client.create(AGENT_DEPLOYMENTS, byName('misnamed', 'no-such-cluster'));
+
+    await waitFor(EU_NAMESPACE, 'named', isReady, 'Ready through the listener named');
+    const misnamed = await waitFor(EU_NAMESPACE, 'misnamed', stalledWith('InvalidSpec'), 'Stalled');
+    expect(condition(misnamed, 'Stalled')?.message).toBe(
+      `spec.sourceConfig.listenerRef.name: no listener named "no-such-cluster"; the workspace has "${listener.compute_id}"`,
+    );
+    const created = region('eu').emulator.deployments();
+    expect(created.map((d) => [d.name, (d.source_config as { listener_id?: string }).listener_id])).toEqual([
+      ['named', listener.id],
+    ]);
+  }, 60_000);
 });

@@ -236,6 +236,29 @@ const rows: Row[] = [
       }),
   })),
   {
+    name: 'a listenerRef or integrationRef names nothing on the connection',
+    reason: 'Stalled naming the names that exist, no write; re-checked slowly in case one is added',
+    given: observed({
+      spec: {
+        kind: 'unknownName',
+        message: 'spec.sourceConfig.listenerRef.name: no listener named "x"; the workspace has "a"',
+      },
+    }),
+    want: { kind: 'publish', requeueAfterMs: t.stalledRecheckMs },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'InvalidSpec', message: expect.stringContaining('"a"') },
+      }),
+  },
+  {
+    name: 'reading the listener names failed',
+    reason: 'a failure like any other: errorPolicy decides (throttled waits, 5xx backs off)',
+    given: observed({
+      spec: { kind: 'namesFailed', error: { kind: 'Throttled', message: 'x', retryAfterMs: 500 } },
+    }),
+    want: { kind: 'fail', error: { kind: 'Throttled', message: 'x', retryAfterMs: 500 } },
+  },
+  {
     name: 'deleting an object that owns a deployment while its connection is refused',
     reason: 'deleting the deployment takes a call on that connection: wait for it, keep the finalizer',
     given: observed({

@@ -12,7 +12,9 @@ import type {
   ControlPlanePort,
   KubePort,
   LaneResolution,
+  NameCatalogPort,
   Outcome,
+  ResolvedIds,
 } from '../../src/reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
 
@@ -89,6 +91,8 @@ function setup(
   options: {
     statusWrite?: () => Outcome<AgentDeploymentView>;
     connection?: (object: AgentDeploymentView) => LaneResolution;
+    namedIds?: { listener?: string };
+    desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
   } = {},
 ) {
   let current = start;
@@ -122,11 +126,12 @@ function setup(
     poller,
     specProblem: (o) =>
       (o.spec as { broken?: boolean }).broken ? 'spec.secrets.0.valueFrom: Required' : undefined,
-    desiredState: () => request,
+    desiredState: (_o, _secrets, ids) => options.desired?.(ids) ?? request,
     deploymentName: () => 'bot',
     logger: pino({ level: 'silent' }),
     clock: { now: () => NOW },
     ...(options.connection === undefined ? {} : { connection: options.connection }),
+    ...(options.namedIds === undefined ? {} : { namedIds: () => options.namedIds ?? {} }),
   });
   const run = (signal = new AbortController().signal) => reconciler.reconcile('team-a/bot', signal);
   return { run, cpCalls, statusWrites, events, current: () => current, observations, poller };
@@ -229,5 +234,58 @@ describe("AgentDeploymentReconciler: the lane of the object's connection", () =>
     lane = eu;
     await s.run();
     expect(us.poller.trackedCount).toBe(0);
+  });
+});
+
+describe('AgentDeploymentReconciler: listener and integration names', () => {
+  const LISTENERS: Record<string, string> = { 'eu-cluster': '44444444-4444-4444-8444-444444444444' };
+  function namedLane(id: string, cpCalls: string[]): ControlPlaneLane {
+    const names: NameCatalogPort = {
+      listenerId: (name) => {
+        cpCalls.push('LISTENERS');
+        const found = LISTENERS[name];
+        return Promise.resolve(
+          found === undefined
+            ? { ok: false, unknown: `no listener named "${name}"; the workspace has "eu-cluster"` }
+            : { ok: true, id: found },
+        );
+      },
+      integrationId: () => Promise.resolve({ ok: false, unknown: 'none' }),
+    };
+    return { ...recordingLane(id, cpCalls), names };
+  }
+
+  it("sends the id the name resolves to on the object's own connection", async () => {
+    const euCalls: string[] = [];
+    const eu = namedLane('eu-key@eu', euCalls);
+    const sent: ResolvedIds[] = [];
+    const s = setup(object(), {
+      connection: () => ({ ok: true, lane: eu }),
+      namedIds: { listener: 'eu-cluster' },
+      desired: (ids) => {
+        sent.push(ids);
+        return { ...request, source_config: { listener_id: ids.listenerId ?? '' } };
+      },
+    });
+    await s.run();
+    expect(sent.at(-1)).toEqual({ listenerId: LISTENERS['eu-cluster'] });
+    expect(euCalls).toEqual(['LISTENERS', 'POST']);
+    expect(s.cpCalls).toEqual([]);
+  });
+
+  it('an unknown name is Stalled InvalidSpec naming the listeners that exist, and nothing is created', async () => {
+    const euCalls: string[] = [];
+    const s = setup(object(), {
+      connection: () => ({ ok: true, lane: namedLane('eu-key@eu', euCalls) }),
+      namedIds: { listener: 'us-cluster' },
+    });
+    expect(await s.run()).toEqual({ requeueAfterMs: 2 * 60_000 });
+    expect(euCalls).toEqual(['LISTENERS']);
+    expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'InvalidSpec',
+      message:
+        'spec.sourceConfig.listenerRef.name: no listener named "us-cluster"; the workspace has "eu-cluster"',
+    });
   });
 });

@@ -7,6 +7,7 @@
 //   spec not understood → Stalled InvalidSpec, no call
 //   suspended           → Suspended, no control-plane call, no write but status
 //   connection refused  → Stalled ConnectionNotFound/NotReady/NotAllowed, no call
+//   listener or integration name unknown → Stalled InvalidSpec naming those that exist, re-checked slowly
 //   name claimed by an older object of the fleet → Stalled NameConflict, no call
 //   Secret missing      → SecretNotFound, wait for it
 //   owns no deployment  → recover a recorded create, adopt, or create (after the finalizer)
@@ -41,6 +42,15 @@ export function decide(o: Observed, t: ReconcilerTimings): Action {
     });
   }
   if (o.connectionRefused !== undefined) return connectionRefusal(o.connectionRefused, t);
+  if (o.spec.kind === 'unknownName') {
+    // The catalog is re-read at most once a minute on a miss: a listener added later is found.
+    return publish(
+      { kind: 'InvalidSpec', message: o.spec.message },
+      {},
+      { requeueAfterMs: t.stalledRecheckMs },
+    );
+  }
+  if (o.spec.kind === 'namesFailed') return { kind: 'fail', error: o.spec.error };
   const owned = o.ownership.deploymentId;
   if (owned === undefined && o.rival !== undefined) {
     return publish({

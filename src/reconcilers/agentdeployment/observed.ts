@@ -26,7 +26,11 @@ export type SpecReading =
   | { kind: 'valid'; desired: DeploymentCreateRequest; secretVersions: Record<string, string> }
   /** The object slipped past validation: it is skipped until it changes. */
   | { kind: 'invalid'; message: string }
-  | { kind: 'secretMissing'; message: string };
+  | { kind: 'secretMissing'; message: string }
+  /** A listenerRef or integrationRef names nothing on the object's control plane. */
+  | { kind: 'unknownName'; message: string }
+  /** Reading the listener or integration names failed (throttled, 5xx...). */
+  | { kind: 'namesFailed'; error: Failure };
 
 export type DeploymentReading =
   | { kind: 'unobserved' }

@@ -75,6 +75,23 @@ export interface ControlPlaneLane {
   controlPlane: ControlPlanePort;
   observations: ObservationCache;
   poller: FleetPoller;
+  /** Resolves listener and integration names on this control plane (cached); absent: names are not supported. */
+  names?: NameCatalogPort;
+}
+
+/** An id named by name in the spec: found, unknown (the message lists the names that exist), or the read failed. */
+export type NameLookup =
+  { ok: true; id: string } | { ok: false; unknown: string } | { ok: false; error: Failure };
+
+export interface NameCatalogPort {
+  listenerId(name: string, signal: AbortSignal): Promise<NameLookup>;
+  integrationId(name: string, signal: AbortSignal): Promise<NameLookup>;
+}
+
+/** The ids that spec.sourceConfig.listenerRef and integrationRef resolved to. */
+export interface ResolvedIds {
+  listenerId?: string;
+  integrationId?: string;
 }
 
 /** The lane of an object's connection (spec.connectionRef), or why it cannot have one. */

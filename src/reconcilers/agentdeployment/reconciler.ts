@@ -36,7 +36,9 @@ import type {
   FleetPort,
   KubePort,
   LaneResolution,
+  NameLookup,
   Outcome,
+  ResolvedIds,
 } from './ports.js';
 import { resolveSecrets } from './secrets.js';
 import { nextStatus, revisionOutcome, statusChanged, type StatusFacts } from './status.js';
@@ -62,8 +64,10 @@ export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   connection?: (object: Object) => LaneResolution;
   /** Why the object's spec cannot be understood (it slipped past validation), or undefined. */
   specProblem: (object: Object) => string | undefined;
-  /** The wire request the spec asks for, with resolved secret values. */
-  desiredState: (object: Object, secrets: Secret[]) => DeploymentCreateRequest;
+  /** The wire request the spec asks for, with resolved secret values and named ids. */
+  desiredState: (object: Object, secrets: Secret[], ids: ResolvedIds) => DeploymentCreateRequest;
+  /** The listener and integration the spec names by name (listenerRef, integrationRef), if any. */
+  namedIds?: (object: Object) => { listener?: string; integration?: string };
   deploymentName: (object: Object) => string;
   logger: Logger;
   clock: Pick<Clock, 'now'>;
@@ -115,7 +119,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const connection = this.deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
     // A refused connection gets no lane: decide makes no call then, only status is written.
     if (connection.ok) this.enterLane(key, connection.lane);
-    let observed = this.observe(key, object, connection);
+    const ids =
+      connection.ok && object.metadata.deletionTimestamp === undefined
+        ? await this.resolveIds(object, connection.lane, signal)
+        : { ok: true as const, ids: {} };
+    if (signal.aborted) return {};
+    let observed = this.observe(key, object, connection, ids);
     for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
       const action = decide(observed, this.timings);
       if (action.kind === 'observeDeployment') {
@@ -151,7 +160,30 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     return this.lanes.get(key) ?? this.defaultLane;
   }
 
-  private observe(key: string, object: Object, connection: LaneResolution): Observed {
+  /** The ids the spec names by name, looked up on the object's own control plane. */
+  private async resolveIds(object: Object, lane: ControlPlaneLane, signal: AbortSignal): Promise<IdsReading> {
+    const named = this.deps.namedIds?.(object) ?? {};
+    const ids: ResolvedIds = {};
+    const lookups: Array<[keyof ResolvedIds, string, string | undefined]> = [
+      ['listenerId', 'spec.sourceConfig.listenerRef.name', named.listener],
+      ['integrationId', 'spec.sourceConfig.integrationRef.name', named.integration],
+    ];
+    for (const [field, path, name] of lookups) {
+      if (name === undefined) continue;
+      const found: NameLookup = lane.names
+        ? await (field === 'listenerId'
+            ? lane.names.listenerId(name, signal)
+            : lane.names.integrationId(name, signal))
+        : { ok: false, unknown: 'names cannot be resolved on this connection; give the id' };
+      if (found.ok) ids[field] = found.id;
+      else if ('unknown' in found)
+        return { ok: false, spec: { kind: 'unknownName', message: `${path}: ${found.unknown}` } };
+      else return { ok: false, spec: { kind: 'namesFailed', error: found.error } };
+    }
+    return { ok: true, ids };
+  }
+
+  private observe(key: string, object: Object, connection: LaneResolution, ids: IdsReading): Observed {
     const now = this.deps.clock.now();
     const uid = object.metadata.uid ?? '';
     const ownership = ownershipOf(object);
@@ -183,7 +215,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
     const memory = this.memory.get(key);
-    const spec = this.readSpec(object);
+    const spec = this.readSpec(object, ids);
     const observed: Observed = {
       now,
       object: observedObject,
@@ -228,9 +260,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
   }
 
-  private readSpec(object: Object): SpecReading {
+  private readSpec(object: Object, ids: IdsReading): SpecReading {
     const problem = this.deps.specProblem(object);
     if (problem !== undefined) return { kind: 'invalid', message: problem };
+    if (!ids.ok) return ids.spec;
     const resolution = resolveSecrets(object.spec.secrets, (name) =>
       this.deps.kube.getSecret(object.metadata.namespace, name),
     );
@@ -238,7 +271,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     try {
       return {
         kind: 'valid',
-        desired: this.deps.desiredState(object, resolution.secrets),
+        desired: this.deps.desiredState(object, resolution.secrets, ids.ids),
         secretVersions: resolution.versions,
       };
     } catch (error) {
@@ -738,6 +771,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
   }
 }
+
+/** The named ids of a pass, or the spec reading that says why they are not there. */
+type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
 
 function objectKeyOf(object: AgentDeploymentView): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;
