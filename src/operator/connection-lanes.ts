@@ -13,6 +13,8 @@ import { controlPlanePort, failure } from './control-plane-port.js';
 
 export interface ConnectionLanesOptions {
   enqueue: (key: string) => void;
+  /** The controller's workers: one lane may hold at most half of them waiting for its budget. */
+  concurrency: number;
   inflightPollMs?: number;
   resyncPeriodMs?: number;
   /** A lane's poller started or stopped failing; `label` names its connection, never its key. */
@@ -37,6 +39,12 @@ export class ConnectionLanes {
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
       budgetHeadroom: budgetHeadroomProbe(client),
+      // Alone, a lane may use every worker (waiting in place is cheaper than the queue);
+      // beside others, a saturated one must leave them workers.
+      maxInPlaceWaits: () =>
+        this.lanes.size > 1
+          ? Math.max(1, Math.floor(this.options.concurrency / 2))
+          : Number.POSITIVE_INFINITY,
     });
     const poller = new FleetPoller({
       controlPlane,

@@ -161,6 +161,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const defaultConnection = connections.registry.defaultConnection();
   const lanes = new ConnectionLanes({
     enqueue: (key) => enqueue.to(key),
+    concurrency: config.concurrency,
     ...(timings.inflightPollMs === undefined ? {} : { inflightPollMs: timings.inflightPollMs }),
     ...(timings.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: timings.resyncPeriodMs }),
     onHealthChange: (label, failure) => {
