@@ -7,7 +7,7 @@
 // Secret is seen at the next resolve: the credential is rebuilt from the Secret's current
 // value, and the budget is kept when the fingerprint did not change.
 import type { ConnectionKind, PlatformConnectionObject } from '../api/connection/index.js';
-import type { ControlPlaneClient } from '../controlplane/client/index.js';
+import type { ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
 import type { ControlPlaneClientPool } from './client-pool.js';
 import { resolveCredentials, type SecretLookup } from './credentials.js';
 import { connectionEndpoints, type ConnectionEndpoints } from './endpoints.js';
@@ -36,6 +36,11 @@ export interface ResolvedConnection {
   budgetId: string;
   /** Which control plane and tenant the client reaches: deployment names are unique per controlPlaneId. */
   controlPlaneId: string;
+  /**
+   * The credential itself, for calls made outside the control-plane client with the
+   * connection's key (the smoke test's call to the deployed agent). Never log or show it.
+   */
+  credentials: Credentials;
 }
 
 export type ConnectionResolution = ResolvedConnection | ConnectionRefusal;
@@ -47,6 +52,7 @@ export type ConnectionClient =
       client: ControlPlaneClient;
       budgetId: string;
       controlPlaneId: string;
+      credentials: Credentials;
       endpoints: ConnectionEndpoints;
       credentialVersion: string;
     }
@@ -57,7 +63,7 @@ export interface ConnectionRegistryOptions {
   pool: ControlPlaneClientPool;
   /** Where ClusterPlatformConnection key Secrets live. */
   operatorNamespace: string;
-  defaultConnection: { client: ControlPlaneClient; budgetId: string; controlPlaneId: string };
+  defaultConnection: Pick<ResolvedConnection, 'client' | 'budgetId' | 'controlPlaneId' | 'credentials'>;
 }
 
 export class ConnectionRegistry {
@@ -116,6 +122,7 @@ export class ConnectionRegistry {
       client: resolved.client,
       budgetId: resolved.budgetId,
       controlPlaneId: resolved.controlPlaneId,
+      credentials: resolved.credentials,
     };
   }
 
@@ -163,6 +170,7 @@ export class ConnectionRegistry {
       client: pooled.client,
       budgetId: pooled.budgetId,
       controlPlaneId: pooled.controlPlaneId,
+      credentials: credential.credentials,
       endpoints,
       credentialVersion: credential.version,
     };

@@ -26,7 +26,7 @@ import {
 import { budgetIdOf, controlPlaneIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
 import { ConnectionRegistry, type ConnectionLookup } from '../connections/registry.js';
 import type { RateBudget } from '../controlplane/budget/rate-budget.js';
-import type { ClientMetrics, ControlPlaneClient } from '../controlplane/client/index.js';
+import type { ClientMetrics, ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
 import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
 import type { ConnectionKubePort, WriteOutcome } from '../reconcilers/connection/ports.js';
 import { ConnectionReconciler } from '../reconcilers/connection/reconciler.js';
@@ -78,7 +78,7 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
   /** AgentDeployments, indexed BY_CONNECTION with connectionIndexValues. */
   agentDeployments: Informer<U>;
   secrets: Informer<SecretObject>;
-  defaultConnection: { client: ControlPlaneClient; budget: RateBudget; tenantId?: string };
+  defaultConnection: { client: ControlPlaneClient; budget: RateBudget; credentials: Credentials };
   clientMetrics?: ClientMetrics;
 }
 
@@ -174,7 +174,12 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
       client: defaultClient,
       budgetId: defaultBudgetId,
       // The default connection authenticates with the --api-key flag's key.
-      controlPlaneId: controlPlaneIdOf(defaultBudgetId, 'key', options.defaultConnection.tenantId),
+      controlPlaneId: controlPlaneIdOf(
+        defaultBudgetId,
+        'key',
+        options.defaultConnection.credentials.tenantId,
+      ),
+      credentials: options.defaultConnection.credentials,
     },
   });
   const informers = [namespaceCache, operatorSecrets].filter(

@@ -84,10 +84,11 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const rateLimit = config.rateLimit ?? { count: 1000, windowSeconds: 10 };
   const budget = new RateBudget({ region: config.region, overrides: { default: rateLimit } });
   const clientMetrics = createControlPlaneMetrics(registry);
+  const credentials = { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) };
   const controlPlane = createControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     region: config.region,
-    credentials: { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) },
+    credentials,
     budget,
     logger: logger.child({ component: 'control-plane-client' }),
     metrics: clientMetrics,
@@ -141,11 +142,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     concurrency: config.concurrency,
     agentDeployments: objects,
     secrets,
-    defaultConnection: {
-      client: controlPlane,
-      budget,
-      ...(config.tenantId ? { tenantId: config.tenantId } : {}),
-    },
+    defaultConnection: { client: controlPlane, budget, credentials },
     clientMetrics,
   });
 
