@@ -8,7 +8,7 @@ import type { ConnectionRegistry, ConnectionResolution } from './registry.js';
 import type { ConnectionRef } from './reference.js';
 
 export interface ConnectionUser {
-  metadata: { namespace?: string; name?: string };
+  metadata: { namespace?: string; name?: string; deletionTimestamp?: string };
   spec?: object;
 }
 
@@ -25,7 +25,9 @@ export function resolveObjectConnection(
   registry: ConnectionRegistry,
   object: ConnectionUser,
 ): ConnectionResolution {
-  return registry.resolve(connectionRefOf(object), object.metadata.namespace ?? '');
+  return registry.resolve(connectionRefOf(object), object.metadata.namespace ?? '', {
+    finishing: object.metadata.deletionTimestamp !== undefined,
+  });
 }
 
 /** `PlatformConnection/<namespace>/<name>` or `ClusterPlatformConnection//<name>`. */

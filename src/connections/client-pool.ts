@@ -22,6 +22,8 @@ export interface PooledClient {
   client: ControlPlaneClient;
   /** `<fingerprint>@<url>`: the budget's identity. */
   budgetId: string;
+  /** The budget's identity with the tenant and scheme: which control plane (and tenant) the client reaches. */
+  controlPlaneId: string;
   budget: RateBudget;
 }
 
@@ -40,6 +42,15 @@ export function budgetIdOf(fingerprint: string, controlPlaneUrl: string): string
   return `${fingerprint}@${controlPlaneUrl}`;
 }
 
+/** Two clients with one key and address but different tenants share a budget, not their deployments. */
+export function controlPlaneIdOf(
+  budgetId: string,
+  scheme: 'key' | 'bearer',
+  tenantId: string | undefined,
+): string {
+  return `${budgetId}|${scheme}|${tenantId ?? ''}`;
+}
+
 export class ControlPlaneClientPool {
   private readonly budgets = new Map<string, BudgetEntry>();
   private readonly clients = new Map<string, PooledClient>();
@@ -55,9 +66,8 @@ export class ControlPlaneClientPool {
 
   clientFor(request: PoolRequest): PooledClient {
     const budgetId = budgetIdOf(request.fingerprint, request.controlPlaneUrl);
-    const tenant = request.credentials.tenantId ?? '';
     const scheme = 'apiKey' in request.credentials ? 'key' : 'bearer';
-    const clientKey = `${budgetId}|${scheme}|${tenant}`;
+    const clientKey = controlPlaneIdOf(budgetId, scheme, request.credentials.tenantId);
     let pooled = this.clients.get(clientKey);
     if (pooled === undefined) {
       let entry = this.budgets.get(budgetId);
@@ -79,7 +89,7 @@ export class ControlPlaneClientPool {
         ...(this.options.logger === undefined ? {} : { logger: this.options.logger }),
         ...(this.options.metrics === undefined ? {} : { metrics: this.options.metrics }),
       });
-      pooled = { client, budgetId, budget: entry.budget };
+      pooled = { client, budgetId, controlPlaneId: clientKey, budget: entry.budget };
       this.clients.set(clientKey, pooled);
     }
     const previous = this.holders.get(request.user);

@@ -7,7 +7,7 @@
 // Secret is seen at the next resolve: the credential is rebuilt from the Secret's current
 // value, and the budget is kept when the fingerprint did not change.
 import type { ConnectionKind, PlatformConnectionObject } from '../api/connection/index.js';
-import type { ControlPlaneClient } from '../controlplane/client/index.js';
+import type { ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
 import type { ControlPlaneClientPool } from './client-pool.js';
 import { resolveCredentials, type SecretLookup } from './credentials.js';
 import { connectionEndpoints, type ConnectionEndpoints } from './endpoints.js';
@@ -34,6 +34,13 @@ export interface ResolvedConnection {
   label: string;
   client: ControlPlaneClient;
   budgetId: string;
+  /** Which control plane and tenant the client reaches: deployment names are unique per controlPlaneId. */
+  controlPlaneId: string;
+  /**
+   * The credential itself, for calls made outside the control-plane client with the
+   * connection's key (the smoke test's call to the deployed agent). Never log or show it.
+   */
+  credentials: Credentials;
 }
 
 export type ConnectionResolution = ResolvedConnection | ConnectionRefusal;
@@ -44,6 +51,8 @@ export type ConnectionClient =
       ok: true;
       client: ControlPlaneClient;
       budgetId: string;
+      controlPlaneId: string;
+      credentials: Credentials;
       endpoints: ConnectionEndpoints;
       credentialVersion: string;
     }
@@ -54,22 +63,34 @@ export interface ConnectionRegistryOptions {
   pool: ControlPlaneClientPool;
   /** Where ClusterPlatformConnection key Secrets live. */
   operatorNamespace: string;
-  defaultConnection: { client: ControlPlaneClient; budgetId: string };
+  defaultConnection: Pick<ResolvedConnection, 'client' | 'budgetId' | 'controlPlaneId' | 'credentials'>;
 }
 
 export class ConnectionRegistry {
   constructor(private readonly options: ConnectionRegistryOptions) {}
 
-  resolve(ref: ConnectionRef | undefined, namespace: string): ConnectionResolution {
-    if (ref === undefined) {
-      return {
-        ok: true,
-        kind: 'Default',
-        name: 'default',
-        label: describeConnection('Default', undefined, 'default'),
-        ...this.options.defaultConnection,
-      };
-    }
+  /** The operator's own connection (its flags and Helm values): what an object without spec.connectionRef uses. */
+  defaultConnection(): ResolvedConnection {
+    return {
+      ok: true,
+      kind: 'Default',
+      name: 'default',
+      label: describeConnection('Default', undefined, 'default'),
+      ...this.options.defaultConnection,
+    };
+  }
+
+  /**
+   * `finishing`: the user is being deleted and needs the connection to delete what it owns. A
+   * connection that is being deleted waits for its users (finalizer), so it stays usable for
+   * them, whatever its Ready says (InUse); otherwise each would wait for the other forever.
+   */
+  resolve(
+    ref: ConnectionRef | undefined,
+    namespace: string,
+    options: { finishing?: boolean } = {},
+  ): ConnectionResolution {
+    if (ref === undefined) return this.defaultConnection();
     const connectionNamespace = ref.kind === 'PlatformConnection' ? namespace : undefined;
     const label = describeConnection(ref.kind, connectionNamespace, ref.name);
     const connection = this.options.lookup.connection(ref.kind, connectionNamespace, ref.name);
@@ -81,7 +102,8 @@ export class ConnectionRegistry {
     const denied = this.accessProblem(connection, namespace);
     if (denied !== undefined)
       return { ok: false, reason: 'ConnectionNotAllowed', message: `${label}: ${denied}` };
-    const notReady = readinessProblem(connection);
+    const releasing = options.finishing === true && connection.metadata.deletionTimestamp !== undefined;
+    const notReady = releasing ? undefined : readinessProblem(connection);
     if (notReady !== undefined)
       return { ok: false, reason: 'ConnectionNotReady', message: `${label} is not Ready: ${notReady}` };
     const resolved = this.clientFor(connection);
@@ -99,6 +121,8 @@ export class ConnectionRegistry {
       label,
       client: resolved.client,
       budgetId: resolved.budgetId,
+      controlPlaneId: resolved.controlPlaneId,
+      credentials: resolved.credentials,
     };
   }
 
@@ -145,6 +169,8 @@ export class ConnectionRegistry {
       ok: true,
       client: pooled.client,
       budgetId: pooled.budgetId,
+      controlPlaneId: pooled.controlPlaneId,
+      credentials: credential.credentials,
       endpoints,
       credentialVersion: credential.version,
     };

@@ -21,13 +21,12 @@ import {
   connectionIndexValue,
   connectionIndexValues,
   connectionRefOf,
-  resolveObjectConnection,
   type ConnectionUser,
 } from '../connections/agentdeployment-connection.js';
-import { budgetIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
+import { budgetIdOf, controlPlaneIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
 import { ConnectionRegistry, type ConnectionLookup } from '../connections/registry.js';
 import type { RateBudget } from '../controlplane/budget/rate-budget.js';
-import type { ClientMetrics, ControlPlaneClient } from '../controlplane/client/index.js';
+import type { ClientMetrics, ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
 import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
 import type { ConnectionKubePort, WriteOutcome } from '../reconcilers/connection/ports.js';
 import { ConnectionReconciler } from '../reconcilers/connection/reconciler.js';
@@ -86,7 +85,7 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
    * connection's key Secret is read (GET) before the connection is reconciled.
    */
   secretValues: SecretValues;
-  defaultConnection: { client: ControlPlaneClient; budget: RateBudget };
+  defaultConnection: { client: ControlPlaneClient; budget: RateBudget; credentials: Credentials };
   clientMetrics?: ClientMetrics;
 }
 
@@ -173,13 +172,21 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
         ? operatorSecrets?.store.get(`${namespace}/${name}`)
         : undefined) ?? options.secretValues.get(namespace, name),
   };
+  const defaultBudgetId = budgetIdOf(defaultClient.credentialFingerprint, defaultUrl);
   const registry = new ConnectionRegistry({
     lookup,
     pool,
     operatorNamespace: options.operatorNamespace,
     defaultConnection: {
       client: defaultClient,
-      budgetId: budgetIdOf(defaultClient.credentialFingerprint, defaultUrl),
+      budgetId: defaultBudgetId,
+      // The default connection authenticates with the --api-key flag's key.
+      controlPlaneId: controlPlaneIdOf(
+        defaultBudgetId,
+        'key',
+        options.defaultConnection.credentials.tenantId,
+      ),
+      credentials: options.defaultConnection.credentials,
     },
   });
   const informers = [namespaceCache, operatorSecrets].filter(
@@ -262,19 +269,6 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
     .map((informer) => watchOf(informer, usersOf, readinessChanged));
   return { registry, controller, watches, userWatches, informers, close };
-}
-
-/**
- * Until the AgentDeployment reconciler deploys through the connection an object names, an
- * object that names one other than the default must make no call at all (the default
- * connection would deploy it to the wrong workspace or region): it is Stalled with the
- * refusal's reason, or with this limitation, and picked up again when its connection changes.
- */
-export function connectionProblem(registry: ConnectionRegistry, object: ConnectionUser): string | undefined {
-  const resolution = resolveObjectConnection(registry, object);
-  if (!resolution.ok) return `spec.connectionRef: ${resolution.reason}: ${resolution.message}`;
-  if (resolution.kind === 'Default') return undefined;
-  return `spec.connectionRef: ${resolution.label} is Ready, but this operator build deploys through the default connection only; no call is made for this object`;
 }
 
 /** The controller's key of a connection (also the AgentDeployment index's value). */

@@ -18,17 +18,34 @@ function noWait(signal: AbortSignal) {
 const SHORT_WAIT_MS = 100;
 const SHORT_WAITS = 3;
 
-async function patiently<T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> {
-  let result = await call();
-  for (let attempt = 0; attempt < SHORT_WAITS; attempt += 1) {
-    if (result.ok || signal.aborted) return result;
-    const error = result.error;
-    // attempts > 0: the server itself said 429; its wait is not ours to shorten.
-    if (error.kind !== 'Throttled' || error.attempts > 0 || error.retryAfterMs > SHORT_WAIT_MS) return result;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(error.retryAfterMs, 1)));
-    result = await call();
+/**
+ * Workers waiting in place for one budget. A saturated key (its objects always find the
+ * budget empty) would otherwise hold every worker, and the objects of other connections
+ * would queue behind it: past this many, a short wait too returns Throttled.
+ */
+class InPlaceWaits {
+  private waiting = 0;
+  constructor(private readonly limit: () => number) {}
+
+  async patiently<T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> {
+    let result = await call();
+    for (let attempt = 0; attempt < SHORT_WAITS; attempt += 1) {
+      if (result.ok || signal.aborted) return result;
+      const error = result.error;
+      // attempts > 0: the server itself said 429; its wait is not ours to shorten.
+      if (error.kind !== 'Throttled' || error.attempts > 0 || error.retryAfterMs > SHORT_WAIT_MS)
+        return result;
+      if (this.waiting >= this.limit()) return result;
+      this.waiting += 1;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(error.retryAfterMs, 1)));
+      } finally {
+        this.waiting -= 1;
+      }
+      result = await call();
+    }
+    return result;
   }
-  return result;
 }
 
 export interface ControlPlanePortOptions {
@@ -37,13 +54,18 @@ export interface ControlPlanePortOptions {
   allowedRatePerSecond: number;
   /** Share of the budget free right now, 0..1. */
   budgetHeadroom: () => number;
+  /** Most reconciles waiting in place for this budget at once, asked at each wait (see InPlaceWaits); default unlimited. */
+  maxInPlaceWaits?: () => number;
 }
 
 export function controlPlanePort({
   client,
   allowedRatePerSecond,
   budgetHeadroom,
+  maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
 }: ControlPlanePortOptions): ControlPlanePort {
+  const waits = new InPlaceWaits(maxInPlaceWaits);
+  const patiently = <T>(call: () => Promise<Result<T>>, signal: AbortSignal) => waits.patiently(call, signal);
   return {
     createDeployment: async (request, signal) =>
       outcome(await patiently(() => client.createDeployment(request, noWait(signal)), signal)),
@@ -88,7 +110,7 @@ function outcome<T>(result: Result<T>): Outcome<T> {
 }
 
 /** Maps the client's error kinds to the reconciler's failure classes (errorPolicy's input). */
-function failure(error: ControlPlaneError): Failure {
+export function failure(error: ControlPlaneError): Failure {
   switch (error.kind) {
     case 'Throttled':
       return { kind: 'Throttled', message: error.message, retryAfterMs: error.retryAfterMs };

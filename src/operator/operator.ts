@@ -14,18 +14,16 @@ import {
   deploymentName,
   toWireCreateRequest,
 } from '../api/agentdeployment/index.js';
-import { RateBudget, credentialFingerprint } from '../controlplane/budget/index.js';
-import { createControlPlaneClient, resolveEndpoint } from '../controlplane/client/index.js';
+import { RateBudget } from '../controlplane/budget/index.js';
+import { createControlPlaneClient } from '../controlplane/client/index.js';
 import { createControlPlaneMetrics } from '../observability/controlplane-metrics.js';
 import { bindDomainMetrics, type ConditionCount } from '../observability/domain-metrics.js';
 import { startObservabilityServer, type ObservabilityServer } from '../observability/http-server.js';
 import { createOperatorRegistry } from '../observability/registry.js';
 import { bindSecretValueMetrics } from '../observability/secret-metrics.js';
 import { objectKey, ownedDeploymentId } from '../reconcilers/agentdeployment/object.js';
-import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
-import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
 import type { ReconcilerTimings } from '../reconcilers/agentdeployment/defaults.js';
-import type { FleetPort } from '../reconcilers/agentdeployment/ports.js';
+import type { FleetPort, LaneResolution } from '../reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../reconcilers/agentdeployment/reconciler.js';
 import { referencedSecretNames } from '../reconcilers/agentdeployment/secrets.js';
 import { systemClock } from '../runtime/clock.js';
@@ -41,12 +39,13 @@ import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { agentCallPort } from './agent-call-port.js';
 import { adoptionPolicy } from './adoption-policy.js';
-import { controlPlanePort } from './control-plane-port.js';
 import { secretMetadataInformer } from './secret-metadata.js';
 import { SecretValues } from './secret-values.js';
+import { ConnectionLanes } from './connection-lanes.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
-import { BY_CONNECTION, connectionProblem, setUpConnections } from './connections.js';
-import { connectionIndexValues } from '../connections/agentdeployment-connection.js';
+import { BY_CONNECTION, setUpConnections } from './connections.js';
+import { connectionIndexValues, resolveObjectConnection } from '../connections/agentdeployment-connection.js';
+import type { ConnectionRegistry } from '../connections/registry.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
@@ -89,19 +88,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const rateLimit = config.rateLimit ?? { count: 1000, windowSeconds: 10 };
   const budget = new RateBudget({ region: config.region, overrides: { default: rateLimit } });
   const clientMetrics = createControlPlaneMetrics(registry);
+  const credentials = { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) };
   const controlPlane = createControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     region: config.region,
-    credentials: { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) },
+    credentials,
     budget,
     logger: logger.child({ component: 'control-plane-client' }),
     metrics: clientMetrics,
-  });
-  // Any deployments route stands for the whole key: they all fall in the default row.
-  const budgetProbe = budgetHeadroomProbe(budget, {
-    method: 'GET',
-    path: `${resolveEndpoint({ baseUrl: config.controlPlaneUrl, region: config.region }).pathPrefix}/v2/deployments`,
-    credentialFingerprint: credentialFingerprint(config.apiKey),
   });
 
   const objects = Informer.forResource<AgentDeploymentObject>(kube, {
@@ -161,18 +155,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     agentDeployments: objects,
     secrets,
     secretValues,
-    defaultConnection: { client: controlPlane, budget },
+    defaultConnection: { client: controlPlane, budget, credentials },
     clientMetrics,
   });
 
-  const observations = new ObservationCache();
-  // The poller and the controller refer to each other: the poller enqueues keys.
+  // The pollers and the controller refer to each other: the pollers enqueue keys.
   const enqueue = { to: (_key: string): void => {} };
-  const port = controlPlanePort({
-    client: controlPlane,
-    allowedRatePerSecond: rateLimit.count / rateLimit.windowSeconds,
-    budgetHeadroom: budgetProbe,
-  });
   const failureMetrics = bindReconcileFailureMetrics(registry);
   const pollerLogger = logger.child({ component: 'poller' });
   const timings: Partial<ReconcilerTimings> = {
@@ -180,34 +168,59 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     resyncPeriodMs: config.resyncPeriodMs,
     ...options.reconciler,
   };
-  const poller = new FleetPoller({
-    controlPlane: port,
-    cache: observations,
+  const defaultConnection = connections.registry.defaultConnection();
+  const lanes = new ConnectionLanes({
     enqueue: (key) => enqueue.to(key),
-    inflightPollMs: timings.inflightPollMs,
-    resyncPeriodMs: timings.resyncPeriodMs,
-    onHealthChange: (failure) => {
-      failureMetrics.controlPlaneHealth(failure);
+    concurrency: config.concurrency,
+    ...(timings.inflightPollMs === undefined ? {} : { inflightPollMs: timings.inflightPollMs }),
+    ...(timings.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: timings.resyncPeriodMs }),
+    onHealthChange: (label, failure) => {
+      // The unlabelled health gauges are the default connection's; a connection's own health is its Ready status.
+      if (label === defaultConnection.label) failureMetrics.controlPlaneHealth(failure);
       if (failure)
         pollerLogger.warn(
-          { class: failure.kind, error: failure.message },
+          { connection: label, class: failure.kind, error: failure.message },
           'control plane failing; backing off',
         );
-      else pollerLogger.info('control plane answering again');
+      else pollerLogger.info({ connection: label }, 'control plane answering again');
     },
-    onError: (message) => pollerLogger.debug(message),
+    logger: pollerLogger,
   });
-  const agents = agentCallPort(() => config.apiKey, { allowInsecure: config.allowInsecure === true });
+  const defaultLane = lanes.laneFor(defaultConnection.controlPlaneId, controlPlane, defaultConnection.label);
+  const connectionOf = (object: AgentDeploymentObject): LaneResolution => {
+    const resolution = resolveObjectConnection(connections.registry, object);
+    if (!resolution.ok) return resolution;
+    return { ok: true, lane: lanes.laneFor(resolution.controlPlaneId, resolution.client, resolution.label) };
+  };
+  // A smoke test calls the agent with the key of the object's own connection.
+  const agents = agentCallPort(
+    (key) => {
+      const object = objects.store.get(key);
+      const resolution = object === undefined ? undefined : resolveObjectConnection(connections.registry, object);
+      if (resolution === undefined || !resolution.ok) return '';
+      const credentials = resolution.credentials;
+      return 'apiKey' in credentials ? credentials.apiKey : credentials.bearerToken;
+    },
+    { allowInsecure: config.allowInsecure === true },
+  );
   const reconcilerLogger = logger.child({ controller: CONTROLLER_NAME });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
-    controlPlane: port,
+    controlPlane: defaultLane.controlPlane,
     kube: kubePort,
-    fleet: fleetPort(objects.store),
-    observations,
-    poller,
-    specProblem: (object) => specProblem(object) ?? connectionProblem(connections.registry, object),
-    desiredState: (object, resolved) =>
-      toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved),
+    fleet: fleetPort(objects.store, connections.registry),
+    observations: defaultLane.observations,
+    poller: defaultLane.poller,
+    connection: connectionOf,
+    specProblem,
+    desiredState: (object, resolved, ids) =>
+      toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved, ids),
+    namedIds: (object) => {
+      const config = (object.spec as Partial<AgentDeploymentSpec>).sourceConfig;
+      return {
+        ...(config?.listenerRef === undefined ? {} : { listener: config.listenerRef.name }),
+        ...(config?.integrationRef === undefined ? {} : { integration: config.integrationRef.name }),
+      };
+    },
     deploymentName: (object) => deploymentName(object),
     logger: reconcilerLogger,
     clock: systemClock,
@@ -276,8 +289,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   ]);
   if (connections.controller) manager.addController(connections.controller, connections.watches);
   for (const informer of connections.informers) manager.addInformer(informer);
-  // The poller spends budget: only the leader runs it.
-  manager.addLeaderRunnable({ start: () => poller.start(), stop: () => poller.stop() });
+  // The pollers spend budget: only the leader runs them.
+  manager.addLeaderRunnable({ start: () => lanes.start(), stop: () => lanes.stop() });
 
   let server: ObservabilityServer | undefined;
   if (options.serveHttp ?? true) {
@@ -319,7 +332,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         await manager.stop();
         reconciler.stop();
         await agents.close();
-        await poller.stop();
+        await lanes.stop();
         await server?.close();
         await connections.close();
         await controlPlane.close();
@@ -331,18 +344,26 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
 }
 
-function fleetPort(store: IndexedStore<AgentDeploymentObject>): FleetPort {
+function fleetPort(store: IndexedStore<AgentDeploymentObject>, connections: ConnectionRegistry): FleetPort {
+  // A name is unique per control plane and tenant: objects on other connections do not compete for it.
+  const controlPlaneOf = (object: AgentDeploymentObject) => {
+    const resolution = resolveObjectConnection(connections, object);
+    return resolution.ok ? resolution.controlPlaneId : undefined;
+  };
   return {
-    claimantsOf: (name) =>
-      store.byIndex(BY_DEPLOYMENT_NAME, name).map((object) => {
-        const owned = ownedDeploymentId(object);
-        return {
-          key: objectKey(object),
-          uid: object.metadata.uid ?? '',
-          creationTimestamp: object.metadata.creationTimestamp ?? '',
-          ...(owned === undefined ? {} : { ownedDeploymentId: owned }),
-        };
-      }),
+    claimantsOf: (name, laneId) =>
+      store
+        .byIndex(BY_DEPLOYMENT_NAME, name)
+        .filter((object) => controlPlaneOf(object) === laneId)
+        .map((object) => {
+          const owned = ownedDeploymentId(object);
+          return {
+            key: objectKey(object),
+            uid: object.metadata.uid ?? '',
+            creationTimestamp: object.metadata.creationTimestamp ?? '',
+            ...(owned === undefined ? {} : { ownedDeploymentId: owned }),
+          };
+        }),
     // Two records of one id mean one is forged: the object created first is the owner.
     ownerOf: (id) => {
       const [owner] = [...store.byIndex(BY_OWNED_DEPLOYMENT, id)].sort((a, b) =>
@@ -383,18 +404,6 @@ function kubeConfigSource(config: OperatorConfig) {
   if (config.kubeconfig) return { kind: 'file', path: config.kubeconfig } as const;
   if (process.env.KUBERNETES_SERVICE_HOST) return { kind: 'in-cluster' } as const;
   return { kind: 'default' } as const;
-}
-
-function budgetHeadroomProbe(budget: RateBudget, request: Parameters<RateBudget['report']>[0]): () => number {
-  return () => {
-    const reports = budget.report(request);
-    if (reports.length === 0) return 1;
-    return Math.min(
-      ...reports.map((report) =>
-        report.blockedForMs > 0 ? 0 : report.tokens / Math.max(report.capacity, 1),
-      ),
-    );
-  };
 }
 
 function countByCondition(objects: readonly AgentDeploymentObject[]): ConditionCount[] {

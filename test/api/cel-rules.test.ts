@@ -4,6 +4,7 @@
 // Kubernetes emulator's full admission (prune, default, OpenAPI, list types, CEL).
 import { describe, expect, it } from 'vitest';
 import {
+  ID_OR_NAME_FIELDS,
   IMMUTABLE_FIELDS,
   SOURCE_REQUIRED_FIELDS,
   SOURCE_SPECIFIC_FIELDS,
@@ -78,8 +79,8 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 9 immutable + 11 applicability + 5 required + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1.
-    expect(results.length).toBe(9 + 11 + 5 + 1 + 3 + 4 + 2 + 1);
+    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1.
+    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -171,6 +172,8 @@ const VALUE_FOR: Record<string, unknown> = {
   'sourceConfig.customUrl': 'https://x.example.com',
   'sourceConfig.resourceSpec': { cpu: 1 },
   'sourceConfig.listenerId': LISTENER_ID,
+  'sourceConfig.listenerRef': { name: 'eu-cluster' },
+  'sourceConfig.integrationRef': { name: 'github' },
   'sourceConfig.listenerConfig': { clusterNamespace: 'ns' },
   'sourceRevisionConfig.imageUri': 'registry/x:1',
 };
@@ -221,12 +224,50 @@ describe('fields a source requires', () => {
 
   it('covers what the control plane requires: integration, repository and ref for repo_host; listener and image for external_container', () => {
     expect(SOURCE_REQUIRED_FIELDS.map(({ path, source }) => `${source}:${path.join('.')}`).sort()).toEqual([
-      'external_container:sourceConfig.listenerId',
       'external_container:sourceRevisionConfig.imageUri',
-      'repo_host:sourceConfig.integrationId',
       'repo_host:sourceConfig.repoUrl',
       'repo_host:sourceRevisionConfig.repoRef',
     ]);
+  });
+});
+
+describe('an id or its name: exactly one', () => {
+  const cases = ID_OR_NAME_FIELDS.flatMap(({ id, ref, source }) => {
+    const base = source === 'repo_host' ? repoHostObject : externalContainerObject;
+    const expected = `exactly one of spec.${id.join('.')} or spec.${ref.join('.')} is required when spec.source is ${source}`;
+    const neither = mutate(base, (spec) => deletePath(spec, id));
+    const both = mutate(base, (spec) => setPath(spec, ref, VALUE_FOR[ref.join('.')]));
+    const byName = mutate(base, (spec) => {
+      deletePath(spec, id);
+      setPath(spec, ref, VALUE_FOR[ref.join('.')]);
+    });
+    const admission = `spec.${id.join('.')}: Invalid value: "object": ${expected}`;
+    return [
+      [`${source} with neither`, neither, [expected], [admission]],
+      [`${source} with both`, both, [expected], [admission]],
+      [`${source} with the name only`, byName, [], []],
+    ] as const;
+  });
+
+  it.each(cases)('%s', (_, object, expected, admission) => {
+    expect(cel(object)).toEqual(expected);
+    expect(operatorCheck(object)).toEqual(expected);
+    expect(emulatorMessages(object)).toEqual(admission);
+  });
+
+  it('a name is immutable like the id it stands for', () => {
+    const named = mutate(externalContainerObject, (spec) => {
+      deletePath(spec, ['sourceConfig', 'listenerId']);
+      setPath(spec, ['sourceConfig', 'listenerRef'], { name: 'us-cluster' });
+    });
+    const renamed = mutate(
+      () => structuredClone(named),
+      (spec) => setPath(spec, ['sourceConfig', 'listenerRef'], { name: 'eu-cluster' }),
+    );
+    const expected =
+      'spec.sourceConfig.listenerRef.name is immutable: it cannot be set, changed or removed after creation';
+    expect(cel(renamed, named)).toEqual([expected]);
+    expect(operatorCheck(renamed, named)).toEqual([expected]);
   });
 });
 

@@ -87,7 +87,12 @@ beforeEach(async () => {
     lookup,
     pool,
     operatorNamespace: 'ops',
-    defaultConnection: { client: defaultClient, budgetId: 'default' },
+    defaultConnection: {
+      client: defaultClient,
+      budgetId: 'default',
+      controlPlaneId: 'default',
+      credentials: { apiKey: GOOD_KEY },
+    },
   });
   now = Date.parse('2026-01-01T00:00:00Z');
   users = [];

@@ -46,7 +46,12 @@ beforeEach(async () => {
     lookup,
     pool,
     operatorNamespace: OPERATOR_NAMESPACE,
-    defaultConnection: { client: defaultClient, budgetId: 'default' },
+    defaultConnection: {
+      client: defaultClient,
+      budgetId: 'default',
+      controlPlaneId: 'default',
+      credentials: { apiKey: DEFAULT_KEY },
+    },
   });
 });
 
@@ -134,6 +139,9 @@ describe('budgets', () => {
     expect(two.client.budget).toBe(one.client.budget);
     expect(three.client.budget).not.toBe(one.client.budget);
     expect(one.budgetId).not.toContain(KEY_A);
+    // What calls outside the client (the smoke test's) send: the connection's own key.
+    expect([one.credentials, three.credentials]).toEqual([{ apiKey: KEY_A }, { apiKey: KEY_B }]);
+    expect(registry.resolve(undefined, 'team-a')).toMatchObject({ credentials: { apiKey: DEFAULT_KEY } });
     expect(registry.sharing(lookup.connection('PlatformConnection', 'team-a', 'one')!)).toEqual([
       'PlatformConnection team-b/two',
     ]);

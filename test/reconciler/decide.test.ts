@@ -326,6 +326,69 @@ const rows: Row[] = [
         state: { kind: 'NameConflict', message: expect.stringContaining('team-b/bot') },
       }),
   },
+  ...(['ConnectionNotFound', 'ConnectionNotReady', 'ConnectionNotAllowed'] as const).map((reason): Row => ({
+    name: `its connection is refused: ${reason}`,
+    reason: 'no lane, no call: Stalled with the refusal, re-checked slowly (its watch brings the fix sooner)',
+    given: observed({
+      connectionRefused: { reason, message: `PlatformConnection team-a/eu: ${reason}` },
+      ownership: owned,
+      byName: { kind: 'found', deployments: [deployment()] },
+      rival: 'team-b/bot',
+    }),
+    want: { kind: 'publish', requeueAfterMs: t.secretWaitMs },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: reason, message: `spec.connectionRef: PlatformConnection team-a/eu: ${reason}` },
+      }),
+  })),
+  {
+    name: 'a listenerRef or integrationRef names nothing on the connection',
+    reason: 'Stalled naming the names that exist, no write; re-checked slowly in case one is added',
+    given: observed({
+      spec: {
+        kind: 'unknownName',
+        message: 'spec.sourceConfig.listenerRef.name: no listener named "x"; the workspace has "a"',
+      },
+    }),
+    want: { kind: 'publish', requeueAfterMs: t.stalledRecheckMs },
+    check: (action) =>
+      expect(action).toMatchObject({
+        state: { kind: 'InvalidSpec', message: expect.stringContaining('"a"') },
+      }),
+  },
+  {
+    name: 'reading the listener names failed',
+    reason: 'a failure like any other: errorPolicy decides (throttled waits, 5xx backs off)',
+    given: observed({
+      spec: { kind: 'namesFailed', error: { kind: 'Throttled', message: 'x', retryAfterMs: 500 } },
+    }),
+    want: { kind: 'fail', error: { kind: 'Throttled', message: 'x', retryAfterMs: 500 } },
+  },
+  {
+    name: 'deleting an object that owns a deployment while its connection is refused',
+    reason: 'deleting the deployment takes a call on that connection: wait for it, keep the finalizer',
+    given: observed({
+      object: { deleting: true },
+      ownership: owned,
+      connectionRefused: {
+        reason: 'ConnectionNotReady',
+        message: 'ClusterPlatformConnection eu is not Ready: x',
+      },
+    }),
+    want: {
+      kind: 'publish',
+      state: { kind: 'ConnectionNotReady', message: expect.any(String) as unknown as string },
+    },
+  },
+  {
+    name: 'deleting an object that never created anything while its connection is refused',
+    reason: 'nothing to delete, no call needed: release',
+    given: observed({
+      object: { deleting: true },
+      connectionRefused: { reason: 'ConnectionNotFound', message: 'ClusterPlatformConnection eu not found' },
+    }),
+    want: { kind: 'release' },
+  },
   {
     name: 'a rival exists but this object already owns its deployment',
     reason: 'recorded ownership wins over age: never give away a deployment in use',
@@ -726,7 +789,7 @@ describe('decide', () => {
     for (const { given } of rows) expect(decide(given, t)).toEqual(decide(given, t));
   });
 
-  it('never sends a write for a suspended, invalid or name-losing object, whatever else is true', () => {
+  it('never sends a write for a suspended, invalid, name-losing or connection-refused object, whatever else is true', () => {
     const writes = new Set(['create', 'patch', 'delete', 'adopt', 'addFinalizer', 'forget']);
     const quiet = [
       observed({ object: { suspend: true }, ownership: owned, deployment: { kind: 'gone' } }),
@@ -736,6 +799,11 @@ describe('decide', () => {
       }),
       observed({ spec: { kind: 'invalid', message: 'x' }, ownership: owned }),
       observed({ rival: 'team-b/bot', object: { hasFinalizer: false } }),
+      observed({
+        connectionRefused: { reason: 'ConnectionNotAllowed', message: 'x' },
+        ownership: owned,
+        deployment: { kind: 'gone' },
+      }),
     ];
     for (const given of quiet) expect(writes.has(decide(given, t).kind)).toBe(false);
   });

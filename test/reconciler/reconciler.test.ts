@@ -7,7 +7,15 @@ import type { Deployment, DeploymentCreateRequest } from '../../src/controlplane
 import { FINALIZER, type AgentDeploymentView } from '../../src/reconcilers/agentdeployment/object.js';
 import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
-import type { ControlPlanePort, KubePort, Outcome } from '../../src/reconcilers/agentdeployment/ports.js';
+import type {
+  ControlPlaneLane,
+  ControlPlanePort,
+  KubePort,
+  LaneResolution,
+  NameCatalogPort,
+  Outcome,
+  ResolvedIds,
+} from '../../src/reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
 
 const ID = '11111111-1111-4111-8111-111111111111';
@@ -50,16 +58,11 @@ function object(overrides: Partial<AgentDeploymentView['metadata']> = {}): Agent
   };
 }
 
-function setup(
-  start: AgentDeploymentView,
-  options: { statusWrite?: () => Outcome<AgentDeploymentView> } = {},
-) {
-  let current = start;
-  const cpCalls: string[] = [];
-  const statusWrites: unknown[] = [];
-  const events: string[] = [];
-  const ok = <T>(value: T): Promise<Outcome<T>> => Promise.resolve({ ok: true, value });
-  const controlPlane: ControlPlanePort = {
+const ok = <T>(value: T): Promise<Outcome<T>> => Promise.resolve({ ok: true, value });
+
+/** A control plane that answers every call and records it in `cpCalls`. */
+function recordingPort(cpCalls: string[]): ControlPlanePort {
+  return {
     createDeployment: () => (cpCalls.push('POST'), ok(deployment())),
     getDeployment: () => (cpCalls.push('GET'), ok(deployment())),
     listDeploymentsByIds: () => (cpCalls.push('LIST'), ok([deployment()])),
@@ -73,6 +76,30 @@ function setup(
     allowedRatePerSecond: () => 100,
     budgetHeadroom: () => 1,
   };
+}
+
+/** A lane of its own (port, cache, poller) whose calls are recorded in `cpCalls`. */
+function recordingLane(id: string, cpCalls: string[]): ControlPlaneLane {
+  const controlPlane = recordingPort(cpCalls);
+  const observations = new ObservationCache();
+  const poller = new FleetPoller({ controlPlane, cache: observations, enqueue: () => {}, now: () => NOW });
+  return { id, controlPlane, observations, poller };
+}
+
+function setup(
+  start: AgentDeploymentView,
+  options: {
+    statusWrite?: () => Outcome<AgentDeploymentView>;
+    connection?: (object: AgentDeploymentView) => LaneResolution;
+    namedIds?: { listener?: string };
+    desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
+  } = {},
+) {
+  let current = start;
+  const cpCalls: string[] = [];
+  const statusWrites: unknown[] = [];
+  const events: string[] = [];
+  const controlPlane = recordingPort(cpCalls);
   const kube: KubePort<AgentDeploymentView> = {
     getObject: () => current,
     getSecret: () => undefined,
@@ -99,13 +126,15 @@ function setup(
     poller,
     specProblem: (o) =>
       (o.spec as { broken?: boolean }).broken ? 'spec.secrets.0.valueFrom: Required' : undefined,
-    desiredState: () => request,
+    desiredState: (_o, _secrets, ids) => options.desired?.(ids) ?? request,
     deploymentName: () => 'bot',
     logger: pino({ level: 'silent' }),
     clock: { now: () => NOW },
+    ...(options.connection === undefined ? {} : { connection: options.connection }),
+    ...(options.namedIds === undefined ? {} : { namedIds: () => options.namedIds ?? {} }),
   });
   const run = (signal = new AbortController().signal) => reconciler.reconcile('team-a/bot', signal);
-  return { run, cpCalls, statusWrites, events, current: () => current, observations };
+  return { run, cpCalls, statusWrites, events, current: () => current, observations, poller };
 }
 
 describe('AgentDeploymentReconciler (the shell)', () => {
@@ -162,5 +191,101 @@ describe('AgentDeploymentReconciler (the shell)', () => {
       message: 'spec.secrets.0.valueFrom: Required',
     });
     expect(s.events).toEqual(['Warning InvalidSpec']);
+  });
+});
+
+describe("AgentDeploymentReconciler: the lane of the object's connection", () => {
+  it('sends every call through the lane of its connection, none through the default', async () => {
+    const euCalls: string[] = [];
+    const eu = recordingLane('eu-key@eu', euCalls);
+    const s = setup(object(), { connection: () => ({ ok: true, lane: eu }) });
+    await s.run();
+    expect(euCalls).toEqual(['POST']);
+    expect(eu.poller.trackedCount).toBe(1);
+    expect(s.cpCalls).toEqual([]);
+    expect(s.poller.trackedCount).toBe(0);
+  });
+
+  it.each(['ConnectionNotFound', 'ConnectionNotReady', 'ConnectionNotAllowed'] as const)(
+    'a refused connection (%s) is Stalled with its reason and message, zero calls anywhere',
+    async (reason) => {
+      const s = setup(object(), {
+        connection: () => ({ ok: false, reason, message: 'PlatformConnection team-a/eu is not usable' }),
+      });
+      expect(await s.run()).toEqual({ requeueAfterMs: 60_000 });
+      expect(s.cpCalls).toEqual([]);
+      expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
+        status: 'True',
+        reason,
+        message: 'spec.connectionRef: PlatformConnection team-a/eu is not usable',
+      });
+      expect(s.events).toEqual([`Warning ${reason}`]);
+    },
+  );
+
+  it('moving to another connection stops the old lane polling the key', async () => {
+    const usCalls: string[] = [];
+    const us = recordingLane('us-key@us', usCalls);
+    const eu = recordingLane('eu-key@eu', []);
+    let lane = us;
+    const s = setup(object(), { connection: () => ({ ok: true, lane }) });
+    await s.run();
+    expect(us.poller.trackedCount).toBe(1);
+    lane = eu;
+    await s.run();
+    expect(us.poller.trackedCount).toBe(0);
+  });
+});
+
+describe('AgentDeploymentReconciler: listener and integration names', () => {
+  const LISTENERS: Record<string, string> = { 'eu-cluster': '44444444-4444-4444-8444-444444444444' };
+  function namedLane(id: string, cpCalls: string[]): ControlPlaneLane {
+    const names: NameCatalogPort = {
+      listenerId: (name) => {
+        cpCalls.push('LISTENERS');
+        const found = LISTENERS[name];
+        return Promise.resolve(
+          found === undefined
+            ? { ok: false, unknown: `no listener named "${name}"; the workspace has "eu-cluster"` }
+            : { ok: true, id: found },
+        );
+      },
+      integrationId: () => Promise.resolve({ ok: false, unknown: 'none' }),
+    };
+    return { ...recordingLane(id, cpCalls), names };
+  }
+
+  it("sends the id the name resolves to on the object's own connection", async () => {
+    const euCalls: string[] = [];
+    const eu = namedLane('eu-key@eu', euCalls);
+    const sent: ResolvedIds[] = [];
+    const s = setup(object(), {
+      connection: () => ({ ok: true, lane: eu }),
+      namedIds: { listener: 'eu-cluster' },
+      desired: (ids) => {
+        sent.push(ids);
+        return { ...request, source_config: { listener_id: ids.listenerId ?? '' } };
+      },
+    });
+    await s.run();
+    expect(sent.at(-1)).toEqual({ listenerId: LISTENERS['eu-cluster'] });
+    expect(euCalls).toEqual(['LISTENERS', 'POST']);
+    expect(s.cpCalls).toEqual([]);
+  });
+
+  it('an unknown name is Stalled InvalidSpec naming the listeners that exist, and nothing is created', async () => {
+    const euCalls: string[] = [];
+    const s = setup(object(), {
+      connection: () => ({ ok: true, lane: namedLane('eu-key@eu', euCalls) }),
+      namedIds: { listener: 'us-cluster' },
+    });
+    expect(await s.run()).toEqual({ requeueAfterMs: 2 * 60_000 });
+    expect(euCalls).toEqual(['LISTENERS']);
+    expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'InvalidSpec',
+      message:
+        'spec.sourceConfig.listenerRef.name: no listener named "us-cluster"; the workspace has "eu-cluster"',
+    });
   });
 });

@@ -63,3 +63,17 @@ export function requiredWithSource(path: readonly string[], displayPath: string,
     `.${path.join('.')}`,
   );
 }
+
+/** A rule on `spec` requiring exactly one of the fields at `paths` when `spec.source` is `source`. */
+export function exactlyOneWithSource(
+  paths: readonly (readonly string[])[],
+  displayPaths: readonly string[],
+  source: string,
+): CelRule {
+  const count = paths.map((path) => `(${presence('self', path)} ? 1 : 0)`).join(' + ');
+  return celRule(
+    `self.source != '${source}' || ${count} == 1`,
+    `exactly one of ${displayPaths.join(' or ')} is required when spec.source is ${source}`,
+    `.${paths[0]?.join('.') ?? ''}`,
+  );
+}

@@ -14,6 +14,7 @@ import {
   CEL_RULES_KEY,
   type CelRule,
   celRule,
+  exactlyOneWithSource,
   immutableField,
   onlyWithSource,
   presence,
@@ -40,8 +41,19 @@ export const ListenerConfig = z
   })
   .describe('Settings of the listener (external_container only).');
 
+const NameRef = (what: string) =>
+  z
+    .object({ name: z.string().min(1).max(253).describe(`Name of the ${what}.`) })
+    .describe(
+      `The ${what} by name, resolved to its id on the object's connection: the same manifest works in every workspace and region. Alternative to the id. Immutable.`,
+    );
+
 export const SourceConfig = z
   .object({
+    integrationRef: NameRef('repository-host integration (repo_host only)').optional(),
+    listenerRef: NameRef(
+      'listener: the compute_id of its cluster or serverless compute (external_container only)',
+    ).optional(),
     integrationId: z
       .uuid()
       .describe(
@@ -188,6 +200,9 @@ export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
   ['sourceConfig', 'deploymentType'],
   ['sourceConfig', 'listenerId'],
   ['sourceConfig', 'listenerConfig', 'clusterNamespace'],
+  // By the required name: the API server's CEL compares strings, not these objects.
+  ['sourceConfig', 'integrationRef', 'name'],
+  ['sourceConfig', 'listenerRef', 'name'],
   // Field by field: both are required, so each says whether the reference is there at all.
   ['connectionRef', 'kind'],
   ['connectionRef', 'name'],
@@ -202,6 +217,7 @@ export interface SourceField {
 /** Which source each source-specific field applies to (docs/api/control-plane.md, "Source configuration"). */
 export const SOURCE_SPECIFIC_FIELDS: readonly SourceField[] = [
   { path: ['sourceConfig', 'integrationId'], source: 'repo_host' },
+  { path: ['sourceConfig', 'integrationRef'], source: 'repo_host' },
   { path: ['sourceConfig', 'repoUrl'], source: 'repo_host' },
   { path: ['sourceConfig', 'deploymentType'], source: 'repo_host' },
   { path: ['sourceConfig', 'buildOnPush'], source: 'repo_host' },
@@ -210,6 +226,7 @@ export const SOURCE_SPECIFIC_FIELDS: readonly SourceField[] = [
   { path: ['sourceConfig', 'customUrl'], source: 'external_container' },
   { path: ['sourceConfig', 'resourceSpec'], source: 'external_container' },
   { path: ['sourceConfig', 'listenerId'], source: 'external_container' },
+  { path: ['sourceConfig', 'listenerRef'], source: 'external_container' },
   { path: ['sourceConfig', 'listenerConfig'], source: 'external_container' },
   { path: ['sourceRevisionConfig', 'imageUri'], source: 'external_container' },
 ];
@@ -220,11 +237,21 @@ export const SOURCE_SPECIFIC_FIELDS: readonly SourceField[] = [
  * spec describes no field for it, and imageUri applies to external_container only.
  */
 export const SOURCE_REQUIRED_FIELDS: readonly SourceField[] = [
-  { path: ['sourceConfig', 'integrationId'], source: 'repo_host' },
   { path: ['sourceConfig', 'repoUrl'], source: 'repo_host' },
   { path: ['sourceRevisionConfig', 'repoRef'], source: 'repo_host' },
-  { path: ['sourceConfig', 'listenerId'], source: 'external_container' },
   { path: ['sourceRevisionConfig', 'imageUri'], source: 'external_container' },
+];
+
+/** An id the control plane needs, given either as the id or as a name resolved on the object's connection. */
+export interface IdOrName {
+  id: readonly string[];
+  ref: readonly string[];
+  source: (typeof SOURCES)[number];
+}
+
+export const ID_OR_NAME_FIELDS: readonly IdOrName[] = [
+  { id: ['sourceConfig', 'integrationId'], ref: ['sourceConfig', 'integrationRef'], source: 'repo_host' },
+  { id: ['sourceConfig', 'listenerId'], ref: ['sourceConfig', 'listenerRef'], source: 'external_container' },
 ];
 
 const display = (path: readonly string[]) => `spec.${path.join('.')}`;
@@ -236,6 +263,9 @@ const SPEC_RULES: CelRule[] = [
   ...IMMUTABLE_FIELDS.map((path) => immutableField(path, display(path))),
   ...SOURCE_SPECIFIC_FIELDS.map(({ path, source }) => onlyWithSource(path, display(path), source)),
   ...SOURCE_REQUIRED_FIELDS.map(({ path, source }) => requiredWithSource(path, display(path), source)),
+  ...ID_OR_NAME_FIELDS.map(({ id, ref, source }) =>
+    exactlyOneWithSource([id, ref], [display(id), display(ref)], source),
+  ),
   celRule(
     `!(${presence('self', BUILD_ON_PUSH_PATH)} && self.sourceConfig.buildOnPush) || !(${presence('self', REPO_REF_PATH)} && self.sourceRevisionConfig.repoRef.startsWith('${TAG_REF_PREFIX}'))`,
     `spec.sourceConfig.buildOnPush cannot be true when spec.sourceRevisionConfig.repoRef is a tag (starts with ${TAG_REF_PREFIX})`,

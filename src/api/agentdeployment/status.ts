@@ -34,6 +34,12 @@ export const CONDITION_REASONS = {
   OwnershipConflict: 'OwnershipConflict',
   /** Adoption of an existing deployment is not permitted from this namespace. */
   AdoptionNotAllowed: 'AdoptionNotAllowed',
+  /** spec.connectionRef names a connection that does not exist. */
+  ConnectionNotFound: 'ConnectionNotFound',
+  /** The connection exists but is not Ready (key refused, not probed yet, being deleted). */
+  ConnectionNotReady: 'ConnectionNotReady',
+  /** The connection may not be used from the object's namespace. */
+  ConnectionNotAllowed: 'ConnectionNotAllowed',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 

@@ -89,6 +89,15 @@ export const RESOURCE_SPEC_FIELDS = {
   dbMaxConnections: 'db_max_connections',
 } as const satisfies CompleteTable<ResourceSpec, WireResourceSpec>;
 
+/** Names resolved to ids on the object's connection: they reach the wire as the ids (see ResolvedIds). */
+type NameRefField = 'listenerRef' | 'integrationRef';
+
+/** The ids that `listenerRef` and `integrationRef` resolved to. */
+export interface ResolvedIds {
+  listenerId?: string;
+  integrationId?: string;
+}
+
 export const SOURCE_CONFIG_FIELDS = {
   integrationId: 'integration_id',
   repoUrl: 'repo_url',
@@ -100,7 +109,7 @@ export const SOURCE_CONFIG_FIELDS = {
   listenerConfig: { wire: 'listener_config', fields: LISTENER_CONFIG_FIELDS },
   installCommand: 'install_command',
   buildCommand: 'build_command',
-} as const satisfies CompleteTable<SourceConfig, WireSourceConfig>;
+} as const satisfies CompleteTable<Omit<SourceConfig, NameRefField>, WireSourceConfig>;
 
 export const SOURCE_REVISION_CONFIG_FIELDS = {
   repoRef: 'repo_ref',
@@ -220,15 +229,20 @@ export function toWireSecrets(
   return { ok: true, secrets: wire };
 }
 
-/** The POST /v2/deployments body for an object whose secret values are already resolved. */
+/** The POST /v2/deployments body for an object whose secret values (and named ids) are already resolved. */
 export function toWireCreateRequest(
   obj: { metadata: { name: string }; spec: AgentDeploymentSpec },
   secrets: WireSecret[],
+  ids: ResolvedIds = {},
 ): DeploymentCreateRequest {
   return {
     name: deploymentName(obj),
     source: obj.spec.source,
-    source_config: toWireSourceConfig(obj.spec.sourceConfig),
+    source_config: {
+      ...toWireSourceConfig(obj.spec.sourceConfig),
+      ...(ids.listenerId === undefined ? {} : { listener_id: ids.listenerId }),
+      ...(ids.integrationId === undefined ? {} : { integration_id: ids.integrationId }),
+    },
     source_revision_config: toWireSourceRevisionConfig(obj.spec.sourceRevisionConfig),
     secrets,
   };

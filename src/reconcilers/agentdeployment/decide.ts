@@ -7,6 +7,8 @@
 //   spec not understood → Stalled InvalidSpec, no call
 //   suspended           → Suspended, no control-plane call, no write but status
 //   ownership disputed (an older object records the same id) → Stalled OwnershipConflict, no call
+//   connection refused  → Stalled ConnectionNotFound/NotReady/NotAllowed, no call
+//   listener or integration name unknown → Stalled InvalidSpec naming those that exist, re-checked slowly
 //   name claimed by an older object of the fleet → Stalled NameConflict, no call
 //   Secret missing      → SecretNotFound, wait for it
 //   owns no deployment  → recover a recorded create, adopt (where permitted), or create
@@ -51,6 +53,16 @@ export function decide(o: Observed, t: ReconcilerTimings): Action {
       message: 'Reconciliation is suspended (spec.suspend): no control-plane writes',
     });
   }
+  if (o.connectionRefused !== undefined) return connectionRefusal(o.connectionRefused, t);
+  if (o.spec.kind === 'unknownName') {
+    // The catalog is re-read at most once a minute on a miss: a listener added later is found.
+    return publish(
+      { kind: 'InvalidSpec', message: o.spec.message },
+      {},
+      { requeueAfterMs: t.stalledRecheckMs },
+    );
+  }
+  if (o.spec.kind === 'namesFailed') return { kind: 'fail', error: o.spec.error };
   const owned = o.ownership.deploymentId;
   if (owned !== undefined && o.ownership.disputedBy !== undefined) {
     return publish({ kind: 'OwnershipConflict', message: disputedMessage(owned, o.ownership.disputedBy) });
@@ -72,6 +84,21 @@ export function decide(o: Observed, t: ReconcilerTimings): Action {
   const spec = o.spec;
   const key = specKey(o);
   return owned === undefined ? decideCreation(o, spec, key, t) : decideOwned(o, owned, spec, key, t);
+}
+
+/**
+ * Its connection's watch wakes the object when the connection's Ready flips; the slow
+ * re-check covers what no watch brings (a Namespace's labels for a selector). No call is made.
+ */
+function connectionRefusal(
+  refused: NonNullable<Observed['connectionRefused']>,
+  t: ReconcilerTimings,
+): Action {
+  return publish(
+    { kind: refused.reason, message: `spec.connectionRef: ${refused.message}` },
+    {},
+    { requeueAfterMs: t.secretWaitMs },
+  );
 }
 
 /** What a refused request was built from: a change of any part earns a new attempt. */
@@ -111,8 +138,11 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
       ),
     };
   }
+  const intent = o.ownership.createRequestedAt;
+  if (owned === undefined && intent === undefined) return { kind: 'release' };
+  // Deleting what the object owns takes calls on its connection: wait until it is usable.
+  if (o.connectionRefused !== undefined) return connectionRefusal(o.connectionRefused, t);
   if (owned === undefined) {
-    const intent = o.ownership.createRequestedAt;
     // A create may have landed without its id being recorded: only a deployment created
     // after the intent and claimed by no other object can be that one.
     if (intent === undefined) return { kind: 'release' };

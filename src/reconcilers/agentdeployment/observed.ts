@@ -4,7 +4,7 @@
 import type { SmokeTest } from '../../api/agentdeployment/index.js';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import type { AgentDeploymentStatusView } from './object.js';
-import type { Failure } from './ports.js';
+import type { ConnectionRefusalReason, Failure } from './ports.js';
 
 export interface ObservedObject {
   key: string;
@@ -29,7 +29,11 @@ export type SpecReading =
   | { kind: 'valid'; desired: DeploymentCreateRequest; secretVersions: Record<string, string> }
   /** The object slipped past validation: it is skipped until it changes. */
   | { kind: 'invalid'; message: string }
-  | { kind: 'secretMissing'; message: string };
+  | { kind: 'secretMissing'; message: string }
+  /** A listenerRef or integrationRef names nothing on the object's control plane. */
+  | { kind: 'unknownName'; message: string }
+  /** Reading the listener or integration names failed (throttled, 5xx...). */
+  | { kind: 'namesFailed'; error: Failure };
 
 export type DeploymentReading =
   | { kind: 'unobserved' }
@@ -100,4 +104,6 @@ export interface Observed {
   revisionPoll: { allowed: boolean; dueInMs: number };
   refused?: RefusedAttempt;
   smokeTestAttempts?: SmokeTestAttempts;
+  /** Why the object's connection (spec.connectionRef) cannot be used; absent when it can. */
+  connectionRefused?: { reason: ConnectionRefusalReason; message: string };
 }

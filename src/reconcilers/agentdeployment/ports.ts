@@ -11,8 +11,13 @@ import type {
 } from '../../controlplane/models/index.js';
 import type { AgentCallResult } from '../../agentruntime/errors.js';
 import type { WaitOutcome } from '../../agentruntime/client.js';
+import type { ConnectionRefusalReason } from '../../connections/reference.js';
 import type { AgentDeploymentStatusView } from './object.js';
+import type { FleetPoller } from './observation/fleet-poller.js';
+import type { ObservationCache } from './observation/observation-cache.js';
 import type { SecretSource } from './secrets.js';
+
+export type { ConnectionRefusalReason };
 
 export type FailureKind =
   /** 5xx, timeouts, resets: back off. */
@@ -78,10 +83,44 @@ export interface AgentCallPort {
   redact(objectKey: string, text: string): string;
 }
 
+/**
+ * Everything an object's calls go through: one per control plane the operator talks to
+ * (credential, address and tenant), each with its own budget-paced port, observation cache
+ * and batched poller, so that a saturated key never slows the objects of another.
+ */
+export interface ControlPlaneLane {
+  /** Identity of the control plane: names are unique per lane, not across lanes. */
+  id: string;
+  controlPlane: ControlPlanePort;
+  observations: ObservationCache;
+  poller: FleetPoller;
+  /** Resolves listener and integration names on this control plane (cached); absent: names are not supported. */
+  names?: NameCatalogPort;
+}
+
+/** An id named by name in the spec: found, unknown (the message lists the names that exist), or the read failed. */
+export type NameLookup =
+  { ok: true; id: string } | { ok: false; unknown: string } | { ok: false; error: Failure };
+
+export interface NameCatalogPort {
+  listenerId(name: string, signal: AbortSignal): Promise<NameLookup>;
+  integrationId(name: string, signal: AbortSignal): Promise<NameLookup>;
+}
+
+/** The ids that spec.sourceConfig.listenerRef and integrationRef resolved to. */
+export interface ResolvedIds {
+  listenerId?: string;
+  integrationId?: string;
+}
+
+/** The lane of an object's connection (spec.connectionRef), or why it cannot have one. */
+export type LaneResolution =
+  { ok: true; lane: ControlPlaneLane } | { ok: false; reason: ConnectionRefusalReason; message: string };
+
 /** Which other objects of the fleet (the operator's cache) lay claim to a name or an id. */
 export interface FleetPort {
-  /** The objects whose spec resolves to the control-plane name `name`. */
-  claimantsOf(name: string): FleetClaimant[];
+  /** The objects whose spec resolves to the control-plane name `name` on the lane `laneId`. */
+  claimantsOf(name: string, laneId: string): FleetClaimant[];
   /** The key of the object that recorded `deploymentId` as its own, if any. */
   ownerOf(deploymentId: string): string | undefined;
 }

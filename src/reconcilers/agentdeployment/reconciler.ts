@@ -43,7 +43,18 @@ import type {
 } from './observed.js';
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
-import type { AgentCallPort, ControlPlanePort, Failure, FleetPort, KubePort, Outcome } from './ports.js';
+import type {
+  AgentCallPort,
+  ControlPlaneLane,
+  ControlPlanePort,
+  Failure,
+  FleetPort,
+  KubePort,
+  LaneResolution,
+  NameLookup,
+  Outcome,
+  ResolvedIds,
+} from './ports.js';
 import { referencedSecretNames, resolveSecrets } from './secrets.js';
 import { judgeAnswer, quote, smokeTestSpecHash } from './smoke-test.js';
 import { nextStatus, revisionOutcome, smokeTestOutcome, statusChanged, type StatusFacts } from './status.js';
@@ -59,15 +70,20 @@ export interface ReconcileResult {
 }
 
 export interface ReconcilerDeps<Object extends AgentDeploymentView> {
+  /** The default connection's lane: the port, cache and poller of objects without spec.connectionRef. */
   controlPlane: ControlPlanePort;
   kube: KubePort<Object>;
   fleet: FleetPort;
   observations: ObservationCache;
   poller: FleetPoller;
+  /** The lane of the object's connection; absent: every object uses the default lane above. */
+  connection?: (object: Object) => LaneResolution;
   /** Why the object's spec cannot be understood (it slipped past validation), or undefined. */
   specProblem: (object: Object) => string | undefined;
-  /** The wire request the spec asks for, with resolved secret values. */
-  desiredState: (object: Object, secrets: Secret[]) => DeploymentCreateRequest;
+  /** The wire request the spec asks for, with resolved secret values and named ids. */
+  desiredState: (object: Object, secrets: Secret[], ids: ResolvedIds) => DeploymentCreateRequest;
+  /** The listener and integration the spec names by name (listenerRef, integrationRef), if any. */
+  namedIds?: (object: Object) => { listener?: string; integration?: string };
   deploymentName: (object: Object) => string;
   logger: Logger;
   clock: Pick<Clock, 'now'>;
@@ -89,16 +105,29 @@ const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
   'NameConflict',
   'InvalidSpec',
   'SecretNotFound',
+  'ConnectionNotFound',
+  'ConnectionNotReady',
+  'ConnectionNotAllowed',
 ]);
+const DEFAULT_LANE_ID = 'default';
 
 export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   private readonly memory = new KeyMemoryStore();
   private readonly timings: ReconcilerTimings;
   /** Ends the background smoke-test calls when the operator stops. */
   private readonly background = new AbortController();
+  private readonly defaultLane: ControlPlaneLane;
+  /** The lane each key's calls go through (the controller runs one pass per key at a time). */
+  private readonly lanes = new Map<string, ControlPlaneLane>();
 
   constructor(private readonly deps: ReconcilerDeps<Object>) {
     this.timings = { ...DEFAULT_TIMINGS, ...deps.timings };
+    this.defaultLane = {
+      id: DEFAULT_LANE_ID,
+      controlPlane: deps.controlPlane,
+      observations: deps.observations,
+      poller: deps.poller,
+    };
   }
 
   /** Aborts the smoke-test calls still running; their outcomes are dropped. */
@@ -110,7 +139,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const object = this.deps.kube.getObject(key);
     if (!object) {
       this.memory.forget(key);
-      this.deps.poller.untrackKey(key);
+      this.laneOf(key).poller.untrackKey(key);
+      this.lanes.delete(key);
       return {};
     }
     const loaded = await this.deps.kube.loadSecrets?.(
@@ -119,7 +149,15 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       signal,
     );
     if (loaded && !loaded.ok) return this.failed(object, loaded.error, signal);
-    let observed = this.observe(key, object);
+    const connection = this.deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
+    // A refused connection gets no lane: decide makes no call then, only status is written.
+    if (connection.ok) this.enterLane(key, connection.lane);
+    const ids =
+      connection.ok && object.metadata.deletionTimestamp === undefined
+        ? await this.resolveIds(object, connection.lane, signal)
+        : { ok: true as const, ids: {} };
+    if (signal.aborted) return {};
+    let observed = this.observe(key, object, connection, ids);
     for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
       const action = decide(observed, this.timings);
       if (action.kind === 'observeDeployment') {
@@ -141,7 +179,44 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
 
   // ---- observe ----------------------------------------------------------------------------
 
-  private observe(key: string, object: Object): Observed {
+  /** The control plane behind a connection is another one: what was known of the key there no longer holds. */
+  private enterLane(key: string, lane: ControlPlaneLane): void {
+    const previous = this.lanes.get(key);
+    if (previous !== undefined && previous.id !== lane.id) {
+      previous.poller.untrackKey(key);
+      this.memory.forget(key);
+    }
+    this.lanes.set(key, lane);
+  }
+
+  private laneOf(key: string): ControlPlaneLane {
+    return this.lanes.get(key) ?? this.defaultLane;
+  }
+
+  /** The ids the spec names by name, looked up on the object's own control plane. */
+  private async resolveIds(object: Object, lane: ControlPlaneLane, signal: AbortSignal): Promise<IdsReading> {
+    const named = this.deps.namedIds?.(object) ?? {};
+    const ids: ResolvedIds = {};
+    const lookups: Array<[keyof ResolvedIds, string, string | undefined]> = [
+      ['listenerId', 'spec.sourceConfig.listenerRef.name', named.listener],
+      ['integrationId', 'spec.sourceConfig.integrationRef.name', named.integration],
+    ];
+    for (const [field, path, name] of lookups) {
+      if (name === undefined) continue;
+      const found: NameLookup = lane.names
+        ? await (field === 'listenerId'
+            ? lane.names.listenerId(name, signal)
+            : lane.names.integrationId(name, signal))
+        : { ok: false, unknown: 'names cannot be resolved on this connection; give the id' };
+      if (found.ok) ids[field] = found.id;
+      else if ('unknown' in found)
+        return { ok: false, spec: { kind: 'unknownName', message: `${path}: ${found.unknown}` } };
+      else return { ok: false, spec: { kind: 'namesFailed', error: found.error } };
+    }
+    return { ok: true, ids };
+  }
+
+  private observe(key: string, object: Object, connection: LaneResolution, ids: IdsReading): Observed {
     const now = this.deps.clock.now();
     const uid = object.metadata.uid ?? '';
     const ownership = ownershipOf(object);
@@ -175,9 +250,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
     const memory = this.memory.get(key);
-    const spec = this.readSpec(object);
+    const spec = this.readSpec(object, ids);
     const self = { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' };
-    const claimants = this.deps.fleet.claimantsOf(name);
+    // Names are unique per control plane: only objects on this object's lane compete for one.
+    const claimants = connection.ok ? this.deps.fleet.claimantsOf(name, connection.lane.id) : [];
     const disputedBy =
       ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
     const adoptionForbidden = this.deps.adoptionForbidden?.(object.metadata.namespace);
@@ -198,12 +274,17 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       knownRevisions: Object.fromEntries(memory.revisionStatus),
       revisionPoll: {
         allowed:
+          connection.ok &&
           now >= memory.nextRevisionPollAt &&
-          this.deps.controlPlane.budgetHeadroom() >= this.timings.revisionPollMinHeadroom,
+          connection.lane.controlPlane.budgetHeadroom() >= this.timings.revisionPollMinHeadroom,
         dueInMs: memory.nextRevisionPollAt - now,
       },
       ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
     };
+    if (!connection.ok) {
+      const { reason, message } = connection;
+      return { ...observed, connectionRefused: { reason, message } };
+    }
     const rival = ownedId === undefined ? rivalFor(self, claimants) : undefined;
     const refused = memory.refused ?? refusedFromStatus(observed);
     return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
@@ -217,9 +298,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
   }
 
-  private readSpec(object: Object): SpecReading {
+  private readSpec(object: Object, ids: IdsReading): SpecReading {
     const problem = this.deps.specProblem(object);
     if (problem !== undefined) return { kind: 'invalid', message: problem };
+    if (!ids.ok) return ids.spec;
     const resolution = resolveSecrets(object.spec.secrets, (name) =>
       this.deps.kube.getSecret(object.metadata.namespace, name),
     );
@@ -227,7 +309,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     try {
       return {
         kind: 'valid',
-        desired: this.deps.desiredState(object, resolution.secrets),
+        desired: this.deps.desiredState(object, resolution.secrets, ids.ids),
         secretVersions: resolution.versions,
       };
     } catch (error) {
@@ -248,24 +330,24 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<DeploymentReading> {
     const now = this.deps.clock.now();
     if (maxAgeMs > 0) {
-      const cached = this.deps.observations.fresh(id, maxAgeMs, now);
+      const cached = this.laneOf(key).observations.fresh(id, maxAgeMs, now);
       if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
       // The poller wakes one key per id: an object whose record another object disputes
       // reads by GET, so that it cannot take the owner's wake-ups.
       const follower = this.deps.poller.followerOf(id);
       if (cached === undefined && (follower === undefined || follower === key)) {
         // Batched: the poller fetches it with up to 99 others and enqueues this key.
-        this.deps.poller.want(id, key);
+        this.laneOf(key).poller.want(id, key);
         // While its rounds fail, say so rather than wait silently (it retries after its backoff).
-        const failing = this.deps.poller.lastFailure;
+        const failing = this.laneOf(key).poller.lastFailure;
         if (failing) return { kind: 'failed', error: failing };
         return { kind: 'pending', retryAfterMs: this.timings.inflightPollMs * 2 };
       }
     }
     // Asked for now, or a list did not return it: a GET decides.
-    const result = await this.deps.controlPlane.getDeployment(id, signal);
+    const result = await this.laneOf(key).controlPlane.getDeployment(id, signal);
     if (result.ok) {
-      this.deps.observations.recordPresent(result.value, this.deps.clock.now());
+      this.laneOf(key).observations.recordPresent(result.value, this.deps.clock.now());
       return { kind: 'present', deployment: result.value };
     }
     if (result.error.kind === 'NotFound') return { kind: 'gone' };
@@ -278,7 +360,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     name: string,
     signal: AbortSignal,
   ): Promise<Observed> {
-    const result = await this.deps.controlPlane.findDeploymentsByName(name, signal);
+    const result = await this.laneOf(key).controlPlane.findDeploymentsByName(name, signal);
     if (!result.ok) return { ...observed, byName: { kind: 'failed', error: result.error } };
     const claims = { ...observed.claims };
     for (const deployment of result.value) this.noteClaim(claims, key, deployment.id);
@@ -295,9 +377,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<Observed> {
     const memory = this.memory.get(key);
     const now = this.deps.clock.now();
-    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs(key);
     const revisionPoll = { allowed: false, dueInMs: memory.nextRevisionPollAt - now };
-    const revision = await this.deps.controlPlane.getRevision(deploymentId, revisionId, signal);
+    const revision = await this.laneOf(key).controlPlane.getRevision(deploymentId, revisionId, signal);
     if (!revision.ok) {
       // Optional: the deployment list carries success; a failed poll only delays the news.
       if (revision.error.kind !== 'Throttled') {
@@ -319,12 +401,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
    * objects that is every couple of seconds; with a thousand, rarely, and the batched
    * deployment lists (active_revision_id) carry the news of success.
    */
-  private revisionPollIntervalMs(): number {
+  private revisionPollIntervalMs(key: string): number {
     const callsPerSecond = Math.max(
-      this.deps.controlPlane.allowedRatePerSecond() * this.timings.revisionPollBudgetShare,
+      this.laneOf(key).controlPlane.allowedRatePerSecond() * this.timings.revisionPollBudgetShare,
       0.001,
     );
-    const perObjectMs = (this.deps.poller.inflightCount / callsPerSecond) * 1000;
+    const perObjectMs = (this.laneOf(key).poller.inflightCount / callsPerSecond) * 1000;
     return Math.max(this.timings.minRevisionPollMs, perObjectMs);
   }
 
@@ -361,7 +443,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       case 'patch':
         return this.patch(key, object, action, signal);
       case 'forget': {
-        this.deps.poller.untrack(action.id);
+        this.laneOf(key).poller.untrack(action.id);
         this.memory.forget(key);
         const message = `Deployment ${action.id} no longer exists on the control plane; creating it again`;
         this.deps.kube.event(object, 'Warning', 'DeploymentGone', message);
@@ -374,7 +456,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         return published.ok ? { requeueNow: true } : this.failed(object, published.error, signal);
       }
       case 'delete': {
-        const deleted = await this.deps.controlPlane.deleteDeployment(action.id, signal);
+        const deleted = await this.laneOf(key).controlPlane.deleteDeployment(action.id, signal);
         if (!deleted.ok && deleted.error.kind !== 'NotFound')
           return this.failed(object, deleted.error, signal);
         this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${action.id}`);
@@ -420,7 +502,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (!intent.ok) return this.failed(object, intent.error, signal);
     if (signal.aborted) return {};
     let current = intent.value;
-    const created = await this.deps.controlPlane.createDeployment(request, signal);
+    const created = await this.laneOf(key).controlPlane.createDeployment(request, signal);
     if (!created.ok) {
       const error = created.error;
       if (error.kind === 'Terminal')
@@ -432,8 +514,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const deployment = created.value;
     const memory = this.memory.get(key);
     memory.refused = undefined;
-    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
-    this.rolloutStarted(memory, deployment);
+    this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
+    this.rolloutStarted(key, memory, deployment);
     this.deps.kube.event(
       current,
       'Normal',
@@ -457,7 +539,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     );
     if (!recorded.ok) return this.failed(current, recorded.error, signal);
     current = recorded.value;
-    this.deps.poller.track(deployment.id, key, 'inflight');
+    this.laneOf(key).poller.track(deployment.id, key, 'inflight');
     return {
       requeueAfterMs: Math.max(
         memory.nextRevisionPollAt - this.deps.clock.now(),
@@ -478,7 +560,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<ReconcileResult> {
     // Names are unique in a tenant; a 400 may be that clash. Ask the control plane rather
     // than parse its message; without an answer, the server's words are the verdict.
-    const lookup = await this.deps.controlPlane.findDeploymentsByName(name, signal);
+    const lookup = await this.laneOf(key).controlPlane.findDeploymentsByName(name, signal);
     const taken = lookup.ok && lookup.value.length > 0;
     const state: SyncState = taken
       ? {
@@ -533,7 +615,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       reason,
       `Manages deployment ${deployment.id} (${deployment.name})`,
     );
-    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
     this.memory.get(key).refused = undefined;
     return { requeueNow: true };
   }
@@ -545,7 +627,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
     const id = action.deployment.id;
-    const patched = await this.deps.controlPlane.patchDeployment(id, action.patch, signal);
+    const patched = await this.laneOf(key).controlPlane.patchDeployment(id, action.patch, signal);
     if (!patched.ok) {
       const error = patched.error;
       if (error.kind === 'NotFound') return { requeueNow: true };
@@ -561,7 +643,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const deployment = patched.value;
     const memory = this.memory.get(key);
     memory.refused = undefined;
-    this.deps.observations.recordPresent(deployment, this.deps.clock.now());
+    this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
     this.warn(object, action.warnings);
     const what = action.changedFields.join(', ');
     if (action.drift) {
@@ -581,7 +663,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       'NewRevision',
       `Revision ${deployment.latest_revision_id ?? '?'} started`,
     );
-    this.rolloutStarted(memory, deployment);
+    this.rolloutStarted(key, memory, deployment);
     const revision = deployment.latest_revision_id ?? '?';
     const published = await this.publish(
       object,
@@ -590,7 +672,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       signal,
     );
     if (!published.ok) return this.failed(object, published.error, signal);
-    this.deps.poller.track(id, key, 'inflight');
+    this.laneOf(key).poller.track(id, key, 'inflight');
     return {
       requeueAfterMs: Math.max(
         memory.nextRevisionPollAt - this.deps.clock.now(),
@@ -680,7 +762,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
     // Only what this key follows: a forged record must not stop the owner's observation.
-    this.deps.poller.untrackKey(key);
+    this.laneOf(key).poller.untrackKey(key);
     const released = await this.deps.kube.patchFinalizers(
       object,
       (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
@@ -697,13 +779,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   }
 
   /** A revision the control plane just made is CREATING: no GET is needed to know that. */
-  private rolloutStarted(memory: KeyMemory, deployment: Deployment): void {
+  private rolloutStarted(key: string, memory: KeyMemory, deployment: Deployment): void {
     const revision = deployment.latest_revision_id;
     if (!revision) return;
     const now = this.deps.clock.now();
     memory.rolloutStartedAt.set(revision, now);
     memory.revisionStatus.set(revision, 'CREATING');
-    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs();
+    memory.nextRevisionPollAt = now + this.revisionPollIntervalMs(key);
   }
 
   // ---- publish and failures -----------------------------------------------------------------
@@ -719,8 +801,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     let requeueAfterMs = options.requeueAfterMs;
     if (options.refused) requeueAfterMs = this.remember(key, options.refused.specKey, state);
     const track = options.track;
-    if (track?.mode === 'want') this.deps.poller.want(track.id, key);
-    else if (track) this.deps.poller.track(track.id, key, track.mode);
+    if (track?.mode === 'want') this.laneOf(key).poller.want(track.id, key);
+    else if (track) this.laneOf(key).poller.track(track.id, key, track.mode);
     const published = await this.publish(object, state, facts, signal);
     if (!published.ok) return this.failed(object, published.error, signal);
     if (published.value !== object) this.warn(object, options.warnings);
@@ -835,6 +917,9 @@ function smokeTestOf(object: AgentDeploymentView): {
   };
   return { smokeTest: { spec, hash: smokeTestSpecHash(spec) } };
 }
+
+/** The named ids of a pass, or the spec reading that says why they are not there. */
+type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
 
 function objectKeyOf(object: AgentDeploymentView): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;

@@ -1,6 +1,7 @@
 // The outcome of one reconcile, as a closed set of states, and the kstatus conditions each
 // one publishes. Every reason used in status, events and docs comes from here.
 import type { ConditionUpdate } from './conditions.js';
+import type { ConnectionRefusalReason } from './ports.js';
 
 export type SyncState =
   | { kind: 'Creating'; message: string }
@@ -22,11 +23,13 @@ export type SyncState =
   /** spec.smokeTest: the revision is deployed and the call to it is under way or retried. */
   | { kind: 'SmokeTestPending'; message: string }
   /** spec.smokeTest failed within its budget: not Ready, not retried until the spec or revision changes. */
-  | { kind: 'SmokeTestFailed'; message: string };
+  | { kind: 'SmokeTestFailed'; message: string }
+
+  | { kind: ConnectionRefusalReason; message: string };
 
 export type SyncReason = SyncState['kind'];
 
-/** Terminal states: nothing changes until the spec (or a referenced Secret) does. */
+/** Terminal states: nothing changes until the spec (or a referenced Secret or connection) does. */
 const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
   'RevisionFailed',
   'InvalidSpec',
@@ -34,6 +37,9 @@ const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
   'NameConflict',
   'OwnershipConflict',
   'AdoptionNotAllowed',
+  'ConnectionNotFound',
+  'ConnectionNotReady',
+  'ConnectionNotAllowed',
 ]);
 
 export function isStalled(state: SyncState): boolean {

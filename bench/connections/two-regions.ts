@@ -1,0 +1,189 @@
+// Two connections, each with its own key and control plane (a US one at the published
+// 1000/10 and an EU one whose key is held to a lower limit, so that it is saturated the whole
+// run), N AgentDeployments on each, one operator process. Each connection has its own budget,
+// observation cache and poller, so the EU key's queue must not slow the US objects: each
+// connection converges close to its own rate floor. Prints, per connection: time to converge,
+// its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
+//
+//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250]
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import yaml from 'js-yaml';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import type { ResourceType } from '../../src/runtime/kube/resource.js';
+import { floorSeconds } from '../converge/floor.js';
+import { agentDeployment, createAll } from '../support/agent-deployments.js';
+import type { StatsSnapshot } from '../support/emulator-stats.js';
+import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
+import { OperatorProcess } from '../support/operator-process.js';
+import { ROOT } from '../support/processes.js';
+import { ReadyTracker } from '../support/ready-tracker.js';
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '1000' },
+    'us-rate-limit': { type: 'string', default: '1000/10' },
+    'eu-rate-limit': { type: 'string', default: '200/10' },
+    'revision-phase-ms': { type: 'string', default: '250' },
+    'timeout-s': { type: 'string', default: '900' },
+  },
+});
+const n = Number(values.n);
+const revisionPhaseMs = Number(values['revision-phase-ms']);
+const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
+const PLATFORM_CONNECTIONS: ResourceType = {
+  group: 'agentplatform.io',
+  version: 'v1alpha1',
+  plural: 'platformconnections',
+};
+
+interface Region {
+  name: 'us' | 'eu';
+  rateLimit: string;
+  emulators: Emulators;
+}
+
+function ratePerSecond(rateLimit: string): number {
+  const [count, windowSeconds] = rateLimit.split('/').map(Number) as [number, number];
+  return count / windowSeconds;
+}
+
+/** The platform API's /ok, which the connection probe asks for Reachable. */
+async function startOkServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((request, response) => {
+    response.statusCode = request.url === '/ok' ? 200 : 404;
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function waitForReadyConnections(kube: Emulators['kube'], names: string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const list = await kube.list<
+      KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }
+    >(PLATFORM_CONNECTIONS, { namespace: BENCH_NAMESPACE });
+    const ready = list.items.filter((c) =>
+      c.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True'),
+    );
+    if (names.every((name) => ready.some((c) => c.metadata.name === name))) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the connections did not become Ready within 60 s');
+}
+
+async function main(): Promise<void> {
+  const regions: Region[] = [];
+  const ok = await startOkServer();
+  let operator: OperatorProcess | undefined;
+  let tracker: ReadyTracker | undefined;
+  try {
+    for (const [name, rateLimit] of [
+      ['us', values['us-rate-limit']],
+      ['eu', values['eu-rate-limit']],
+    ] as const) {
+      regions.push({ name, rateLimit, emulators: await Emulators.start({ revisionPhaseMs, rateLimit }) });
+    }
+    const [us] = regions;
+    if (us === undefined) throw new Error('no US region');
+    // The cluster is the US pair's Kubernetes emulator; the EU pair contributes its control plane.
+    const kube = us.emulators.kube;
+    for (const plural of ['platformconnections', 'clusterplatformconnections']) {
+      const file = join(ROOT, `crds/agentplatform.io_${plural}.yaml`);
+      await kube.create(CRDS, yaml.load(await readFile(file, 'utf8')) as KubeObject);
+    }
+    await kube.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'workspace-key', namespace: BENCH_NAMESPACE },
+      data: { apiKey: Buffer.from(BENCH_API_KEY).toString('base64') },
+    });
+    for (const region of regions) {
+      await kube.create(PLATFORM_CONNECTIONS, {
+        apiVersion: 'agentplatform.io/v1alpha1',
+        kind: 'PlatformConnection',
+        metadata: { name: region.name, namespace: BENCH_NAMESPACE },
+        spec: {
+          controlPlaneUrl: region.emulators.controlPlaneUrl,
+          platformApiUrl: ok.url,
+          apiKeySecretRef: { name: 'workspace-key', key: 'apiKey' },
+          rateLimits: {
+            default: {
+              count: Number(region.rateLimit.split('/')[0]),
+              windowSeconds: Number(region.rateLimit.split('/')[1]),
+            },
+          },
+        },
+      });
+    }
+    operator = await OperatorProcess.start({
+      controlPlaneUrl: us.emulators.controlPlaneUrl,
+      kubeconfigPath: us.emulators.kubeconfigPath,
+      flags: ['--rate-limit', us.rateLimit],
+    });
+    await waitForReadyConnections(
+      kube,
+      regions.map((r) => r.name),
+    );
+    const listeners = await Promise.all(regions.map((region) => region.emulators.listenerId()));
+    for (const region of regions) await region.emulators.admin('POST', '/reset');
+
+    tracker = new ReadyTracker(kube);
+    await tracker.start();
+    tracker.origin = performance.now();
+    const objects = regions.flatMap((region, r) =>
+      Array.from({ length: n }, (_, i) => {
+        const object = agentDeployment(
+          `${region.name}-agent-${String(i).padStart(5, '0')}`,
+          listeners[r] ?? '',
+        );
+        return {
+          ...object,
+          spec: { ...object.spec, connectionRef: { kind: 'PlatformConnection', name: region.name } },
+        };
+      }),
+    );
+    await createAll(kube, objects);
+    await tracker.waitForReady(2 * n, Number(values['timeout-s']) * 1000);
+
+    console.log(
+      `two connections, ${n} objects each, revision phase ${revisionPhaseMs} ms, one operator process`,
+    );
+    const readyAt = tracker.readyAt;
+    for (const region of regions) {
+      const times = [...readyAt].filter(([name]) => name.startsWith(`${region.name}-`)).map(([, ms]) => ms);
+      const seconds = Math.max(...times) / 1000;
+      const half = (times.sort((x, y) => x - y)[Math.floor(times.length / 2)] ?? 0) / 1000;
+      const floor = floorSeconds({
+        n,
+        allowedPerSecond: ratePerSecond(region.rateLimit),
+        buildMs: 4 * revisionPhaseMs,
+      });
+      const stats = await region.emulators.admin<StatsSnapshot>('GET', '/stats');
+      console.log(
+        `${region.name} (${region.rateLimit}): half Ready at ${half.toFixed(1)} s, all at ${seconds.toFixed(1)} s, floor ${floor.toFixed(1)} s, ` +
+          `ratio ${(seconds / floor).toFixed(2)} (target ≤ 1.1); ${stats.total} calls, ${stats.throttled} answered 429`,
+      );
+    }
+  } finally {
+    await tracker?.stop();
+    await operator?.stop();
+    for (const region of regions) await region.emulators.close();
+    await ok.close();
+  }
+}
+
+await main();

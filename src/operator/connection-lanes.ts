@@ -1,0 +1,115 @@
+// One lane per control plane the operator talks to (see ControlPlaneLane): the port paced by
+// that connection's own budget, its own observation cache and its own batched poller. Lanes
+// are made when an object first resolves to a connection and live as long as the operator;
+// their pollers run only while this replica leads, like the default lane's.
+import type { Logger } from 'pino';
+import { DEFAULT_API_KEY_ROW_ID } from '../controlplane/budget/rate-table.js';
+import type { ControlPlaneClient } from '../controlplane/client/index.js';
+import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
+import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
+import type { ControlPlaneLane, Failure, NameLookup } from '../reconcilers/agentdeployment/ports.js';
+import { CatalogNames, type NameResolution } from '../connections/catalog-names.js';
+import { controlPlanePort, failure } from './control-plane-port.js';
+
+export interface ConnectionLanesOptions {
+  enqueue: (key: string) => void;
+  /** The controller's workers: one lane may hold at most half of them waiting for its budget. */
+  concurrency: number;
+  inflightPollMs?: number;
+  resyncPeriodMs?: number;
+  /** A lane's poller started or stopped failing; `label` names its connection, never its key. */
+  onHealthChange: (label: string, failure: Failure | undefined) => void;
+  logger: Logger;
+}
+
+export class ConnectionLanes {
+  private readonly lanes = new Map<string, ControlPlaneLane>();
+  /** Listener and integration names, one catalog per lane. */
+  private readonly catalogs = new CatalogNames();
+  private running = false;
+
+  constructor(private readonly options: ConnectionLanesOptions) {}
+
+  /** The lane of `client`; `id` is the identity of its control plane (see ResolvedConnection.controlPlaneId). */
+  laneFor(id: string, client: ControlPlaneClient, label: string): ControlPlaneLane {
+    const existing = this.lanes.get(id);
+    if (existing !== undefined) return existing;
+    const observations = new ObservationCache();
+    const controlPlane = controlPlanePort({
+      client,
+      allowedRatePerSecond: allowedRatePerSecond(client),
+      budgetHeadroom: budgetHeadroomProbe(client),
+      // Alone, a lane may use every worker (waiting in place is cheaper than the queue);
+      // beside others, a saturated one must leave them workers.
+      maxInPlaceWaits: () =>
+        this.lanes.size > 1
+          ? Math.max(1, Math.floor(this.options.concurrency / 2))
+          : Number.POSITIVE_INFINITY,
+    });
+    const poller = new FleetPoller({
+      controlPlane,
+      cache: observations,
+      enqueue: this.options.enqueue,
+      ...(this.options.inflightPollMs === undefined ? {} : { inflightPollMs: this.options.inflightPollMs }),
+      ...(this.options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: this.options.resyncPeriodMs }),
+      onHealthChange: (failure) => this.options.onHealthChange(label, failure),
+      onError: (message) => this.options.logger.debug({ connection: label }, message),
+    });
+    const names = {
+      listenerId: async (name: string, signal: AbortSignal) =>
+        lookup(await this.catalogs.listenerId(client, id, name, signal)),
+      integrationId: async (name: string, signal: AbortSignal) =>
+        lookup(await this.catalogs.integrationId(client, id, name, signal)),
+    };
+    const lane = { id, controlPlane, observations, poller, names };
+    this.lanes.set(id, lane);
+    if (this.running) poller.start();
+    return lane;
+  }
+
+  /** Starts every poller, and those of lanes made later (on becoming the leader). */
+  start(): void {
+    this.running = true;
+    for (const lane of this.lanes.values()) lane.poller.start();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all([...this.lanes.values()].map((lane) => lane.poller.stop()));
+  }
+}
+
+function lookup(resolution: NameResolution): NameLookup {
+  if (resolution.ok) return resolution;
+  return resolution.kind === 'UnknownName'
+    ? { ok: false, unknown: resolution.message }
+    : { ok: false, error: failure(resolution.error) };
+}
+
+/** The request every deployment call counts as: they all fall in the key's default row. */
+function deploymentsRequest(client: ControlPlaneClient) {
+  return {
+    method: 'GET',
+    path: `${client.endpoint.pathPrefix}/v2/deployments`,
+    credentialFingerprint: client.credentialFingerprint,
+  };
+}
+
+function allowedRatePerSecond(client: ControlPlaneClient): number {
+  const reports = client.budget.report(deploymentsRequest(client));
+  const row = reports.find((report) => report.rowId === DEFAULT_API_KEY_ROW_ID) ?? reports[0];
+  return row === undefined ? 100 : row.limit.count / row.limit.windowSeconds;
+}
+
+/** Share of the budget free right now, 0..1 (the emptiest bucket the deployment routes draw from). */
+export function budgetHeadroomProbe(client: ControlPlaneClient): () => number {
+  return () => {
+    const reports = client.budget.report(deploymentsRequest(client));
+    if (reports.length === 0) return 1;
+    return Math.min(
+      ...reports.map((report) =>
+        report.blockedForMs > 0 ? 0 : report.tokens / Math.max(report.capacity, 1),
+      ),
+    );
+  };
+}

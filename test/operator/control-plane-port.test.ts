@@ -1,0 +1,57 @@
+// The port's short waits for an empty budget: at most `maxInPlaceWaits` reconciles wait in
+// place at once; past that a short wait too returns Throttled, so that a saturated key cannot
+// hold every worker while the objects of other connections queue behind it.
+import { describe, expect, it } from 'vitest';
+import type { ControlPlaneApi, Result } from '../../src/controlplane/client/index.js';
+import type { Deployment } from '../../src/controlplane/models/index.js';
+import { controlPlanePort } from '../../src/operator/control-plane-port.js';
+
+/** A client whose budget is always just empty: every GET is refused locally with a 20 ms wait. */
+function alwaysEmpty(calls: { count: number }): ControlPlaneApi {
+  const throttled: Result<Deployment> = {
+    ok: false,
+    error: {
+      kind: 'Throttled',
+      retryAfterMs: 20,
+      message: 'GET /v2/deployments/{id}: rate budget empty',
+      method: 'GET',
+      route: '/v2/deployments/{id}',
+      attempts: 0,
+    },
+  };
+  return {
+    getDeployment: () => {
+      calls.count += 1;
+      return Promise.resolve(throttled);
+    },
+  } as unknown as ControlPlaneApi;
+}
+
+describe('controlPlanePort: waiting in place for the budget', () => {
+  it('lets at most maxInPlaceWaits reconciles wait; the others get Throttled at once', async () => {
+    const calls = { count: 0 };
+    const port = controlPlanePort({
+      client: alwaysEmpty(calls),
+      allowedRatePerSecond: 100,
+      budgetHeadroom: () => 0,
+      maxInPlaceWaits: () => 1,
+    });
+    const signal = new AbortController().signal;
+    const results = await Promise.all([1, 2, 3].map(() => port.getDeployment('id', signal)));
+    expect(results.every((result) => !result.ok && result.error.kind === 'Throttled')).toBe(true);
+    // One waited and tried three more times; the two others tried once each.
+    expect(calls.count).toBe(4 + 1 + 1);
+  });
+
+  it('without a limit every reconcile waits its short waits', async () => {
+    const calls = { count: 0 };
+    const port = controlPlanePort({
+      client: alwaysEmpty(calls),
+      allowedRatePerSecond: 100,
+      budgetHeadroom: () => 0,
+    });
+    const signal = new AbortController().signal;
+    await Promise.all([1, 2, 3].map(() => port.getDeployment('id', signal)));
+    expect(calls.count).toBe(3 * 4);
+  });
+});
