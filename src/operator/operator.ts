@@ -42,6 +42,7 @@ import { controlPlanePort } from './control-plane-port.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { BY_CONNECTION, connectionProblem, setUpConnections } from './connections.js';
 import { connectionIndexValues } from '../connections/agentdeployment-connection.js';
+import { setUpDeletions } from './deletions.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
@@ -259,6 +260,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   ]);
   if (connections.controller) manager.addController(connections.controller, connections.watches);
   for (const informer of connections.informers) manager.addInformer(informer);
+  const deletions = await setUpDeletions(manager, {
+    kube,
+    logger,
+    registry,
+    recorder,
+    config,
+    connections: connections.registry,
+    defaultBudget: budget,
+  });
   // The poller spends budget: only the leader runs it.
   manager.addLeaderRunnable({ start: () => poller.start(), stop: () => poller.stop() });
 
@@ -303,6 +313,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         await poller.stop();
         await server?.close();
         await connections.close();
+        await deletions.close();
         await controlPlane.close();
         budget.close();
         transport.close?.();

@@ -1,0 +1,200 @@
+// The deletion controllers (TraceDeletion, later ExampleDeletion): their caches, status writes,
+// events, and a platform data client per connection on the connection's own rate budget, so
+// that a bulk deletion queues behind the deployments' calls of the same key. Off, with a
+// warning, when the CRDs are not installed.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { GROUP, VERSION } from '../api/agentdeployment/names.js';
+import { TRACE_DELETION, type TraceDeletionObject, type TraceDeletionStatus } from '../api/deletion/index.js';
+import { resolveObjectConnection } from '../connections/agentdeployment-connection.js';
+import type { ConnectionRegistry } from '../connections/registry.js';
+import type { RateBudget } from '../controlplane/budget/index.js';
+import { PlatformDataClient } from '../platformdata/index.js';
+import type {
+  DeletionKubePort,
+  DeletionTimings,
+  PlatformAccess,
+  StatusWrite,
+} from '../reconcilers/deletion/ports.js';
+import { TraceDeletionReconciler } from '../reconcilers/tracedeletion/reconciler.js';
+import { systemClock } from '../runtime/clock.js';
+import { Controller } from '../runtime/controller/controller.js';
+import type { EventRecorder } from '../runtime/events/recorder.js';
+import { referenceTo } from '../runtime/events/recorder.js';
+import type { KubeClient } from '../runtime/kube/client.js';
+import { KubeApiError } from '../runtime/kube/errors.js';
+import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
+import type { ResourceType } from '../runtime/kube/resource.js';
+import { Informer } from '../runtime/manager/informer.js';
+import { watchOf, type Manager } from '../runtime/manager/manager.js';
+import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
+import type { OperatorConfig } from './config.js';
+import { served } from './connections.js';
+import { mergePatchBetween } from './merge-patch.js';
+
+export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
+export const TRACE_DELETIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: TRACE_DELETION.plural,
+};
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
+/** Failed submissions and checks back off from 5 s to 10 min. */
+const FAILURE_BACKOFF = { baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+
+type TraceDeletionKubeObject = KubeObject & TraceDeletionObject;
+
+export interface DeletionsOptions {
+  kube: KubeClient;
+  logger: Logger;
+  registry: Registry;
+  recorder: EventRecorder;
+  config: OperatorConfig;
+  connections: ConnectionRegistry;
+  /** The default connection's budget: deletions on the operator's own key spend it too. */
+  defaultBudget: RateBudget;
+  timings?: Partial<DeletionTimings>;
+}
+
+export interface Deletions {
+  close(): Promise<void>;
+}
+
+/** Adds the deletion controllers to `manager` when their resources are served. */
+export async function setUpDeletions(manager: Manager, options: DeletionsOptions): Promise<Deletions> {
+  const { kube, logger, config } = options;
+  const scoped = config.namespaces.length > 0 ? config.namespaces : undefined;
+  const notInstalled = 'deletion resources are not installed (apply the CRDs); their controller is off';
+  if (!(await served(kube, TRACE_DELETIONS, scoped?.[0], logger, notInstalled)))
+    return { close: async () => {} };
+
+  const defaultClient = new PlatformDataClient({
+    ...(config.controlPlaneUrl === undefined ? {} : { baseUrl: config.controlPlaneUrl }),
+    region: config.region,
+    credentials: { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) },
+    budget: options.defaultBudget,
+    logger: logger.child({ component: 'platform-data-client' }),
+  });
+  const platformFor = (object: TraceDeletionObject): PlatformAccess => {
+    const resolution = resolveObjectConnection(options.connections, object);
+    if (!resolution.ok) return resolution;
+    if (resolution.kind !== 'Default') {
+      return {
+        ok: false,
+        reason: 'ConnectionNotSupported',
+        message: `${resolution.label}: deletions go through the default connection only for now; remove spec.connectionRef`,
+      };
+    }
+    return { ok: true, client: defaultClient, label: resolution.label };
+  };
+
+  const traceDeletions = Informer.forResource<TraceDeletionKubeObject>(kube, {
+    type: TRACE_DELETIONS,
+    namespaces: config.namespaces,
+    logger: logger.child({ informer: TRACE_DELETION.plural }),
+  });
+  const reconciler = new TraceDeletionReconciler({
+    kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
+      kube,
+      TRACE_DELETIONS,
+      traceDeletions,
+      options.recorder,
+    ),
+    platformFor,
+    configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
+    clock: systemClock,
+    timings: {
+      ...(config.deletionVerifyIntervalMs === undefined
+        ? {}
+        : { verifyIntervalMs: config.deletionVerifyIntervalMs }),
+      ...(config.deletionVerifyDeadlineMs === undefined
+        ? {}
+        : { verifyDeadlineMs: config.deletionVerifyDeadlineMs }),
+      ...options.timings,
+    },
+    logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
+  });
+  const controller = new Controller({
+    name: TRACE_DELETION_CONTROLLER,
+    maxConcurrentReconciles: config.concurrency,
+    registry: options.registry,
+    logger,
+    rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
+    reconcile: async (key, signal) => {
+      try {
+        return await reconciler.reconcile(key, signal);
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    },
+  });
+  manager.addController(controller, [
+    watchOf(traceDeletions, (object) => [objectKey(object)], specOrDeletionChanged),
+  ]);
+  return { close: () => defaultClient.close() };
+}
+
+/** Status writes of the controller itself wake nothing: only a new object or a deletion matters. */
+function specOrDeletionChanged(old: KubeObject, current: KubeObject): boolean {
+  return (
+    old.metadata.generation !== current.metadata.generation ||
+    old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp
+  );
+}
+
+function kubePort<T extends KubeObject & { status?: S }, S extends object>(
+  kube: KubeClient,
+  type: ResourceType,
+  informer: Informer<T>,
+  recorder: EventRecorder,
+): DeletionKubePort<T, S> {
+  return {
+    get: (key) => informer.store.get(key),
+    patchStatus: async (object, status, signal): Promise<StatusWrite> => {
+      const patch = mergePatchBetween(
+        object.status as Record<string, unknown> | undefined,
+        status as Record<string, unknown>,
+      );
+      try {
+        await kube.mergePatchStatus(
+          type,
+          object.metadata.namespace,
+          object.metadata.name ?? '',
+          { status: patch },
+          { signal },
+        );
+        return { ok: true };
+      } catch (error) {
+        return {
+          ok: false,
+          gone: error instanceof KubeApiError && error.statusCode === 404,
+          message: error instanceof Error ? error.message : String(error),
+        };
+      }
+    },
+    event: (object, eventType, reason, message) => {
+      void recorder.record(referenceTo(object), eventType, reason, message);
+    },
+  };
+}
+
+async function configMapValue(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  key: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  try {
+    const configMap = await kube.get<KubeObject & { data?: Record<string, string> }>(
+      CONFIG_MAPS,
+      namespace,
+      name,
+      signal,
+    );
+    return configMap.data?.[key];
+  } catch (error) {
+    if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
+    throw error;
+  }
+}
