@@ -5,8 +5,15 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { GROUP, VERSION } from '../api/agentdeployment/names.js';
-import { TRACE_DELETION, type TraceDeletionObject, type TraceDeletionStatus } from '../api/deletion/index.js';
-import { resolveObjectConnection } from '../connections/agentdeployment-connection.js';
+import {
+  EXAMPLE_DELETION,
+  TRACE_DELETION,
+  type ExampleDeletionObject,
+  type ExampleDeletionStatus,
+  type TraceDeletionObject,
+  type TraceDeletionStatus,
+} from '../api/deletion/index.js';
+import { resolveObjectConnection, type ConnectionUser } from '../connections/agentdeployment-connection.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import type { RateBudget } from '../controlplane/budget/index.js';
 import { PlatformDataClient } from '../platformdata/index.js';
@@ -16,9 +23,10 @@ import type {
   PlatformAccess,
   StatusWrite,
 } from '../reconcilers/deletion/ports.js';
+import { ExampleDeletionReconciler } from '../reconcilers/exampledeletion/reconciler.js';
 import { TraceDeletionReconciler } from '../reconcilers/tracedeletion/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
-import { Controller } from '../runtime/controller/controller.js';
+import { Controller, type Reconcile } from '../runtime/controller/controller.js';
 import type { EventRecorder } from '../runtime/events/recorder.js';
 import { referenceTo } from '../runtime/events/recorder.js';
 import type { KubeClient } from '../runtime/kube/client.js';
@@ -38,11 +46,18 @@ export const TRACE_DELETIONS: ResourceType = {
   version: VERSION,
   plural: TRACE_DELETION.plural,
 };
+export const EXAMPLE_DELETION_CONTROLLER = 'exampledeletion';
+export const EXAMPLE_DELETIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: EXAMPLE_DELETION.plural,
+};
 const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
 /** Failed submissions and checks back off from 5 s to 10 min. */
 const FAILURE_BACKOFF = { baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
 
 type TraceDeletionKubeObject = KubeObject & TraceDeletionObject;
+type ExampleDeletionKubeObject = KubeObject & ExampleDeletionObject;
 
 export interface DeletionsOptions {
   kube: KubeClient;
@@ -65,8 +80,9 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
   const { kube, logger, config } = options;
   const scoped = config.namespaces.length > 0 ? config.namespaces : undefined;
   const notInstalled = 'deletion resources are not installed (apply the CRDs); their controller is off';
-  if (!(await served(kube, TRACE_DELETIONS, scoped?.[0], logger, notInstalled)))
-    return { close: async () => {} };
+  const tracesOn = await served(kube, TRACE_DELETIONS, scoped?.[0], logger, notInstalled);
+  const examplesOn = await served(kube, EXAMPLE_DELETIONS, scoped?.[0], logger, notInstalled);
+  if (!tracesOn && !examplesOn) return { close: async () => {} };
 
   const defaultClient = new PlatformDataClient({
     ...(config.controlPlaneUrl === undefined ? {} : { baseUrl: config.controlPlaneUrl }),
@@ -75,7 +91,7 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
     budget: options.defaultBudget,
     logger: logger.child({ component: 'platform-data-client' }),
   });
-  const platformFor = (object: TraceDeletionObject): PlatformAccess => {
+  const platformFor = (object: ConnectionUser): PlatformAccess => {
     const resolution = resolveObjectConnection(options.connections, object);
     if (!resolution.ok) return resolution;
     if (resolution.kind !== 'Default') {
@@ -87,50 +103,77 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
     }
     return { ok: true, client: defaultClient, label: resolution.label };
   };
+  const controllerOf = (name: string, reconcile: Reconcile) =>
+    new Controller({
+      name,
+      maxConcurrentReconciles: config.concurrency,
+      registry: options.registry,
+      logger,
+      rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
+      reconcile: async (key, signal) => {
+        try {
+          return await reconcile(key, signal);
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      },
+    });
 
-  const traceDeletions = Informer.forResource<TraceDeletionKubeObject>(kube, {
-    type: TRACE_DELETIONS,
-    namespaces: config.namespaces,
-    logger: logger.child({ informer: TRACE_DELETION.plural }),
-  });
-  const reconciler = new TraceDeletionReconciler({
-    kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
-      kube,
-      TRACE_DELETIONS,
-      traceDeletions,
-      options.recorder,
-    ),
-    platformFor,
-    configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
-    clock: systemClock,
-    timings: {
-      ...(config.deletionVerifyIntervalMs === undefined
-        ? {}
-        : { verifyIntervalMs: config.deletionVerifyIntervalMs }),
-      ...(config.deletionVerifyDeadlineMs === undefined
-        ? {}
-        : { verifyDeadlineMs: config.deletionVerifyDeadlineMs }),
-      ...options.timings,
-    },
-    logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
-  });
-  const controller = new Controller({
-    name: TRACE_DELETION_CONTROLLER,
-    maxConcurrentReconciles: config.concurrency,
-    registry: options.registry,
-    logger,
-    rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
-    reconcile: async (key, signal) => {
-      try {
-        return await reconciler.reconcile(key, signal);
-      } catch (error) {
-        return error instanceof Error ? error : new Error(String(error));
-      }
-    },
-  });
-  manager.addController(controller, [
-    watchOf(traceDeletions, (object) => [objectKey(object)], specOrDeletionChanged),
-  ]);
+  if (tracesOn) {
+    const traceDeletions = Informer.forResource<TraceDeletionKubeObject>(kube, {
+      type: TRACE_DELETIONS,
+      namespaces: config.namespaces,
+      logger: logger.child({ informer: TRACE_DELETION.plural }),
+    });
+    const reconciler = new TraceDeletionReconciler({
+      kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
+        kube,
+        TRACE_DELETIONS,
+        traceDeletions,
+        options.recorder,
+      ),
+      platformFor,
+      configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
+      clock: systemClock,
+      timings: {
+        ...(config.deletionVerifyIntervalMs === undefined
+          ? {}
+          : { verifyIntervalMs: config.deletionVerifyIntervalMs }),
+        ...(config.deletionVerifyDeadlineMs === undefined
+          ? {}
+          : { verifyDeadlineMs: config.deletionVerifyDeadlineMs }),
+        ...options.timings,
+      },
+      logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
+    });
+    manager.addController(
+      controllerOf(TRACE_DELETION_CONTROLLER, (key, signal) => reconciler.reconcile(key, signal)),
+      [watchOf(traceDeletions, (object) => [objectKey(object)], specOrDeletionChanged)],
+    );
+  }
+  if (examplesOn) {
+    const exampleDeletions = Informer.forResource<ExampleDeletionKubeObject>(kube, {
+      type: EXAMPLE_DELETIONS,
+      namespaces: config.namespaces,
+      logger: logger.child({ informer: EXAMPLE_DELETION.plural }),
+    });
+    const reconciler = new ExampleDeletionReconciler({
+      kube: kubePort<ExampleDeletionKubeObject, ExampleDeletionStatus>(
+        kube,
+        EXAMPLE_DELETIONS,
+        exampleDeletions,
+        options.recorder,
+      ),
+      platformFor,
+      clock: systemClock,
+      ...(options.timings === undefined ? {} : { timings: options.timings }),
+      logger: logger.child({ controller: EXAMPLE_DELETION_CONTROLLER }),
+    });
+    manager.addController(
+      controllerOf(EXAMPLE_DELETION_CONTROLLER, (key, signal) => reconciler.reconcile(key, signal)),
+      [watchOf(exampleDeletions, (object) => [objectKey(object)], specOrDeletionChanged)],
+    );
+  }
   return { close: () => defaultClient.close() };
 }
 

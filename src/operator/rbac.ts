@@ -27,6 +27,8 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'platformconnections/status', verbs: ['patch'] },
   { apiGroup: 'agentplatform.io', resource: 'tracedeletions', verbs: ['list', 'watch'] },
   { apiGroup: 'agentplatform.io', resource: 'tracedeletions/status', verbs: ['patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'exampledeletions', verbs: ['list', 'watch'] },
+  { apiGroup: 'agentplatform.io', resource: 'exampledeletions/status', verbs: ['patch'] },
   { apiGroup: '', resource: 'secrets', verbs: ['list', 'watch'] },
   // A TraceDeletion's traceIdsFrom: read once when submitting and once per check, not cached.
   { apiGroup: '', resource: 'configmaps', verbs: ['get'] },

@@ -6,7 +6,7 @@ import yaml from 'js-yaml';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
-import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
 import { NAMESPACE, Stack } from '../operator/harness.js';
 import { oneTraceBatch } from '../platform-emulator/helpers.js';
 
@@ -16,7 +16,7 @@ const CRDS: ResourceType = {
   plural: 'customresourcedefinitions',
   namespaced: false,
 };
-const DELETION_CRD_FILES = ['agentplatform.io_tracedeletions.yaml'];
+const DELETION_CRD_FILES = ['agentplatform.io_tracedeletions.yaml', 'agentplatform.io_exampledeletions.yaml'];
 
 export type DeletionObject = KubeObject & {
   spec: Record<string, unknown>;
@@ -112,6 +112,19 @@ export function createTraceDeletion(
   return stack.client.create<DeletionObject>(TRACE_DELETIONS, {
     apiVersion: 'agentplatform.io/v1alpha1',
     kind: 'TraceDeletion',
+    metadata: { name, namespace: NAMESPACE },
+    spec,
+  });
+}
+
+export function createExampleDeletion(
+  stack: Stack,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<DeletionObject> {
+  return stack.client.create<DeletionObject>(EXAMPLE_DELETIONS, {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'ExampleDeletion',
     metadata: { name, namespace: NAMESPACE },
     spec,
   });

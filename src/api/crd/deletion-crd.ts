@@ -4,6 +4,9 @@ import type { z } from 'zod';
 import { GROUP, VERSION } from '../agentdeployment/names.js';
 import {
   DELETION_CATEGORIES,
+  EXAMPLE_DELETION,
+  ExampleDeletionSpec,
+  ExampleDeletionStatus,
   TRACE_DELETION,
   TraceDeletionSpec,
   TraceDeletionStatus,
@@ -48,6 +51,21 @@ export const TRACE_DELETION_RESOURCE: DeletionResource = {
   ],
 };
 
+export const EXAMPLE_DELETION_RESOURCE: DeletionResource = {
+  names: EXAMPLE_DELETION,
+  description:
+    'ExampleDeletion deletes dataset examples (by id, or by metadata created before a time), soft or hard, in batches of at most 1000, then verifies with a search. Job-like: the spec cannot change.',
+  spec: ExampleDeletionSpec,
+  status: ExampleDeletionStatus,
+  columns: [
+    PHASE,
+    { name: 'Matched', type: 'integer', jsonPath: '.status.matched', description: 'Examples named.' },
+    { name: 'Deleted', type: 'integer', jsonPath: '.status.deleted', description: 'Examples deleted.' },
+    { name: 'Verified', type: 'boolean', jsonPath: '.status.verified', description: 'Checked afterwards.' },
+    AGE,
+  ],
+};
+
 export function deletionCrd(resource: DeletionResource): CustomResourceDefinition {
   const { names } = resource;
   return {
@@ -85,4 +103,4 @@ export function deletionCrd(resource: DeletionResource): CustomResourceDefinitio
   };
 }
 
-export const DELETION_RESOURCES = [TRACE_DELETION_RESOURCE] as const;
+export const DELETION_RESOURCES = [TRACE_DELETION_RESOURCE, EXAMPLE_DELETION_RESOURCE] as const;

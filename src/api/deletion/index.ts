@@ -2,3 +2,4 @@
 export * from './names.js';
 export * from './common.js';
 export * from './trace-deletion.js';
+export * from './example-deletion.js';

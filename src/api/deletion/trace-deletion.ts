@@ -64,18 +64,20 @@ export const TraceDeletionStatus = z
 export type TraceDeletionSpec = z.infer<typeof TraceDeletionSpec>;
 export type TraceDeletionStatus = z.infer<typeof TraceDeletionStatus>;
 
+export interface DeletionObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+}
+
 export interface TraceDeletionObject {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-  };
+  metadata: DeletionObjectMeta;
   spec: TraceDeletionSpec;
   status?: TraceDeletionStatus;
 }

@@ -12,7 +12,8 @@ import {
   type PlatformDataClient,
 } from '../../platformdata/index.js';
 import type { ReconcileResult } from '../../runtime/controller/controller.js';
-import { deletionConditions, type PhaseState } from '../deletion/conditions.js';
+import type { PhaseState } from '../deletion/conditions.js';
+import { publishStatus, withPhase } from '../deletion/status.js';
 import {
   DEFAULT_DELETION_TIMINGS,
   jittered,
@@ -275,36 +276,15 @@ export class TraceDeletionReconciler {
     state: PhaseState,
     extra: Partial<Record<'submittedAt' | 'verifiedAt' | 'nextCheckAt', string | undefined>> = {},
   ): TraceDeletionStatus {
-    const generation = object.metadata.generation ?? 0;
-    const next: TraceDeletionStatus = {
-      ...status,
-      ...extra,
-      observedGeneration: generation,
-      phase: state.phase,
-      message: state.message,
-      conditions: deletionConditions(
-        status.conditions,
-        state,
-        generation,
-        new Date(this.options.clock.now()),
-      ),
-    };
-    for (const [field, value] of Object.entries(extra)) {
-      if (value === undefined) delete next[field as keyof TraceDeletionStatus];
-    }
-    return next;
+    return withPhase(object, status, state, this.options.clock.now(), extra);
   }
 
-  /** Writes the status when it changed; an Error (for backoff) when the write failed. */
-  private async publish(
+  private publish(
     object: TraceDeletionObject,
     status: TraceDeletionStatus,
     signal: AbortSignal,
   ): Promise<Error | undefined> {
-    if (JSON.stringify(status) === JSON.stringify(object.status)) return undefined;
-    const written = await this.options.kube.patchStatus(object, status, signal);
-    if (written.ok || written.gone) return undefined;
-    return new Error(`status write failed: ${written.message}`);
+    return publishStatus(this.options.kube, object, status, signal);
   }
 }
 
