@@ -8,6 +8,7 @@
 // value, and the budget is kept when the fingerprint did not change.
 import type { ConnectionKind, PlatformConnectionObject } from '../api/connection/index.js';
 import type { ControlPlaneClient } from '../controlplane/client/index.js';
+import type { Credentials } from '../controlplane/client/config.js';
 import type { ControlPlaneClientPool } from './client-pool.js';
 import { resolveCredentials, type SecretLookup } from './credentials.js';
 import { connectionEndpoints, type ConnectionEndpoints } from './endpoints.js';
@@ -34,6 +35,8 @@ export interface ResolvedConnection {
   label: string;
   client: ControlPlaneClient;
   budgetId: string;
+  /** A named connection's platform data API, for the deletion controllers (the default's is the operator's flags). */
+  platform?: { url: string; credentials: Credentials };
 }
 
 export type ConnectionResolution = ResolvedConnection | ConnectionRefusal;
@@ -46,6 +49,7 @@ export type ConnectionClient =
       budgetId: string;
       endpoints: ConnectionEndpoints;
       credentialVersion: string;
+      credentials: Credentials;
     }
   | { ok: false; message: string; endpoints: ConnectionEndpoints };
 
@@ -99,6 +103,7 @@ export class ConnectionRegistry {
       label,
       client: resolved.client,
       budgetId: resolved.budgetId,
+      platform: { url: resolved.endpoints.platformApiUrl, credentials: resolved.credentials },
     };
   }
 
@@ -147,6 +152,7 @@ export class ConnectionRegistry {
       budgetId: pooled.budgetId,
       endpoints,
       credentialVersion: credential.version,
+      credentials: credential.credentials,
     };
   }
 

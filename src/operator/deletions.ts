@@ -39,6 +39,7 @@ import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.
 import type { OperatorConfig } from './config.js';
 import { served } from './connections.js';
 import { mergePatchBetween } from './merge-patch.js';
+import { PlatformDataClients } from './platform-data-clients.js';
 
 export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
 export const TRACE_DELETIONS: ResourceType = {
@@ -91,14 +92,16 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
     budget: options.defaultBudget,
     logger: logger.child({ component: 'platform-data-client' }),
   });
+  const namedClients = new PlatformDataClients(logger);
   const platformFor = (object: ConnectionUser): PlatformAccess => {
     const resolution = resolveObjectConnection(options.connections, object);
     if (!resolution.ok) return resolution;
-    if (resolution.kind !== 'Default') {
+    const { platform } = resolution;
+    if (platform !== undefined) {
       return {
-        ok: false,
-        reason: 'ConnectionNotSupported',
-        message: `${resolution.label}: deletions go through the default connection only for now; remove spec.connectionRef`,
+        ok: true,
+        client: namedClients.clientFor({ ...resolution, platform }),
+        label: resolution.label,
       };
     }
     return { ok: true, client: defaultClient, label: resolution.label };
@@ -174,7 +177,12 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
       [watchOf(exampleDeletions, (object) => [objectKey(object)], specOrDeletionChanged)],
     );
   }
-  return { close: () => defaultClient.close() };
+  return {
+    close: async () => {
+      await namedClients.close();
+      await defaultClient.close();
+    },
+  };
 }
 
 /** Status writes of the controller itself wake nothing: only a new object or a deletion matters. */

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
 import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
-import { NAMESPACE, Stack } from '../operator/harness.js';
+import { API_KEY, NAMESPACE, Stack } from '../operator/harness.js';
 import { oneTraceBatch } from '../platform-emulator/helpers.js';
 
 const CRDS: ResourceType = {
@@ -32,11 +32,21 @@ export type DeletionObject = KubeObject & {
 export { NAMESPACE };
 
 export async function startDeletionStack(
-  options: { traceDeleteDelayMs?: number; operator?: Partial<OperatorConfig> } = {},
+  options: {
+    traceDeleteDelayMs?: number;
+    operator?: Partial<OperatorConfig>;
+    /** Keys the emulator accepts besides the harness key. */
+    moreApiKeys?: string[];
+    /** Runs before the operator starts (more CRDs, objects). */
+    beforeOperator?: (stack: Stack) => Promise<void>;
+  } = {},
 ): Promise<Stack> {
   const stack = await Stack.start({
     withoutOperator: true,
-    controlPlane: { traceDeleteDelayMs: options.traceDeleteDelayMs ?? 0 },
+    controlPlane: {
+      traceDeleteDelayMs: options.traceDeleteDelayMs ?? 0,
+      apiKeys: [API_KEY, ...(options.moreApiKeys ?? [])].map((key) => ({ key })),
+    },
     operator: { deletionVerifyIntervalMs: 100, ...options.operator },
   });
   for (const file of DELETION_CRD_FILES) {
@@ -45,6 +55,7 @@ export async function startDeletionStack(
     ) as KubeObject;
     await stack.client.create(CRDS, crd);
   }
+  await options.beforeOperator?.(stack);
   await stack.startOperator();
   return stack;
 }
