@@ -21,6 +21,7 @@ import { applyObject, readManifests, type Manifest } from './manifests.js';
 import { rowOf, type DemoRow } from './rows.js';
 import { callSummary } from './summary.js';
 import { resolveExampleIds } from './resolve-ids.js';
+import { runDeletionDemo } from './deletion-demo.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -210,6 +211,8 @@ class DemoRun {
         leaderElectionId: 'agent-operator',
         metricsBindAddress: { host: '127.0.0.1', port: 0 },
         logLevel: 'info',
+        // Seconds, not hours, so that the demo shows verification after the simulated job.
+        deletionVerifyIntervalMs: 500,
       },
       logger: createLogger({
         level: 'info',
@@ -257,6 +260,18 @@ class DemoRun {
         rows.some((row) => row.name === target.metadata.name && row.activeRevision !== before.activeRevision),
     );
     const updateSeconds = (Date.now() - updateStarted) / 1000;
+
+    if (environment.embeddedControlPlane) {
+      this.view.phase('Deleting data: a TraceDeletion and an ExampleDeletion');
+      await runDeletionDemo({
+        client,
+        platformUrl: environment.controlPlaneUrl,
+        apiKey: environment.apiKey,
+        namespace: target.metadata.namespace ?? 'default',
+        deadline,
+        line: (text) => this.view.line(text),
+      });
+    }
 
     await this.printSummary(agents, updateSeconds);
     this.succeeded = true;
