@@ -73,6 +73,8 @@ export interface DeletionsOptions {
 }
 
 export interface Deletions {
+  /** Call before stopping the manager: submissions end after their batch in flight. */
+  beginStop(): void;
   close(): Promise<void>;
 }
 
@@ -83,7 +85,8 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
   const notInstalled = 'deletion resources are not installed (apply the CRDs); their controller is off';
   const tracesOn = await served(kube, TRACE_DELETIONS, scoped?.[0], logger, notInstalled);
   const examplesOn = await served(kube, EXAMPLE_DELETIONS, scoped?.[0], logger, notInstalled);
-  if (!tracesOn && !examplesOn) return { close: async () => {} };
+  if (!tracesOn && !examplesOn) return { beginStop: () => {}, close: async () => {} };
+  const stopping = new AbortController();
 
   const defaultClient = new PlatformDataClient({
     ...(config.controlPlaneUrl === undefined ? {} : { baseUrl: config.controlPlaneUrl }),
@@ -138,6 +141,7 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
       platformFor,
       configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
       clock: systemClock,
+      stopping: stopping.signal,
       timings: {
         ...(config.deletionVerifyIntervalMs === undefined
           ? {}
@@ -178,6 +182,7 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
     );
   }
   return {
+    beginStop: () => stopping.abort(),
     close: async () => {
       await namedClients.close();
       await defaultClient.close();

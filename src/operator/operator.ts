@@ -309,6 +309,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     done,
     stop: () => {
       stopping ??= (async () => {
+        deletions.beginStop();
         await manager.stop();
         await poller.stop();
         await server?.close();

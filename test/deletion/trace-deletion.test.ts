@@ -214,3 +214,32 @@ describe('TraceDeletion after a crash', () => {
     expect(stalled?.message).toContain(real[0]);
   });
 });
+
+describe('TraceDeletion across an operator restart', () => {
+  let stack: Stack;
+  afterAll(() => stack.close());
+
+  it('stops after the batch in flight, then a new operator resumes: every batch accepted exactly once', async () => {
+    stack = await startDeletionStack();
+    const real = [await ingestTrace(stack, 'restart'), await ingestTrace(stack, 'restart')];
+    const session = await sessionIdOf(stack, 'restart');
+    const ids = idsWithOnePerBatch(real, 6000);
+    ids[5999] = real[1] ?? '';
+    ids[1000] = crypto.randomUUID();
+    await stack.admin('POST', '/faults', { method: 'POST', route: DELETE_ROUTE, latencyMs: 150, count: 100 });
+    await createTraceDeletion(stack, 'restarted', { sessionId: session, traceIds: ids });
+    await waitForDeletion(stack, TRACE_DELETIONS, 'restarted', (o) => (o.status?.batchesSent ?? 0) >= 2);
+    await Promise.all(stack.operators.map((operator) => operator.stop()));
+
+    const stopped = await stack.client.get<DeletionObject>(TRACE_DELETIONS, NAMESPACE, 'restarted');
+    const sentBeforeRestart = (await requestCounts(stack, DELETE_ROUTE)).accepted;
+    expect(stopped.status?.phase).toBe('Submitting');
+    expect(stopped.status?.batchesSent).toBe(sentBeforeRestart);
+    expect(sentBeforeRestart).toBeLessThan(6);
+
+    await stack.startOperator();
+    await waitForDeletion(stack, TRACE_DELETIONS, 'restarted', isPhase('Completed'));
+    expect((await requestCounts(stack, DELETE_ROUTE)).accepted).toBe(6);
+    expect(await remainingTraces(stack, session, real)).toEqual([]);
+  });
+});

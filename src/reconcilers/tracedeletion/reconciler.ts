@@ -39,6 +39,11 @@ export interface TraceDeletionReconcilerOptions {
     signal: AbortSignal,
   ): Promise<string | undefined>;
   clock: { now(): number };
+  /**
+   * Aborted when the operator begins to stop: the submission ends after the batch in flight is
+   * recorded, rather than being cut mid-request (a batch accepted but not recorded is sent again).
+   */
+  stopping?: AbortSignal;
   random?: () => number;
   timings?: Partial<DeletionTimings>;
   logger: Logger;
@@ -135,6 +140,9 @@ export class TraceDeletionReconciler {
       const written = await this.options.kube.patchStatus(object, status, signal);
       if (!written.ok) {
         writeProblem = written.gone ? 'the object was deleted' : written.message;
+        stop.abort();
+      } else if (this.options.stopping?.aborted === true) {
+        writeProblem = 'the operator is stopping';
         stop.abort();
       }
     };
