@@ -3,6 +3,7 @@
 // emulator's delete requests and to follow a deletion's phases.
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
@@ -58,6 +59,16 @@ export async function startDeletionStack(
   await options.beforeOperator?.(stack);
   await stack.startOperator();
   return stack;
+}
+
+/** Creates the TraceDeletion and ExampleDeletion CRDs from crds/. */
+export async function applyDeletionCrds(client: KubeClient): Promise<void> {
+  for (const file of DELETION_CRD_FILES) {
+    const crd = yaml.load(
+      await readFile(new URL(`../../crds/${file}`, import.meta.url), 'utf8'),
+    ) as KubeObject;
+    await client.create(CRDS, crd);
+  }
 }
 
 /** One trace (a root run) in the named session, through the platform API's JSON batch ingest. */
