@@ -173,6 +173,7 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
       ),
       platformFor,
       clock: systemClock,
+      stopping: stopping.signal,
       ...(options.timings === undefined ? {} : { timings: options.timings }),
       logger: logger.child({ controller: EXAMPLE_DELETION_CONTROLLER }),
     });

@@ -26,6 +26,8 @@ export interface ExampleDeletionReconcilerOptions {
   kube: DeletionKubePort<ExampleDeletionObject, ExampleDeletionStatus>;
   platformFor(object: ExampleDeletionObject): PlatformAccess;
   clock: { now(): number };
+  /** Aborted when the operator begins to stop: the submission ends after the batch in flight is recorded. */
+  stopping?: AbortSignal;
   timings?: Partial<DeletionTimings>;
   logger: Logger;
 }
@@ -102,7 +104,7 @@ export class ExampleDeletionReconciler {
               (status = { ...status, batchesSent: batchesAccepted }),
               signal,
             );
-            if (!written.ok) {
+            if (!written.ok || this.options.stopping?.aborted === true) {
               stopped = true;
               stop.abort();
             }
