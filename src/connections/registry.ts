@@ -41,6 +41,8 @@ export interface ResolvedConnection {
    * connection's key (the smoke test's call to the deployed agent). Never log or show it.
    */
   credentials: Credentials;
+  /** A named connection's platform data API, for the deletion controllers (the default's is the operator's flags). */
+  platform?: { url: string; credentials: Credentials };
 }
 
 export type ConnectionResolution = ResolvedConnection | ConnectionRefusal;
@@ -123,6 +125,7 @@ export class ConnectionRegistry {
       budgetId: resolved.budgetId,
       controlPlaneId: resolved.controlPlaneId,
       credentials: resolved.credentials,
+      platform: { url: resolved.endpoints.platformApiUrl, credentials: resolved.credentials },
     };
   }
 

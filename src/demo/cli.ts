@@ -23,6 +23,7 @@ import { rowOf, type DemoRow } from './rows.js';
 import { askAgent } from './ask-agent.js';
 import { callSummary } from './summary.js';
 import { resolveExampleIds } from './resolve-ids.js';
+import { runDeletionDemo } from './deletion-demo.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -214,6 +215,8 @@ class DemoRun {
         leaderElectionId: 'agent-operator',
         metricsBindAddress: { host: '127.0.0.1', port: 0 },
         logLevel: 'info',
+        // Seconds, not hours, so that the demo shows verification after the simulated job.
+        deletionVerifyIntervalMs: 500,
       },
       logger: createLogger({
         level: 'info',
@@ -270,6 +273,17 @@ class DemoRun {
       Math.max(deadline - Date.now(), 1_000),
     );
     this.view.line(`  ${target.metadata.name} answered: ${JSON.stringify(reply)}`);
+    if (environment.embeddedControlPlane) {
+      this.view.phase('Deleting data: a TraceDeletion and an ExampleDeletion');
+      await runDeletionDemo({
+        client,
+        platformUrl: environment.controlPlaneUrl,
+        apiKey: environment.apiKey,
+        namespace: target.metadata.namespace ?? 'default',
+        deadline,
+        line: (text) => this.view.line(text),
+      });
+    }
 
     await this.printSummary(agents, updateSeconds);
     this.succeeded = true;

@@ -47,7 +47,11 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
     if (!controlPlaneUrl) {
       // The examples name the emulator's default listener and integration, which belong to
       // its default key.
-      const emulator = await startControlPlaneEmulator({ revisionPhaseMs: options.revisionPhaseMs });
+      // The platform's trace deletion job runs a second after a request: the demo shows verification.
+      const emulator = await startControlPlaneEmulator({
+        revisionPhaseMs: options.revisionPhaseMs,
+        traceDeleteDelayMs: 1_000,
+      });
       closers.push(() => emulator.close());
       controlPlaneUrl = emulator.url;
       apiKey = DEFAULT_API_KEY;

@@ -28,6 +28,8 @@ const CRDS: ResourceType = {
 const SUPPORTING_KINDS: ResourceType[] = [
   { group: '', version: 'v1', plural: 'secrets' },
   { group: '', version: 'v1', plural: 'configmaps' },
+  { group: 'agentplatform.io', version: 'v1alpha1', plural: 'tracedeletions' },
+  { group: 'agentplatform.io', version: 'v1alpha1', plural: 'exampledeletions' },
 ];
 const POLL_MS = 200;
 

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_TIMINGS } from '../reconcilers/agentdeployment/defaults.js';
 import { parseDuration } from './duration.js';
 import { insecureUrlProblem } from './insecure-url.js';
+import { DEFAULT_DELETION_TIMINGS } from '../reconcilers/deletion/ports.js';
 
 export type Region = 'us' | 'eu';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -33,6 +34,10 @@ export interface OperatorConfig {
   allowInsecure?: boolean;
   /** Namespaces whose objects may adopt an existing deployment; undefined: every watched namespace, empty: none. */
   adoptionNamespaces?: string[];
+  /** Mean time between checks that deleted traces are gone (default 6h). */
+  deletionVerifyIntervalMs?: number;
+  /** How long after submission surviving traces fail a TraceDeletion (default 14 days). */
+  deletionVerifyDeadlineMs?: number;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +64,8 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --metrics-bind-address <host:port>  default 0.0.0.0:8080 (/metrics, /healthz, /readyz)
   --log-level debug|info|warn|error   AGENT_OPERATOR_LOG_LEVEL (default info)
   --rate-limit <count>/<seconds>      AGENT_OPERATOR_RATE_LIMIT (default: the published 1000/10)
+  --deletion-verify-interval <dur>    AGENT_OPERATOR_DELETION_VERIFY_INTERVAL (default 6h, jittered ±20%)
+  --deletion-verify-deadline <dur>    AGENT_OPERATOR_DELETION_VERIFY_DEADLINE (default 336h = 14 days)
 `;
 
 const OPTIONS = {
@@ -79,6 +86,8 @@ const OPTIONS = {
   'metrics-bind-address': { type: 'string' },
   'log-level': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'deletion-verify-interval': { type: 'string' },
+  'deletion-verify-deadline': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -148,6 +157,18 @@ export function parseOperatorConfig({
     100,
     DEFAULT_TIMINGS.inflightPollMs,
   );
+  const deletionVerifyIntervalMs = optionalDuration(
+    pick('deletion-verify-interval', 'AGENT_OPERATOR_DELETION_VERIFY_INTERVAL'),
+    '--deletion-verify-interval',
+    1,
+    DEFAULT_DELETION_TIMINGS.verifyIntervalMs,
+  );
+  const deletionVerifyDeadlineMs = optionalDuration(
+    pick('deletion-verify-deadline', 'AGENT_OPERATOR_DELETION_VERIFY_DEADLINE'),
+    '--deletion-verify-deadline',
+    1,
+    DEFAULT_DELETION_TIMINGS.verifyDeadlineMs,
+  );
 
   const logLevel = pick('log-level', 'AGENT_OPERATOR_LOG_LEVEL') ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
@@ -170,6 +191,8 @@ export function parseOperatorConfig({
       concurrency,
       resyncPeriodMs,
       pollIntervalMs,
+      deletionVerifyIntervalMs,
+      deletionVerifyDeadlineMs,
       leaderElect: values['leader-elect'] ?? (leaderElectEnv === 'true' || leaderElectEnv === '1'),
       leaderElectionNamespace:
         pick('leader-election-namespace', 'POD_NAMESPACE') ?? serviceAccountNamespace(readFile) ?? 'default',

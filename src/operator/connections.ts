@@ -309,11 +309,12 @@ function usersMayHaveChanged(
 }
 
 /** Whether the API server serves `type` to us: 404 (no CRD) and 403 (no permission) say no. */
-async function served(
+export async function served(
   kube: KubeClient,
   type: ResourceType,
   namespace: string | undefined,
   logger: Logger,
+  notInstalled = 'connection resources are not installed (apply the CRDs); objects use the default connection',
 ): Promise<boolean> {
   try {
     await kube.list(type, { limit: 1, ...(namespace === undefined ? {} : { namespace }) });
@@ -323,7 +324,7 @@ async function served(
       logger.warn(
         { resource: type.plural, status: error.statusCode },
         error.statusCode === 404
-          ? 'connection resources are not installed (apply the CRDs); objects use the default connection'
+          ? notInstalled
           : 'no permission to list this resource; connections that need it are off',
       );
       return false;

@@ -46,6 +46,7 @@ import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { BY_CONNECTION, setUpConnections } from './connections.js';
 import { connectionIndexValues, resolveObjectConnection } from '../connections/agentdeployment-connection.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
+import { setUpDeletions } from './deletions.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
@@ -289,6 +290,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   ]);
   if (connections.controller) manager.addController(connections.controller, connections.watches);
   for (const informer of connections.informers) manager.addInformer(informer);
+  const deletions = await setUpDeletions(manager, {
+    kube,
+    logger,
+    registry,
+    recorder,
+    config,
+    connections: connections.registry,
+    defaultBudget: budget,
+  });
   // The pollers spend budget: only the leader runs them.
   manager.addLeaderRunnable({ start: () => lanes.start(), stop: () => lanes.stop() });
 
@@ -329,12 +339,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     done,
     stop: () => {
       stopping ??= (async () => {
+        deletions.beginStop();
         await manager.stop();
         reconciler.stop();
         await agents.close();
         await lanes.stop();
         await server?.close();
         await connections.close();
+        await deletions.close();
         await controlPlane.close();
         budget.close();
         transport.close?.();

@@ -28,7 +28,13 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'agentdeployments/status', verbs: ['patch'] },
   { apiGroup: 'agentplatform.io', resource: 'platformconnections', verbs: ['list', 'watch', 'patch'] },
   { apiGroup: 'agentplatform.io', resource: 'platformconnections/status', verbs: ['patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'tracedeletions', verbs: ['list', 'watch'] },
+  { apiGroup: 'agentplatform.io', resource: 'tracedeletions/status', verbs: ['patch'] },
+  { apiGroup: 'agentplatform.io', resource: 'exampledeletions', verbs: ['list', 'watch'] },
+  { apiGroup: 'agentplatform.io', resource: 'exampledeletions/status', verbs: ['patch'] },
   { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'watch'] },
+  // A TraceDeletion's traceIdsFrom: read once when submitting and once per check, not cached.
+  { apiGroup: '', resource: 'configmaps', verbs: ['get'] },
   { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
 ];
 

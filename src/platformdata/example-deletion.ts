@@ -2,6 +2,7 @@
 // then delete them in batches of at most 1000, soft or hard, at bulk priority.
 import type { Result } from '../controlplane/client/errors.js';
 import { submitInBatches, type BatchOutcome, type BatchSubmission } from './batch-submission.js';
+import type { FoundExample } from './models.js';
 import type { ExampleSearch, PlatformDataClient } from './platform-data-client.js';
 
 const PAGE = 100;
@@ -12,14 +13,42 @@ export async function matchingExampleIds(
   search: Omit<ExampleSearch, 'offset' | 'limit'>,
   signal?: AbortSignal,
 ): Promise<Result<string[]>> {
-  const ids: string[] = [];
+  const found = await matchingExamples(client, search, signal);
+  return found.ok ? { ok: true, value: found.value.map((example) => example.id) } : found;
+}
+
+/**
+ * Verification of a search deletion: the examples that match NOW and were created before
+ * `createdBefore`. (A search as of the earlier time would show them as they were then,
+ * deleted or not.)
+ */
+export async function remainingExampleIds(
+  client: Pick<PlatformDataClient, 'searchExamples'>,
+  search: { metadata: ExampleSearch['metadata']; createdBefore: Date; now: Date },
+  signal?: AbortSignal,
+): Promise<Result<string[]>> {
+  const found = await matchingExamples(client, { metadata: search.metadata, asOf: search.now }, signal);
+  if (!found.ok) return found;
+  const before = search.createdBefore.getTime();
+  const remaining = found.value.filter(
+    (example) => example.created_at == null || Date.parse(example.created_at) < before,
+  );
+  return { ok: true, value: remaining.map((example) => example.id) };
+}
+
+async function matchingExamples(
+  client: Pick<PlatformDataClient, 'searchExamples'>,
+  search: Omit<ExampleSearch, 'offset' | 'limit'>,
+  signal?: AbortSignal,
+): Promise<Result<FoundExample[]>> {
+  const ids: FoundExample[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = await client.searchExamples(
       { ...search, offset, limit: PAGE },
       { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
     );
     if (!page.ok) return page;
-    ids.push(...page.value.map((example) => example.id));
+    ids.push(...page.value);
     if (page.value.length < PAGE) return { ok: true, value: ids };
   }
 }

@@ -11,7 +11,11 @@ export const RunQueryPage = z.looseObject({
 });
 export type RunQueryPage = z.infer<typeof RunQueryPage>;
 
-export const FoundExample = z.looseObject({ id: z.string(), dataset_id: z.string().nullish() });
+export const FoundExample = z.looseObject({
+  id: z.string(),
+  dataset_id: z.string().nullish(),
+  created_at: z.string().nullish(),
+});
 export type FoundExample = z.infer<typeof FoundExample>;
 export const FoundExamples = z.array(FoundExample);
 

@@ -6,8 +6,12 @@ import { batchesOf } from './id-batches.js';
 import { metadataFilter } from './metadata-filter.js';
 import type { Metadata, PlatformDataClient } from './platform-data-client.js';
 
-/** Ids per run query: the route's page size, so one request answers for a whole chunk. */
-const IDS_PER_QUERY = 100;
+/**
+ * Ids per run query. Survivors are few once the job ran, so one request usually answers for a
+ * thousand ids (the route's rate row is only 15 per 10 s); a full page is followed by its cursor.
+ */
+const IDS_PER_QUERY = 1000;
+const PAGE = 100;
 
 export type Survivors = { ok: true; value: string[] } | { ok: false; error: ControlPlaneError };
 
@@ -20,12 +24,22 @@ export async function findSurvivingTraces(
 ): Promise<Survivors> {
   const survivors: string[] = [];
   for await (const chunk of batchesOf(traceIds, IDS_PER_QUERY)) {
-    const page = await client.queryRuns(
-      { sessionIds: [sessionId], ids: chunk, isRoot: true, limit: IDS_PER_QUERY },
-      { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
-    );
-    if (!page.ok) return page;
-    for (const run of page.value.runs) survivors.push(run.trace_id ?? run.id);
+    let cursor: string | undefined;
+    do {
+      const page = await client.queryRuns(
+        {
+          sessionIds: [sessionId],
+          ids: chunk,
+          isRoot: true,
+          limit: PAGE,
+          ...(cursor === undefined ? {} : { cursor }),
+        },
+        { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
+      );
+      if (!page.ok) return page;
+      for (const run of page.value.runs) survivors.push(run.trace_id ?? run.id);
+      cursor = page.value.cursors?.next ?? undefined;
+    } while (cursor !== undefined);
   }
   return { ok: true, value: survivors };
 }

@@ -13,6 +13,7 @@ import {
   GENERATED_HEADER,
   renderAgentDeploymentCrd,
   renderConnectionCrdFiles,
+  renderDeletionCrdFiles,
 } from '../../src/api/crd/render.js';
 import { CONNECTION_REFERENCE_DOC_PATH } from '../../src/api/crd/connection-reference-doc.js';
 import { BEGIN_MARKER, END_MARKER, REFERENCE_DOC_PATH } from '../../src/api/crd/reference-doc.js';
@@ -38,11 +39,11 @@ afterEach(async () => {
 async function scratchRepository(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'crds-cli-'));
   temporaryDirectories.push(dir);
-  const connectionFiles = renderConnectionCrdFiles().map((file) => file.path);
+  const generatedCrds = [...renderConnectionCrdFiles(), ...renderDeletionCrdFiles()].map((file) => file.path);
   for (const path of [
     ...CRD_FILE_PATHS,
     REFERENCE_DOC_PATH,
-    ...connectionFiles,
+    ...generatedCrds,
     CONNECTION_REFERENCE_DOC_PATH,
   ]) {
     await mkdir(join(dir, path, '..'), { recursive: true });

@@ -38,6 +38,12 @@ describe('agent-operator demo', () => {
     expect(stdout).toMatch(/support-bot: revision DEPLOYED, active [0-9a-f]{8}, Ready=True \(Deployed\)/);
     // One consistent picture per line: never a DEPLOYED revision with nothing active yet.
     expect(stdout).not.toMatch(/revision DEPLOYED, active -/);
+    // Data deletion: the trace erasure is verified after the simulated job, the examples at once.
+    const tracePhases = [...stdout.matchAll(/tracedeletion\/erase-demo-user: ([A-Za-z]+)/g)].map((m) => m[1]);
+    expect(tracePhases).toEqual(['Submitting', 'Submitted', 'Verifying', 'Completed']);
+    expect(stdout).toMatch(
+      /exampledeletion\/clear-eval-demo: Completed \(2 example\(s\) deleted and verified\)/,
+    );
     expect(stdout).toMatch(/Updating support-bot: image .*:demo-update/);
     expect(stdout).toMatch(/update rolled out in \d+\.\d s/);
     // The updated revision answers (the emulated agent echoes the message and names its image).

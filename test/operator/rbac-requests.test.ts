@@ -17,6 +17,11 @@ import {
 } from '../../src/operator/rbac.js';
 import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.js';
 import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { applyDeletionCrds } from '../deletion/stack.js';
+import { oneTraceBatch } from '../platform-emulator/helpers.js';
+
+const CONFIG_MAPS = { group: '', version: 'v1', plural: 'configmaps' };
 import { API_KEY, NAMESPACE, Stack, containerAgent, isReady } from './harness.js';
 
 let stack: Stack;
@@ -89,6 +94,7 @@ function used(): Set<string> {
 beforeAll(async () => {
   stack = await Stack.start({ withoutOperator: true });
   await applyConnectionCrds(stack.client);
+  await applyDeletionCrds(stack.client);
   platform = await startOkServer();
   proxy = await startRecordingProxy(new URL(stack.kube.url));
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -187,6 +193,39 @@ describe('the operator’s Kubernetes requests', () => {
       'agentplatform.io/clusterplatformconnections/status patch',
       'agentplatform.io/platformconnections patch',
       'agentplatform.io/clusterplatformconnections patch',
+    ]) {
+      await stack.waitUntil(async () => used().has(permission), permission);
+    }
+
+    // Deletions: status writes of both kinds, and the ConfigMap of a traceIdsFrom.
+    const traceId = crypto.randomUUID();
+    await stack.api('POST', '/runs/batch', oneTraceBatch(traceId, 'rbac-project', {}));
+    const sessions = await stack.api<Array<{ id: string }>>('GET', '/sessions?name=rbac-project');
+    await stack.client.create(CONFIG_MAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'rbac-ids', namespace: NAMESPACE },
+      data: { ids: traceId },
+    });
+    await stack.client.create(TRACE_DELETIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'TraceDeletion',
+      metadata: { name: 'rbac', namespace: NAMESPACE },
+      spec: {
+        sessionId: sessions.body[0]?.id,
+        traceIdsFrom: { configMapKeyRef: { name: 'rbac-ids', key: 'ids' } },
+      },
+    });
+    await stack.client.create(EXAMPLE_DELETIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'ExampleDeletion',
+      metadata: { name: 'rbac', namespace: NAMESPACE },
+      spec: { search: { metadata: { suite: 'rbac' } } },
+    });
+    for (const permission of [
+      'agentplatform.io/tracedeletions/status patch',
+      'agentplatform.io/exampledeletions/status patch',
+      '/configmaps get',
     ]) {
       await stack.waitUntil(async () => used().has(permission), permission);
     }

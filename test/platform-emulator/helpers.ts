@@ -15,6 +15,24 @@ export async function startPlatform(options: ControlPlaneEmulatorOptions = {}): 
   return new EmulatorClient(emulator);
 }
 
+/** The JSON batch ingest body of one trace: a root run whose id is the trace id. */
+export function oneTraceBatch(id: string, sessionName: string, metadata: Record<string, unknown>) {
+  return {
+    post: [
+      {
+        id,
+        trace_id: id,
+        name: 'agent',
+        run_type: 'chain',
+        start_time: new Date().toISOString(),
+        inputs: { question: 'hi' },
+        session_name: sessionName,
+        extra: { metadata },
+      },
+    ],
+  };
+}
+
 /** A trace (one root run) through the JSON batch route, with optional metadata. */
 export async function ingestTrace(
   api: EmulatorClient,
@@ -25,20 +43,7 @@ export async function ingestTrace(
   const id = crypto.randomUUID();
   const response = await api.call('POST', '/runs/batch', {
     key,
-    body: {
-      post: [
-        {
-          id,
-          trace_id: id,
-          name: 'agent',
-          run_type: 'chain',
-          start_time: new Date().toISOString(),
-          inputs: { question: 'hi' },
-          session_name: sessionName,
-          extra: { metadata },
-        },
-      ],
-    },
+    body: oneTraceBatch(id, sessionName, metadata),
   });
   if (response.status !== 202)
     throw new Error(`ingest failed: ${response.status} ${JSON.stringify(response.body)}`);

@@ -4,7 +4,12 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { lineDiff } from './line-diff.js';
-import { CRD_FILE_PATHS, renderAgentDeploymentCrd, renderConnectionCrdFiles } from './render.js';
+import {
+  CRD_FILE_PATHS,
+  renderAgentDeploymentCrd,
+  renderConnectionCrdFiles,
+  renderDeletionCrdFiles,
+} from './render.js';
 import { REFERENCE_DOC_PATH, withFieldReference } from './reference-doc.js';
 import { CONNECTION_REFERENCE_DOC_PATH, withConnectionFieldReference } from './connection-reference-doc.js';
 
@@ -36,7 +41,7 @@ export async function expectedFiles(root: string): Promise<GeneratedFile[]> {
   const doc = await readIfExists(join(root, REFERENCE_DOC_PATH));
   if (doc === undefined) throw new Error(`${REFERENCE_DOC_PATH} is missing; it holds the hand-written prose`);
   files.push({ path: REFERENCE_DOC_PATH, content: withFieldReference(doc) });
-  files.push(...renderConnectionCrdFiles());
+  files.push(...renderConnectionCrdFiles(), ...renderDeletionCrdFiles());
   const connectionDoc = await readIfExists(join(root, CONNECTION_REFERENCE_DOC_PATH));
   if (connectionDoc === undefined)
     throw new Error(`${CONNECTION_REFERENCE_DOC_PATH} is missing; it holds the hand-written prose`);

@@ -1,0 +1,83 @@
+// TraceDeletion: delete traces of one session by id (inline or from a ConfigMap key), or
+// workspace-wide every trace carrying ANY of some metadata pairs; then verify, on a slow
+// schedule, that the platform's deletion job really removed them.
+import { z } from 'zod';
+import { celRule } from '../agentdeployment/cel.js';
+import {
+  ConnectionRef,
+  MetadataPairs,
+  count,
+  deletionStatusBase,
+  optionalTimestamp,
+  withSpecRules,
+} from './common.js';
+
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+export const TraceIdsFrom = z
+  .object({
+    configMapKeyRef: z
+      .object({
+        name: z.string().min(1).max(253).describe('ConfigMap in the same namespace.'),
+        key: z.string().min(1).max(253).describe('Key holding the ids, newline- or comma-separated.'),
+      })
+      .describe('A ConfigMap key holding the trace ids.'),
+  })
+  .describe('Where a long list of trace ids comes from.');
+
+export const TraceDeletionSpec = withSpecRules(
+  z.object({
+    connectionRef: ConnectionRef.optional(),
+    sessionId: z
+      .string()
+      .regex(new RegExp(UUID_PATTERN))
+      .describe('Form 1: the session (tracing project) id the traces belong to.')
+      .optional(),
+    traceIds: z
+      .array(z.string().regex(new RegExp(UUID_PATTERN)))
+      .max(10_000)
+      .describe('Form 1: trace ids (root run ids), sent in batches of at most 1000.')
+      .optional(),
+    traceIdsFrom: TraceIdsFrom.optional(),
+    metadata: MetadataPairs.describe(
+      'Form 2: delete, workspace-wide, every trace that has ANY of these metadata pairs.',
+    ).optional(),
+  }),
+  'What to delete. Exactly one form: sessionId with traceIds or traceIdsFrom, or metadata. Immutable.',
+  [
+    celRule(
+      '(has(self.sessionId) && (has(self.traceIds) != has(self.traceIdsFrom)) && !has(self.metadata)) || (has(self.metadata) && !has(self.sessionId) && !has(self.traceIds) && !has(self.traceIdsFrom))',
+      'spec: exactly one form: sessionId with one of traceIds or traceIdsFrom, or metadata alone',
+    ),
+  ],
+);
+
+export const TraceDeletionStatus = z
+  .object({
+    ...deletionStatusBase,
+    idsRequested: count('Trace ids sent for deletion.'),
+    tracesRemaining: count('Traces still found at the last verification.'),
+    nextCheckAt: optionalTimestamp('When verification looks again.'),
+  })
+  .describe('Progress of the deletion, written by the operator.');
+
+export type TraceDeletionSpec = z.infer<typeof TraceDeletionSpec>;
+export type TraceDeletionStatus = z.infer<typeof TraceDeletionStatus>;
+
+export interface DeletionObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+}
+
+export interface TraceDeletionObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: DeletionObjectMeta;
+  spec: TraceDeletionSpec;
+  status?: TraceDeletionStatus;
+}

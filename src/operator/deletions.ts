@@ -1,0 +1,257 @@
+// The deletion controllers (TraceDeletion, later ExampleDeletion): their caches, status writes,
+// events, and a platform data client per connection on the connection's own rate budget, so
+// that a bulk deletion queues behind the deployments' calls of the same key. Off, with a
+// warning, when the CRDs are not installed.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { GROUP, VERSION } from '../api/agentdeployment/names.js';
+import {
+  EXAMPLE_DELETION,
+  TRACE_DELETION,
+  type ExampleDeletionObject,
+  type ExampleDeletionStatus,
+  type TraceDeletionObject,
+  type TraceDeletionStatus,
+} from '../api/deletion/index.js';
+import { resolveObjectConnection, type ConnectionUser } from '../connections/agentdeployment-connection.js';
+import type { ConnectionRegistry } from '../connections/registry.js';
+import type { RateBudget } from '../controlplane/budget/index.js';
+import { PlatformDataClient } from '../platformdata/index.js';
+import type {
+  DeletionKubePort,
+  DeletionTimings,
+  PlatformAccess,
+  StatusWrite,
+} from '../reconcilers/deletion/ports.js';
+import { ExampleDeletionReconciler } from '../reconcilers/exampledeletion/reconciler.js';
+import { TraceDeletionReconciler } from '../reconcilers/tracedeletion/reconciler.js';
+import { systemClock } from '../runtime/clock.js';
+import { Controller, type Reconcile } from '../runtime/controller/controller.js';
+import type { EventRecorder } from '../runtime/events/recorder.js';
+import { referenceTo } from '../runtime/events/recorder.js';
+import type { KubeClient } from '../runtime/kube/client.js';
+import { KubeApiError } from '../runtime/kube/errors.js';
+import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
+import type { ResourceType } from '../runtime/kube/resource.js';
+import { Informer } from '../runtime/manager/informer.js';
+import { watchOf, type Manager } from '../runtime/manager/manager.js';
+import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
+import type { OperatorConfig } from './config.js';
+import { served } from './connections.js';
+import { mergePatchBetween } from './merge-patch.js';
+import { PlatformDataClients } from './platform-data-clients.js';
+
+export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
+export const TRACE_DELETIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: TRACE_DELETION.plural,
+};
+export const EXAMPLE_DELETION_CONTROLLER = 'exampledeletion';
+export const EXAMPLE_DELETIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: EXAMPLE_DELETION.plural,
+};
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
+/** Failed submissions and checks back off from 5 s to 10 min. */
+const FAILURE_BACKOFF = { baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
+
+type TraceDeletionKubeObject = KubeObject & TraceDeletionObject;
+type ExampleDeletionKubeObject = KubeObject & ExampleDeletionObject;
+
+export interface DeletionsOptions {
+  kube: KubeClient;
+  logger: Logger;
+  registry: Registry;
+  recorder: EventRecorder;
+  config: OperatorConfig;
+  connections: ConnectionRegistry;
+  /** The default connection's budget: deletions on the operator's own key spend it too. */
+  defaultBudget: RateBudget;
+  timings?: Partial<DeletionTimings>;
+}
+
+export interface Deletions {
+  /** Call before stopping the manager: submissions end after their batch in flight. */
+  beginStop(): void;
+  close(): Promise<void>;
+}
+
+/** Adds the deletion controllers to `manager` when their resources are served. */
+export async function setUpDeletions(manager: Manager, options: DeletionsOptions): Promise<Deletions> {
+  const { kube, logger, config } = options;
+  const scoped = config.namespaces.length > 0 ? config.namespaces : undefined;
+  const notInstalled = 'deletion resources are not installed (apply the CRDs); their controller is off';
+  const tracesOn = await served(kube, TRACE_DELETIONS, scoped?.[0], logger, notInstalled);
+  const examplesOn = await served(kube, EXAMPLE_DELETIONS, scoped?.[0], logger, notInstalled);
+  if (!tracesOn && !examplesOn) return { beginStop: () => {}, close: async () => {} };
+  const stopping = new AbortController();
+
+  const defaultClient = new PlatformDataClient({
+    ...(config.controlPlaneUrl === undefined ? {} : { baseUrl: config.controlPlaneUrl }),
+    region: config.region,
+    credentials: { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) },
+    budget: options.defaultBudget,
+    logger: logger.child({ component: 'platform-data-client' }),
+  });
+  const namedClients = new PlatformDataClients(logger);
+  const platformFor = (object: ConnectionUser): PlatformAccess => {
+    const resolution = resolveObjectConnection(options.connections, object);
+    if (!resolution.ok) return resolution;
+    const { platform } = resolution;
+    if (platform !== undefined) {
+      return {
+        ok: true,
+        client: namedClients.clientFor({ ...resolution, platform }),
+        label: resolution.label,
+      };
+    }
+    return { ok: true, client: defaultClient, label: resolution.label };
+  };
+  const controllerOf = (name: string, reconcile: Reconcile) =>
+    new Controller({
+      name,
+      maxConcurrentReconciles: config.concurrency,
+      registry: options.registry,
+      logger,
+      rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
+      reconcile: async (key, signal) => {
+        try {
+          return await reconcile(key, signal);
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      },
+    });
+
+  if (tracesOn) {
+    const traceDeletions = Informer.forResource<TraceDeletionKubeObject>(kube, {
+      type: TRACE_DELETIONS,
+      namespaces: config.namespaces,
+      logger: logger.child({ informer: TRACE_DELETION.plural }),
+    });
+    const reconciler = new TraceDeletionReconciler({
+      kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
+        kube,
+        TRACE_DELETIONS,
+        traceDeletions,
+        options.recorder,
+      ),
+      platformFor,
+      configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
+      clock: systemClock,
+      stopping: stopping.signal,
+      timings: {
+        ...(config.deletionVerifyIntervalMs === undefined
+          ? {}
+          : { verifyIntervalMs: config.deletionVerifyIntervalMs }),
+        ...(config.deletionVerifyDeadlineMs === undefined
+          ? {}
+          : { verifyDeadlineMs: config.deletionVerifyDeadlineMs }),
+        ...options.timings,
+      },
+      logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
+    });
+    manager.addController(
+      controllerOf(TRACE_DELETION_CONTROLLER, (key, signal) => reconciler.reconcile(key, signal)),
+      [watchOf(traceDeletions, (object) => [objectKey(object)], specOrDeletionChanged)],
+    );
+  }
+  if (examplesOn) {
+    const exampleDeletions = Informer.forResource<ExampleDeletionKubeObject>(kube, {
+      type: EXAMPLE_DELETIONS,
+      namespaces: config.namespaces,
+      logger: logger.child({ informer: EXAMPLE_DELETION.plural }),
+    });
+    const reconciler = new ExampleDeletionReconciler({
+      kube: kubePort<ExampleDeletionKubeObject, ExampleDeletionStatus>(
+        kube,
+        EXAMPLE_DELETIONS,
+        exampleDeletions,
+        options.recorder,
+      ),
+      platformFor,
+      clock: systemClock,
+      stopping: stopping.signal,
+      ...(options.timings === undefined ? {} : { timings: options.timings }),
+      logger: logger.child({ controller: EXAMPLE_DELETION_CONTROLLER }),
+    });
+    manager.addController(
+      controllerOf(EXAMPLE_DELETION_CONTROLLER, (key, signal) => reconciler.reconcile(key, signal)),
+      [watchOf(exampleDeletions, (object) => [objectKey(object)], specOrDeletionChanged)],
+    );
+  }
+  return {
+    beginStop: () => stopping.abort(),
+    close: async () => {
+      await namedClients.close();
+      await defaultClient.close();
+    },
+  };
+}
+
+/** Status writes of the controller itself wake nothing: only a new object or a deletion matters. */
+function specOrDeletionChanged(old: KubeObject, current: KubeObject): boolean {
+  return (
+    old.metadata.generation !== current.metadata.generation ||
+    old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp
+  );
+}
+
+function kubePort<T extends KubeObject & { status?: S }, S extends object>(
+  kube: KubeClient,
+  type: ResourceType,
+  informer: Informer<T>,
+  recorder: EventRecorder,
+): DeletionKubePort<T, S> {
+  return {
+    get: (key) => informer.store.get(key),
+    patchStatus: async (object, status, signal): Promise<StatusWrite> => {
+      const patch = mergePatchBetween(
+        object.status as Record<string, unknown> | undefined,
+        status as Record<string, unknown>,
+      );
+      try {
+        await kube.mergePatchStatus(
+          type,
+          object.metadata.namespace,
+          object.metadata.name ?? '',
+          { status: patch },
+          { signal },
+        );
+        return { ok: true };
+      } catch (error) {
+        return {
+          ok: false,
+          gone: error instanceof KubeApiError && error.statusCode === 404,
+          message: error instanceof Error ? error.message : String(error),
+        };
+      }
+    },
+    event: (object, eventType, reason, message) => {
+      void recorder.record(referenceTo(object), eventType, reason, message);
+    },
+  };
+}
+
+async function configMapValue(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  key: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  try {
+    const configMap = await kube.get<KubeObject & { data?: Record<string, string> }>(
+      CONFIG_MAPS,
+      namespace,
+      name,
+      signal,
+    );
+    return configMap.data?.[key];
+  } catch (error) {
+    if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
+    throw error;
+  }
+}

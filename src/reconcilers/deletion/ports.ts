@@ -1,0 +1,36 @@
+// What the deletion reconcilers need outside themselves, as ports: the object cache and status
+// writes, ConfigMap reads, events, and a platform data client for an object's connection.
+import type { PlatformDataClient } from '../../platformdata/index.js';
+
+export type StatusWrite = { ok: true } | { ok: false; gone: boolean; message: string };
+
+export interface DeletionKubePort<T, S> {
+  /** From the cache; undefined when it is gone. */
+  get(key: string): T | undefined;
+  /** A merge patch of the status subresource. */
+  patchStatus(object: T, status: S, signal: AbortSignal): Promise<StatusWrite>;
+  event(object: T, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export type PlatformAccess =
+  { ok: true; client: PlatformDataClient; label: string } | { ok: false; reason: string; message: string };
+
+export interface DeletionTimings {
+  /** Mean time between verification checks (jittered ±20%). */
+  verifyIntervalMs: number;
+  /** After this long since submission, surviving traces fail the deletion. */
+  verifyDeadlineMs: number;
+  /** How soon a blocked deletion (connection not ready, ConfigMap missing) looks again. */
+  blockedRecheckMs: number;
+}
+
+export const DEFAULT_DELETION_TIMINGS: DeletionTimings = {
+  verifyIntervalMs: 6 * 60 * 60_000,
+  verifyDeadlineMs: 14 * 24 * 60 * 60_000,
+  blockedRecheckMs: 30_000,
+};
+
+/** The interval ±20%, so that many deletions created together do not check together. */
+export function jittered(intervalMs: number, random: () => number): number {
+  return Math.round(intervalMs * (0.8 + 0.4 * random()));
+}

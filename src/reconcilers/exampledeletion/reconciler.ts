@@ -1,0 +1,225 @@
+// The ExampleDeletion reconciler: find the examples (the ids, or the search as of the object's
+// creation time unless asOf says otherwise), delete them in batches of at most 1000 with
+// status written after each, then search again to verify. Example deletion takes effect at
+// once, so there is no slow schedule. On resume after a crash the ids form continues after the
+// recorded batch; the search form searches again, which no longer finds what was deleted.
+import type { Logger } from 'pino';
+import type { ExampleDeletionObject, ExampleDeletionStatus } from '../../api/deletion/index.js';
+import {
+  matchingExampleIds,
+  remainingExampleIds,
+  submitInBatches,
+  type PlatformDataClient,
+} from '../../platformdata/index.js';
+import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
+import type { ReconcileResult } from '../../runtime/controller/controller.js';
+import type { PhaseState } from '../deletion/conditions.js';
+import {
+  DEFAULT_DELETION_TIMINGS,
+  type DeletionKubePort,
+  type DeletionTimings,
+  type PlatformAccess,
+} from '../deletion/ports.js';
+import { publishStatus, withPhase } from '../deletion/status.js';
+
+export interface ExampleDeletionReconcilerOptions {
+  kube: DeletionKubePort<ExampleDeletionObject, ExampleDeletionStatus>;
+  platformFor(object: ExampleDeletionObject): PlatformAccess;
+  clock: { now(): number };
+  /** Aborted when the operator begins to stop: the submission ends after the batch in flight is recorded. */
+  stopping?: AbortSignal;
+  timings?: Partial<DeletionTimings>;
+  logger: Logger;
+}
+
+type Result = ReconcileResult | Error | void;
+
+export class ExampleDeletionReconciler {
+  private readonly timings: DeletionTimings;
+
+  constructor(private readonly options: ExampleDeletionReconcilerOptions) {
+    this.timings = { ...DEFAULT_DELETION_TIMINGS, ...options.timings };
+  }
+
+  async reconcile(key: string, signal: AbortSignal): Promise<Result> {
+    const object = this.options.kube.get(key);
+    if (object === undefined || object.metadata.deletionTimestamp !== undefined) return;
+    const phase = object.status?.phase ?? 'Pending';
+    if (phase === 'Completed' || phase === 'Failed') return;
+    const access = this.options.platformFor(object);
+    if (!access.ok) {
+      const state: PhaseState = { phase, reason: access.reason, message: access.message, blocked: true };
+      if (object.status?.message !== state.message)
+        this.options.kube.event(object, 'Warning', state.reason, state.message);
+      return (
+        (await this.publish(object, this.withPhase(object, { ...object.status }, state), signal)) ?? {
+          requeueAfterMs: this.timings.blockedRecheckMs,
+        }
+      );
+    }
+    if (phase === 'Verifying') return this.verify(object, access.client, object.status ?? {}, signal);
+    return this.submit(object, access.client, signal);
+  }
+
+  private async submit(
+    object: ExampleDeletionObject,
+    client: PlatformDataClient,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const { spec } = object;
+    const ids = spec.exampleIds ?? (await this.search(object, client, signal));
+    if (ids instanceof Error) return ids;
+    const startAtBatch = spec.exampleIds === undefined ? 0 : (object.status?.batchesSent ?? 0);
+    const total = Math.ceil(ids.length / MAX_IDS_PER_DELETE);
+    const state: PhaseState = {
+      phase: 'Submitting',
+      reason: 'Submitting',
+      message: `deleting ${ids.length} example(s) (${spec.hardDelete ? 'hard' : 'soft'}) in ${total} request(s)`,
+    };
+    if (object.status?.phase !== 'Submitting')
+      this.options.kube.event(object, 'Normal', 'Submitting', state.message);
+    let status = this.withPhase(object, { ...object.status }, state);
+    status = {
+      ...status,
+      matched: (spec.exampleIds === undefined ? (object.status?.deleted ?? 0) : 0) + ids.length,
+      batchesSent: startAtBatch,
+      batchesTotal: total,
+    };
+    const first = await this.publish(object, status, signal);
+    if (first !== undefined) return first;
+
+    const stop = new AbortController();
+    const stopWith = () => stop.abort();
+    signal.addEventListener('abort', stopWith, { once: true });
+    let stopped = false;
+    try {
+      const outcome = await submitInBatches(
+        {
+          ids,
+          startAtBatch,
+          signal: stop.signal,
+          onBatchAccepted: async (batchesAccepted) => {
+            const written = await this.options.kube.patchStatus(
+              object,
+              (status = { ...status, batchesSent: batchesAccepted }),
+              signal,
+            );
+            if (!written.ok || this.options.stopping?.aborted === true) {
+              stopped = true;
+              stop.abort();
+            }
+          },
+        },
+        async (batch, batchSignal) => {
+          const result = await client.deleteExamples(batch, spec.hardDelete, {
+            priority: 'bulk',
+            ...(batchSignal === undefined ? {} : { signal: batchSignal }),
+          });
+          if (result.ok) status = { ...status, deleted: (status.deleted ?? 0) + result.value.count };
+          return result;
+        },
+      );
+      if (stopped) return;
+      if (!outcome.ok) {
+        const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
+        this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
+        return new Error(message);
+      }
+    } finally {
+      signal.removeEventListener('abort', stopWith);
+    }
+    const now = new Date(this.options.clock.now()).toISOString();
+    status = this.withPhase(
+      object,
+      status,
+      {
+        phase: 'Verifying',
+        reason: 'Verifying',
+        message: `${status.deleted ?? 0} example(s) deleted; verifying`,
+      },
+      { submittedAt: now },
+    );
+    this.options.kube.event(object, 'Normal', 'Submitted', status.message ?? '');
+    const written = await this.publish(object, status, signal);
+    return written ?? this.verify(object, client, status, signal);
+  }
+
+  private async verify(
+    object: ExampleDeletionObject,
+    client: PlatformDataClient,
+    status: ExampleDeletionStatus,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const { spec } = object;
+    let remaining: number;
+    if (spec.search !== undefined) {
+      const found = await remainingExampleIds(
+        client,
+        {
+          metadata: spec.search.metadata,
+          createdBefore: this.asOf(object),
+          now: new Date(this.options.clock.now()),
+        },
+        signal,
+      );
+      if (!found.ok) return new Error(`verification search failed: ${found.error.message}`);
+      remaining = found.value.length;
+    } else {
+      // The delete route answers how many of the ids it deleted: the ids form has no search.
+      remaining = Math.max((status.matched ?? 0) - (status.deleted ?? 0), 0);
+    }
+    const now = this.options.clock.now();
+    const state: PhaseState =
+      remaining === 0
+        ? {
+            phase: 'Completed',
+            reason: 'Verified',
+            message: `${status.deleted ?? 0} example(s) deleted and verified`,
+          }
+        : {
+            phase: 'Failed',
+            reason: 'ExamplesRemain',
+            message: `${remaining} example(s) still ${spec.search === undefined ? 'not deleted (unknown or already deleted ids)' : 'match the search'}`,
+          };
+    this.options.kube.event(object, remaining === 0 ? 'Normal' : 'Warning', state.phase, state.message);
+    const next = this.withPhase(object, { ...status, verified: remaining === 0 }, state, {
+      ...(remaining === 0 ? { verifiedAt: new Date(now).toISOString() } : {}),
+    });
+    return this.publish({ ...object, status }, next, signal);
+  }
+
+  /** The ids the search matches: examples created before asOf (default: the object's creation). */
+  private async search(
+    object: ExampleDeletionObject,
+    client: PlatformDataClient,
+    signal: AbortSignal,
+  ): Promise<string[] | Error> {
+    const search = object.spec.search;
+    if (search === undefined) return [];
+    const found = await matchingExampleIds(
+      client,
+      { metadata: search.metadata, asOf: this.asOf(object) },
+      signal,
+    );
+    return found.ok ? found.value : new Error(`example search failed: ${found.error.message}`);
+  }
+
+  private asOf(object: ExampleDeletionObject): Date {
+    return new Date(
+      object.spec.search?.asOf ?? object.metadata.creationTimestamp ?? this.options.clock.now(),
+    );
+  }
+
+  private withPhase(
+    object: ExampleDeletionObject,
+    status: ExampleDeletionStatus,
+    state: PhaseState,
+    extra: Partial<Record<'submittedAt' | 'verifiedAt', string | undefined>> = {},
+  ): ExampleDeletionStatus {
+    return withPhase(object, status, state, this.options.clock.now(), extra);
+  }
+
+  private publish(object: ExampleDeletionObject, status: ExampleDeletionStatus, signal: AbortSignal) {
+    return publishStatus(this.options.kube, object, status, signal);
+  }
+}

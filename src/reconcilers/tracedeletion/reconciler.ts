@@ -1,0 +1,301 @@
+// The TraceDeletion reconciler: decide (pure) -> one step -> publish status only when it
+// changed. Submission writes status after every accepted batch, so that a crash resumes from
+// the recorded batch index: no id is sent twice and none is skipped. Deleting the object while
+// it submits stops further batches at the next status write (it finds the object gone);
+// batches already accepted are not undone.
+import type { Logger } from 'pino';
+import type { TraceDeletionObject, TraceDeletionStatus } from '../../api/deletion/index.js';
+import {
+  findSurvivingTraces,
+  findTracesByMetadata,
+  submitTraceDeletion,
+  type PlatformDataClient,
+} from '../../platformdata/index.js';
+import type { ReconcileResult } from '../../runtime/controller/controller.js';
+import type { PhaseState } from '../deletion/conditions.js';
+import { publishStatus, withPhase } from '../deletion/status.js';
+import {
+  DEFAULT_DELETION_TIMINGS,
+  jittered,
+  type DeletionKubePort,
+  type DeletionTimings,
+  type PlatformAccess,
+} from '../deletion/ports.js';
+import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
+import { decideTraceDeletion } from './decide.js';
+import { traceIdsOf } from './trace-ids.js';
+
+/** How many surviving ids a Failed message names. */
+const SURVIVORS_SHOWN = 5;
+
+export interface TraceDeletionReconcilerOptions {
+  kube: DeletionKubePort<TraceDeletionObject, TraceDeletionStatus>;
+  platformFor(object: TraceDeletionObject): PlatformAccess;
+  /** A ConfigMap key's value; undefined when the ConfigMap or the key is missing. */
+  configMapValue(
+    namespace: string,
+    name: string,
+    key: string,
+    signal: AbortSignal,
+  ): Promise<string | undefined>;
+  clock: { now(): number };
+  /**
+   * Aborted when the operator begins to stop: the submission ends after the batch in flight is
+   * recorded, rather than being cut mid-request (a batch accepted but not recorded is sent again).
+   */
+  stopping?: AbortSignal;
+  random?: () => number;
+  timings?: Partial<DeletionTimings>;
+  logger: Logger;
+}
+
+export class TraceDeletionReconciler {
+  private readonly timings: DeletionTimings;
+  private readonly random: () => number;
+  /**
+   * key -> batches this process recorded as accepted: the cache may not have the last status
+   * write yet when a failed submission is retried, and resuming from it would send a batch twice.
+   */
+  private readonly recorded = new Map<string, { uid: string; batches: number }>();
+
+  constructor(private readonly options: TraceDeletionReconcilerOptions) {
+    this.timings = { ...DEFAULT_DELETION_TIMINGS, ...options.timings };
+    this.random = options.random ?? Math.random;
+  }
+
+  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | Error | void> {
+    const object = this.options.kube.get(key);
+    if (object === undefined || object.metadata.deletionTimestamp !== undefined) {
+      if (object === undefined) this.recorded.delete(key);
+      return;
+    }
+    const now = this.options.clock.now();
+    const step = decideTraceDeletion(object.status, now, this.timings.verifyDeadlineMs);
+    if (step.kind === 'done') return;
+    if (step.kind === 'wait') return { requeueAfterMs: step.ms };
+    const access = this.options.platformFor(object);
+    if (!access.ok) {
+      const state = {
+        phase: object.status?.phase ?? 'Pending',
+        reason: access.reason,
+        message: access.message,
+      };
+      return this.blocked(object, state, signal);
+    }
+    if (step.kind === 'submit') {
+      const memory = this.recorded.get(key);
+      const remembered = memory !== undefined && memory.uid === object.metadata.uid ? memory.batches : 0;
+      return this.submit(object, access.client, Math.max(step.startAtBatch, remembered), signal);
+    }
+    return this.verify(object, access.client, step.pastDeadline, signal);
+  }
+
+  private async submit(
+    object: TraceDeletionObject,
+    client: PlatformDataClient,
+    startAtBatch: number,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | Error | void> {
+    const { spec } = object;
+    const namespace = object.metadata.namespace ?? '';
+    const source =
+      spec.metadata !== undefined
+        ? undefined
+        : await traceIdsOf(spec, (name, key) => this.options.configMapValue(namespace, name, key, signal));
+    if (source !== undefined && !source.ok) {
+      return this.blocked(
+        object,
+        { phase: 'Pending', reason: 'IdsUnavailable', message: source.message },
+        signal,
+      );
+    }
+    const total = source === undefined ? 1 : Math.ceil(source.total / MAX_IDS_PER_DELETE);
+    let status: TraceDeletionStatus = {
+      ...object.status,
+      batchesSent: startAtBatch,
+      batchesTotal: total,
+      ...(source === undefined ? {} : { idsRequested: source.total }),
+    };
+    const submitting: PhaseState = {
+      phase: 'Submitting',
+      reason: 'Submitting',
+      message: `sending ${total} delete request(s)${startAtBatch > 0 ? `, resuming after batch ${startAtBatch}` : ''}`,
+    };
+    if (object.status?.phase !== 'Submitting') {
+      this.options.kube.event(object, 'Normal', 'Submitting', submitting.message);
+    }
+    status = this.withPhase(object, status, submitting);
+    const first = await this.publish(object, status, signal);
+    if (first !== undefined) return first;
+
+    // Stops further batches when the object is gone (deleted while submitting) or a status
+    // write fails: a batch whose acceptance cannot be recorded would be sent again on resume.
+    const stop = new AbortController();
+    const stopWith = () => stop.abort();
+    signal.addEventListener('abort', stopWith, { once: true });
+    let writeProblem: string | undefined;
+    const recordBatch = async (batchesAccepted: number) => {
+      status = { ...status, batchesSent: batchesAccepted };
+      this.recorded.set(keyOf(object), { uid: object.metadata.uid ?? '', batches: batchesAccepted });
+      const written = await this.options.kube.patchStatus(object, status, signal);
+      if (!written.ok) {
+        writeProblem = written.gone ? 'the object was deleted' : written.message;
+        stop.abort();
+      } else if (this.options.stopping?.aborted === true) {
+        writeProblem = 'the operator is stopping';
+        stop.abort();
+      }
+    };
+    try {
+      const outcome =
+        source === undefined
+          ? await this.sendByMetadata(client, spec.metadata ?? {}, stop.signal, recordBatch)
+          : await submitTraceDeletion(client, {
+              sessionId: spec.sessionId ?? '',
+              traceIds: source.ids(),
+              startAtBatch,
+              signal: stop.signal,
+              onBatchAccepted: recordBatch,
+            });
+      if (writeProblem !== undefined) {
+        this.options.logger.info({ key: keyOf(object), problem: writeProblem }, 'submission stopped');
+        return;
+      }
+      if (!outcome.ok) {
+        const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
+        this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
+        return new Error(message);
+      }
+    } finally {
+      signal.removeEventListener('abort', stopWith);
+    }
+    this.recorded.delete(keyOf(object));
+    const now = this.options.clock.now();
+    const submitted: PhaseState = {
+      phase: 'Submitted',
+      reason: 'Submitted',
+      message: `${total} delete request(s) accepted; the platform deletes later, verification follows`,
+    };
+    this.options.kube.event(object, 'Normal', 'Submitted', submitted.message);
+    const delay = jittered(this.timings.verifyIntervalMs, this.random);
+    status = this.withPhase(object, status, submitted, {
+      submittedAt: new Date(now).toISOString(),
+      nextCheckAt: new Date(now + delay).toISOString(),
+    });
+    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
+  }
+
+  private async sendByMetadata(
+    client: PlatformDataClient,
+    metadata: Record<string, string>,
+    signal: AbortSignal,
+    recordBatch: (batchesAccepted: number) => Promise<void>,
+  ) {
+    const result = await client.deleteTracesByMetadata(metadata, { priority: 'bulk', signal });
+    if (result.ok) await recordBatch(1);
+    return result;
+  }
+
+  private async verify(
+    object: TraceDeletionObject,
+    client: PlatformDataClient,
+    pastDeadline: boolean,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | Error | void> {
+    const { spec } = object;
+    const namespace = object.metadata.namespace ?? '';
+    let found;
+    if (spec.metadata !== undefined) {
+      found = await findTracesByMetadata(client, spec.metadata, 100, signal);
+    } else {
+      const source = await traceIdsOf(spec, (name, key) =>
+        this.options.configMapValue(namespace, name, key, signal),
+      );
+      if (!source.ok) {
+        const state = {
+          phase: object.status?.phase ?? 'Verifying',
+          reason: 'IdsUnavailable',
+          message: source.message,
+        };
+        return this.blocked(object, state, signal);
+      }
+      found = await findSurvivingTraces(client, spec.sessionId ?? '', source.ids(), signal);
+    }
+    if (!found.ok) return new Error(`verification failed: ${found.error.message}`);
+    const now = this.options.clock.now();
+    const survivors = found.value;
+    const checked = { tracesRemaining: survivors.length };
+    if (survivors.length === 0) {
+      const state: PhaseState = {
+        phase: 'Completed',
+        reason: 'Verified',
+        message: 'no matching trace is found any more',
+      };
+      this.options.kube.event(object, 'Normal', 'Completed', state.message);
+      const status = this.withPhase(object, { ...object.status, ...checked }, state, {
+        verifiedAt: new Date(now).toISOString(),
+        nextCheckAt: undefined,
+      });
+      return this.publish(object, status, signal);
+    }
+    if (pastDeadline) {
+      const shown = survivors.slice(0, SURVIVORS_SHOWN).join(', ');
+      const more = spec.metadata !== undefined && survivors.length >= 100 ? ' or more' : '';
+      const state: PhaseState = {
+        phase: 'Failed',
+        reason: 'TracesSurvive',
+        message: `${survivors.length}${more} trace(s) still found after the verification deadline, e.g. ${shown}`,
+      };
+      this.options.kube.event(object, 'Warning', 'Failed', state.message);
+      const status = this.withPhase(object, { ...object.status, ...checked }, state, {
+        nextCheckAt: undefined,
+      });
+      return this.publish(object, status, signal);
+    }
+    const delay = jittered(this.timings.verifyIntervalMs, this.random);
+    const state: PhaseState = {
+      phase: 'Verifying',
+      reason: 'TracesRemain',
+      message: `${survivors.length} trace(s) still found; the platform deletes in a later job`,
+    };
+    if (object.status?.phase !== 'Verifying')
+      this.options.kube.event(object, 'Normal', 'Verifying', state.message);
+    const status = this.withPhase(object, { ...object.status, ...checked }, state, {
+      nextCheckAt: new Date(now + delay).toISOString(),
+    });
+    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
+  }
+
+  private async blocked(
+    object: TraceDeletionObject,
+    state: PhaseState,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | Error | void> {
+    if (object.status?.conditions?.find((c) => c.type === 'Stalled')?.message !== state.message) {
+      this.options.kube.event(object, 'Warning', state.reason, state.message);
+    }
+    const status = this.withPhase(object, { ...object.status }, { ...state, blocked: true });
+    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: this.timings.blockedRecheckMs };
+  }
+
+  private withPhase(
+    object: TraceDeletionObject,
+    status: TraceDeletionStatus,
+    state: PhaseState,
+    extra: Partial<Record<'submittedAt' | 'verifiedAt' | 'nextCheckAt', string | undefined>> = {},
+  ): TraceDeletionStatus {
+    return withPhase(object, status, state, this.options.clock.now(), extra);
+  }
+
+  private publish(
+    object: TraceDeletionObject,
+    status: TraceDeletionStatus,
+    signal: AbortSignal,
+  ): Promise<Error | undefined> {
+    return publishStatus(this.options.kube, object, status, signal);
+  }
+}
+
+function keyOf(object: TraceDeletionObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}

@@ -1,0 +1,70 @@
+// The manifests of docs/data-deletion.md must be ones the API server accepts: users copy them.
+// They are applied to the Kubernetes emulator with the generated CRDs (schema and CEL rules).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import type { ResourceType } from '../../src/runtime/kube/resource.js';
+import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
+
+const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+const TYPES: Record<string, ResourceType> = {
+  TraceDeletion: { group: 'agentplatform.io', version: 'v1alpha1', plural: 'tracedeletions' },
+  ExampleDeletion: { group: 'agentplatform.io', version: 'v1alpha1', plural: 'exampledeletions' },
+  ConfigMap: { group: '', version: 'v1', plural: 'configmaps' },
+  Namespace: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
+};
+
+describe('docs/data-deletion.md', () => {
+  let kube: KubeEmulator;
+  let client: KubeClient;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'deletion-docs-'));
+    kube = await startKubeEmulator({ kubeconfigPath: join(dir, 'kubeconfig') });
+    client = kubeClientFrom(
+      await loadClusterAccess({ kind: 'file', path: kube.kubeconfigPath ?? '' }),
+    ).client;
+    for (const plural of ['tracedeletions', 'exampledeletions']) {
+      const file = new URL(`../../crds/agentplatform.io_${plural}.yaml`, import.meta.url);
+      await client.create(CRDS, yaml.load(await readFile(file, 'utf8')) as KubeObject);
+    }
+  });
+  afterAll(async () => {
+    await kube.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('has manifests the API server accepts', async () => {
+    const page = await readFile(new URL('../../docs/data-deletion.md', import.meta.url), 'utf8');
+    const objects = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].flatMap((match) =>
+      yaml.loadAll(match[1] ?? '').map((doc) => doc as KubeObject),
+    );
+    expect(objects.map((object) => object.kind)).toEqual(
+      expect.arrayContaining(['TraceDeletion', 'ExampleDeletion', 'ConfigMap']),
+    );
+    const namespaces = new Set(objects.map((object) => object.metadata.namespace ?? ''));
+    for (const name of namespaces) {
+      await client.create(TYPES.Namespace as ResourceType, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      });
+    }
+    for (const object of objects) {
+      const type = TYPES[object.kind ?? ''];
+      expect(type, `a known kind: ${object.kind ?? ''}`).toBeDefined();
+      await client.create(type as ResourceType, object);
+    }
+  });
+});

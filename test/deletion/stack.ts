@@ -1,0 +1,187 @@
+// A stack for the deletion controllers: the operator harness (both emulators) with the deletion
+// CRDs applied, and helpers to seed traces through the platform API over HTTP, to count the
+// emulator's delete requests and to follow a deletion's phases.
+import { readFile } from 'node:fs/promises';
+import yaml from 'js-yaml';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import type { ResourceType } from '../../src/runtime/kube/resource.js';
+import type { OperatorConfig } from '../../src/operator/config.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { API_KEY, NAMESPACE, Stack } from '../operator/harness.js';
+import { oneTraceBatch } from '../platform-emulator/helpers.js';
+
+const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+const DELETION_CRD_FILES = ['agentplatform.io_tracedeletions.yaml', 'agentplatform.io_exampledeletions.yaml'];
+
+export type DeletionObject = KubeObject & {
+  spec: Record<string, unknown>;
+  status?: Record<string, unknown> & {
+    phase?: string;
+    batchesSent?: number;
+    batchesTotal?: number;
+    tracesRemaining?: number;
+    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+  };
+};
+
+export { NAMESPACE };
+
+export async function startDeletionStack(
+  options: {
+    traceDeleteDelayMs?: number;
+    operator?: Partial<OperatorConfig>;
+    /** Keys the emulator accepts besides the harness key. */
+    moreApiKeys?: string[];
+    /** Runs before the operator starts (more CRDs, objects). */
+    beforeOperator?: (stack: Stack) => Promise<void>;
+  } = {},
+): Promise<Stack> {
+  const stack = await Stack.start({
+    withoutOperator: true,
+    controlPlane: {
+      traceDeleteDelayMs: options.traceDeleteDelayMs ?? 0,
+      apiKeys: [API_KEY, ...(options.moreApiKeys ?? [])].map((key) => ({ key })),
+    },
+    operator: { deletionVerifyIntervalMs: 100, ...options.operator },
+  });
+  for (const file of DELETION_CRD_FILES) {
+    const crd = yaml.load(
+      await readFile(new URL(`../../crds/${file}`, import.meta.url), 'utf8'),
+    ) as KubeObject;
+    await stack.client.create(CRDS, crd);
+  }
+  await options.beforeOperator?.(stack);
+  await stack.startOperator();
+  return stack;
+}
+
+/** Creates the TraceDeletion and ExampleDeletion CRDs from crds/. */
+export async function applyDeletionCrds(client: KubeClient): Promise<void> {
+  for (const file of DELETION_CRD_FILES) {
+    const crd = yaml.load(
+      await readFile(new URL(`../../crds/${file}`, import.meta.url), 'utf8'),
+    ) as KubeObject;
+    await client.create(CRDS, crd);
+  }
+}
+
+/** One trace (a root run) in the named session, through the platform API's JSON batch ingest. */
+export async function ingestTrace(
+  stack: Stack,
+  sessionName: string,
+  metadata: Record<string, string> = {},
+): Promise<string> {
+  const id = crypto.randomUUID();
+  const response = await stack.api('POST', '/runs/batch', oneTraceBatch(id, sessionName, metadata));
+  if (response.status !== 202) throw new Error(`ingest failed: ${response.status}`);
+  return id;
+}
+
+export async function sessionIdOf(stack: Stack, name: string): Promise<string> {
+  const response = await stack.api<Array<{ id: string }>>(
+    'GET',
+    `/sessions?name=${encodeURIComponent(name)}`,
+  );
+  const id = response.body[0]?.id;
+  if (id === undefined) throw new Error(`no session named ${name}`);
+  return id;
+}
+
+/**
+ * The traces of `ids` the run query still finds in the session. The route's rate row (15 per
+ * 10 s per key) is shared with the operator's verification: a 429 is waited out.
+ */
+export async function remainingTraces(stack: Stack, session: string, ids: string[]): Promise<string[]> {
+  for (;;) {
+    const response = await stack.api<{ runs: Array<{ trace_id: string }> }>('POST', '/api/v1/runs/query', {
+      session: [session],
+      id: ids,
+      is_root: true,
+      limit: 100,
+    });
+    if (response.status === 200) return response.body.runs.map((run) => run.trace_id);
+    if (response.status !== 429) throw new Error(`run query failed: ${response.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Requests the emulator answered on a platform route template, by status class. */
+export async function requestCounts(
+  stack: Stack,
+  route: string,
+): Promise<{ accepted: number; throttled: number }> {
+  const stats = await stack.admin<{ byRoute: Array<{ route: string; status: number; count: number }> }>(
+    'GET',
+    '/stats',
+  );
+  const rows = stats.byRoute.filter((row) => row.route === route);
+  const sum = (predicate: (status: number) => boolean) =>
+    rows.filter((row) => predicate(row.status)).reduce((total, row) => total + row.count, 0);
+  return { accepted: sum((status) => status < 300), throttled: sum((status) => status === 429) };
+}
+
+export function createTraceDeletion(
+  stack: Stack,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<DeletionObject> {
+  return stack.client.create<DeletionObject>(TRACE_DELETIONS, {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'TraceDeletion',
+    metadata: { name, namespace: NAMESPACE },
+    spec,
+  });
+}
+
+export function createExampleDeletion(
+  stack: Stack,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<DeletionObject> {
+  return stack.client.create<DeletionObject>(EXAMPLE_DELETIONS, {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'ExampleDeletion',
+    metadata: { name, namespace: NAMESPACE },
+    spec,
+  });
+}
+
+/** Polls the object until `predicate` holds; every phase seen on the way is collected. */
+export async function waitForDeletion(
+  stack: Stack,
+  type: ResourceType,
+  name: string,
+  predicate: (object: DeletionObject) => boolean,
+  phasesSeen: string[] = [],
+  timeoutMs = 20_000,
+): Promise<DeletionObject> {
+  const deadline = Date.now() + timeoutMs;
+  let last: DeletionObject | undefined;
+  while (Date.now() < deadline) {
+    last = await stack.client.get<DeletionObject>(type, NAMESPACE, name);
+    const phase = last.status?.phase;
+    if (phase !== undefined && phasesSeen.at(-1) !== phase) phasesSeen.push(phase);
+    if (predicate(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${name}; last status: ${JSON.stringify(last?.status)}`);
+}
+
+export function randomIds(count: number): string[] {
+  return Array.from({ length: count }, () => crypto.randomUUID());
+}
+
+/** `total` ids, real ones first in consecutive batches of 1000 (one per batch), the rest random. */
+export function idsWithOnePerBatch(real: readonly string[], total: number): string[] {
+  const ids = randomIds(total);
+  real.forEach((id, batch) => {
+    ids[batch * 1000] = id;
+  });
+  return ids;
+}
