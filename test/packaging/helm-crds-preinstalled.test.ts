@@ -2,6 +2,7 @@
 // and kubectl on the Kubernetes emulator: a plain install is refused (Helm does not take
 // over an object it did not create), `crds.install=false` installs, and so does an install
 // after the CRD is handed to Helm with the label and annotations the docs give.
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,13 @@ import { CHART_DIR, HELM, REPO_ROOT, requireTool } from './support/paths.js';
 import { run } from './support/run.js';
 
 const CRD = 'agentdeployments.agentplatform.io';
-const ALL_CRDS = [CRD, 'platformconnections.agentplatform.io', 'clusterplatformconnections.agentplatform.io'];
+// Every CRD the chart installs, by name: crds/ holds one file per CRD, named <group>_<plural>.yaml.
+const ALL_CRDS = readdirSync(join(REPO_ROOT, 'crds'))
+  .filter((file) => file.endsWith('.yaml'))
+  .map((file) => {
+    const [group = '', plural = ''] = file.replace(/\.yaml$/, '').split('_');
+    return `${plural}.${group}`;
+  });
 let kube: KubeUnderTest;
 let helmHome: string;
 

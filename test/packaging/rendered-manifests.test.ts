@@ -2,6 +2,12 @@
 // security and least-privilege settings the chart promises.
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  CONNECTION_CLUSTER_PERMISSIONS,
+  CONNECTION_KEY_PERMISSIONS,
+  LEADER_ELECTION_PERMISSIONS,
+  WATCH_PERMISSIONS,
+} from '../../src/operator/rbac.js';
 import { type Manifest, RELEASE_NAMESPACE, VALUE_SETS, renderChart } from './support/helm.js';
 import { validateAgainstKubernetesSchemas } from './support/kubernetes-schema.js';
 import { CHART_CRD_FILE } from './support/paths.js';
@@ -157,22 +163,18 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
 
   it('grants only the verbs the operator needs', () => {
     const roles = render(name).filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role');
-    const allowed: Record<string, string[]> = {
-      'agentplatform.io/agentdeployments': ['get', 'list', 'watch', 'update', 'patch'],
-      'agentplatform.io/agentdeployments/status': ['get', 'update', 'patch'],
-      'agentplatform.io/agentdeployments/finalizers': ['update'],
-      '/secrets': ['get', 'list', 'watch'],
-      '/events': ['create', 'patch'],
-      'events.k8s.io/events': ['create', 'patch'],
-      'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch'],
-      'agentplatform.io/platformconnections': ['get', 'list', 'watch', 'update', 'patch'],
-      'agentplatform.io/platformconnections/status': ['get', 'update', 'patch'],
-      'agentplatform.io/platformconnections/finalizers': ['update'],
-      'agentplatform.io/clusterplatformconnections': ['get', 'list', 'watch', 'update', 'patch'],
-      'agentplatform.io/clusterplatformconnections/status': ['get', 'update', 'patch'],
-      'agentplatform.io/clusterplatformconnections/finalizers': ['update'],
-      '/namespaces': ['get', 'list', 'watch'],
-    };
+    // The union of every list in src/operator/rbac.ts: no role grants anything outside it
+    // (rbac-from-code.test.ts checks each role against its own list exactly).
+    const allowed: Record<string, string[]> = {};
+    for (const rule of [
+      ...WATCH_PERMISSIONS,
+      ...LEADER_ELECTION_PERMISSIONS,
+      ...CONNECTION_CLUSTER_PERMISSIONS,
+      ...CONNECTION_KEY_PERMISSIONS,
+    ]) {
+      const grant = (allowed[`${rule.apiGroup}/${rule.resource}`] ??= []);
+      grant.push(...rule.verbs);
+    }
     for (const role of roles) {
       for (const rule of (role['rules'] as Json[]) ?? []) {
         for (const group of rule['apiGroups'] as string[]) {
