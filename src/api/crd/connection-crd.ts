@@ -1,6 +1,5 @@
 // The PlatformConnection and ClusterPlatformConnection CustomResourceDefinitions, built from
 // the zod schemas of src/api/connection like the AgentDeployment's.
-import { GROUP, VERSION } from '../agentdeployment/names.js';
 import {
   CLUSTER_PLATFORM_CONNECTION,
   CONNECTION_CATEGORIES,
@@ -11,7 +10,7 @@ import {
   type ConnectionResourceNames,
 } from '../connection/index.js';
 import type { CustomResourceDefinition, PrinterColumn } from './agentdeployment-crd.js';
-import { resourceOpenApiSchema } from './resource-schema.js';
+import { resourceOpenApiSchema, singleVersionCrd } from './resource-schema.js';
 import { type JsonSchema, toStructuralSchema } from './structural-schema.js';
 
 export const CONNECTION_PRINTER_COLUMNS: PrinterColumn[] = [
@@ -53,33 +52,13 @@ export function connectionOpenApiSchema(names: ConnectionResourceNames): JsonSch
 }
 
 export function connectionCrd(names: ConnectionResourceNames): CustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${names.plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: names.kind,
-        listKind: names.listKind,
-        plural: names.plural,
-        singular: names.singular,
-        shortNames: [...names.shortNames],
-        categories: [...CONNECTION_CATEGORIES],
-      },
-      scope: names.scope,
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: CONNECTION_PRINTER_COLUMNS,
-          schema: { openAPIV3Schema: connectionOpenApiSchema(names) },
-        },
-      ],
-    },
-  };
+  return singleVersionCrd({
+    names,
+    categories: CONNECTION_CATEGORIES,
+    scope: names.scope,
+    columns: CONNECTION_PRINTER_COLUMNS,
+    openApiSchema: connectionOpenApiSchema(names),
+  });
 }
 
 export const CONNECTION_RESOURCES = [PLATFORM_CONNECTION, CLUSTER_PLATFORM_CONNECTION] as const;

@@ -1,7 +1,6 @@
 // The TraceDeletion and ExampleDeletion CustomResourceDefinitions, built from the zod schemas
 // of src/api/deletion like the AgentDeployment's.
 import type { z } from 'zod';
-import { GROUP, VERSION } from '../agentdeployment/names.js';
 import {
   DELETION_CATEGORIES,
   EXAMPLE_DELETION,
@@ -13,7 +12,7 @@ import {
   type DeletionResourceNames,
 } from '../deletion/index.js';
 import type { CustomResourceDefinition, PrinterColumn } from './agentdeployment-crd.js';
-import { resourceOpenApiSchema } from './resource-schema.js';
+import { resourceOpenApiSchema, singleVersionCrd } from './resource-schema.js';
 import { toStructuralSchema } from './structural-schema.js';
 
 interface DeletionResource {
@@ -67,40 +66,17 @@ export const EXAMPLE_DELETION_RESOURCE: DeletionResource = {
 };
 
 export function deletionCrd(resource: DeletionResource): CustomResourceDefinition {
-  const { names } = resource;
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${names.plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: names.kind,
-        listKind: names.listKind,
-        plural: names.plural,
-        singular: names.singular,
-        shortNames: [...names.shortNames],
-        categories: [...DELETION_CATEGORIES],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: resource.columns,
-          schema: {
-            openAPIV3Schema: resourceOpenApiSchema(
-              resource.description,
-              toStructuralSchema(resource.spec, 'spec'),
-              toStructuralSchema(resource.status, 'status'),
-            ),
-          },
-        },
-      ],
-    },
-  };
+  return singleVersionCrd({
+    names: resource.names,
+    categories: DELETION_CATEGORIES,
+    scope: 'Namespaced',
+    columns: resource.columns,
+    openApiSchema: resourceOpenApiSchema(
+      resource.description,
+      toStructuralSchema(resource.spec, 'spec'),
+      toStructuralSchema(resource.status, 'status'),
+    ),
+  });
 }
 
 export const DELETION_RESOURCES = [TRACE_DELETION_RESOURCE, EXAMPLE_DELETION_RESOURCE] as const;
