@@ -222,14 +222,11 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     logger,
     rateLimiter: () =>
       defaultControllerRateLimiter(systemClock, { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 }),
+    // A throw is the controller's to catch: it counts and backs off as for a returned Error.
     reconcile: async (key, signal) => {
-      try {
-        const loaded = await loadKeySecret(key, signal);
-        if (!loaded.ok) return new Error(loaded.error.message);
-        return await reconciler.reconcile(key, signal);
-      } catch (error) {
-        return error instanceof Error ? error : new Error(String(error));
-      }
+      const loaded = await loadKeySecret(key, signal);
+      if (!loaded.ok) return new Error(loaded.error.message);
+      return reconciler.reconcile(key, signal);
     },
   });
   /** Reads the connection's key Secret by name, unless the operator-namespace cache holds it whole. */

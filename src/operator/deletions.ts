@@ -116,13 +116,8 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
       registry: options.registry,
       logger,
       rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
-      reconcile: async (key, signal) => {
-        try {
-          return await reconcile(key, signal);
-        } catch (error) {
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      },
+      // A throw is the controller's to catch: it counts and backs off as for a returned Error.
+      reconcile,
     });
 
   if (tracesOn) {
