@@ -5,7 +5,7 @@
 // connection converges close to its own rate floor. Prints, per connection: time to converge,
 // its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
 //
-//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250]
+//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N]
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,7 @@ import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { floorSeconds } from '../converge/floor.js';
 import { agentDeployment, createAll } from '../support/agent-deployments.js';
-import type { StatsSnapshot } from '../support/emulator-stats.js';
+import { summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js';
 import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
@@ -29,6 +29,10 @@ const { values } = parseArgs({
     'eu-rate-limit': { type: 'string', default: '200/10' },
     'revision-phase-ms': { type: 'string', default: '250' },
     'timeout-s': { type: 'string', default: '900' },
+    /** The operator's --concurrency; its own default when absent. */
+    concurrency: { type: 'string' },
+    /** Print each region's calls per second while the run lasts. */
+    timeline: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -85,6 +89,24 @@ async function waitForReadyConnections(kube: Emulators['kube'], names: string[])
   throw new Error('the connections did not become Ready within 60 s');
 }
 
+/** Every second, each region's calls in that second and Ready objects so far, on stderr. */
+function sampleCalls(regions: Region[]): { stop: () => void } {
+  let last = regions.map(() => 0);
+  let second = 0;
+  const timer = setInterval(() => {
+    second += 1;
+    void Promise.all(regions.map((region) => region.emulators.admin<StatsSnapshot>('GET', '/stats'))).then(
+      (stats) => {
+        const totals = stats.map((snapshot) => snapshot.total);
+        const deltas = totals.map((total, i) => total - (last[i] ?? 0));
+        last = totals;
+        console.error(`${second}s ${regions.map((r, i) => `${r.name} ${deltas[i]}/s`).join(' ')}`);
+      },
+    );
+  }, 1000);
+  return { stop: () => clearInterval(timer) };
+}
+
 async function main(): Promise<void> {
   const regions: Region[] = [];
   const ok = await startOkServer();
@@ -132,7 +154,11 @@ async function main(): Promise<void> {
     operator = await OperatorProcess.start({
       controlPlaneUrl: us.emulators.controlPlaneUrl,
       kubeconfigPath: us.emulators.kubeconfigPath,
-      flags: ['--rate-limit', us.rateLimit],
+      flags: [
+        '--rate-limit',
+        us.rateLimit,
+        ...(values.concurrency === undefined ? [] : ['--concurrency', values.concurrency]),
+      ],
     });
     await waitForReadyConnections(
       kube,
@@ -144,8 +170,10 @@ async function main(): Promise<void> {
     tracker = new ReadyTracker(kube);
     await tracker.start();
     tracker.origin = performance.now();
-    const objects = regions.flatMap((region, r) =>
-      Array.from({ length: n }, (_, i) => {
+    // Interleaved (us-0, eu-0, us-1, …): both connections' objects exist from the first
+    // second, so neither region's floor is charged for the other's creation time.
+    const objects = Array.from({ length: n }, (_, i) =>
+      regions.map((region, r) => {
         const object = agentDeployment(
           `${region.name}-agent-${String(i).padStart(5, '0')}`,
           listeners[r] ?? '',
@@ -155,18 +183,30 @@ async function main(): Promise<void> {
           spec: { ...object.spec, connectionRef: { kind: 'PlatformConnection', name: region.name } },
         };
       }),
-    );
+    ).flat();
+    const timeline = values.timeline ? sampleCalls(regions) : undefined;
     await createAll(kube, objects);
     await tracker.waitForReady(2 * n, Number(values['timeout-s']) * 1000);
+    timeline?.stop();
 
     console.log(
       `two connections, ${n} objects each, revision phase ${revisionPhaseMs} ms, one operator process`,
     );
     const readyAt = tracker.readyAt;
+    const reconciles = await operator.metric('controller_runtime_reconcile_total', {
+      controller: 'agentdeployment',
+    });
+    const throttled = await operator.metric('agent_operator_reconcile_failures_total', {
+      class: 'Throttled',
+    });
+    console.log(
+      `operator: ${reconciles} reconciles (${throttled} throttled), ${operator.cpuSeconds().toFixed(1)} CPU seconds`,
+    );
     for (const region of regions) {
       const times = [...readyAt].filter(([name]) => name.startsWith(`${region.name}-`)).map(([, ms]) => ms);
       const seconds = Math.max(...times) / 1000;
-      const half = (times.sort((x, y) => x - y)[Math.floor(times.length / 2)] ?? 0) / 1000;
+      times.sort((x, y) => x - y);
+      const at = (share: number) => ((times[Math.floor(times.length * share)] ?? 0) / 1000).toFixed(1);
       const floor = floorSeconds({
         n,
         allowedPerSecond: ratePerSecond(region.rateLimit),
@@ -174,8 +214,13 @@ async function main(): Promise<void> {
       });
       const stats = await region.emulators.admin<StatsSnapshot>('GET', '/stats');
       console.log(
-        `${region.name} (${region.rateLimit}): half Ready at ${half.toFixed(1)} s, all at ${seconds.toFixed(1)} s, floor ${floor.toFixed(1)} s, ` +
+        `${region.name} (${region.rateLimit}): Ready: half at ${at(0.5)} s, 90% at ${at(0.9)} s, 99% at ${at(0.99)} s, all at ${seconds.toFixed(1)} s, floor ${floor.toFixed(1)} s, ` +
           `ratio ${(seconds / floor).toFixed(2)} (target ≤ 1.1); ${stats.total} calls, ${stats.throttled} answered 429`,
+      );
+      console.log(
+        `  calls by route: ${Object.entries(summarizeCalls(stats, n).callsByRoute)
+          .map(([route, count]) => `${route} ${count}`)
+          .join(', ')}`,
       );
     }
   } finally {

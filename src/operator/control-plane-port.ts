@@ -1,9 +1,12 @@
 // Binds the reconciler's ControlPlanePort to the control-plane client. Every reconciler call
 // is made with `waitForBudget: false`: when the budget is empty the call returns Throttled
-// with the wait, and the reconcile requeues instead of holding a worker.
+// with the wait, and the reconcile requeues instead of holding a worker: at its own place in
+// the budget's line (ThrottleLine), so that a thousand throttled objects do not all come back
+// for the same next token.
 import type { ControlPlaneApi, ControlPlaneError, Result } from '../controlplane/client/index.js';
 import type { ControlPlanePort, Failure, Outcome } from '../reconcilers/agentdeployment/ports.js';
 import { MAX_IDS_PER_LIST } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
+import { ThrottleLine } from './throttle-line.js';
 
 /** Every reconciler call: never wait for budget, and stop when the reconcile is aborted. */
 function noWait(signal: AbortSignal) {
@@ -65,12 +68,19 @@ export function controlPlanePort({
   maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
 }: ControlPlanePortOptions): ControlPlanePort {
   const waits = new InPlaceWaits(maxInPlaceWaits);
+  const line = new ThrottleLine(() => allowedRatePerSecond);
   const patiently = <T>(call: () => Promise<Result<T>>, signal: AbortSignal) => waits.patiently(call, signal);
+  /** A reconcile's call: still throttled after its short waits, it takes its place in the line. */
+  const inLine = async <T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> => {
+    const result = await patiently(call, signal);
+    if (result.ok || result.error.kind !== 'Throttled') return result;
+    return { ok: false, error: { ...result.error, retryAfterMs: line.place(result.error.retryAfterMs) } };
+  };
   return {
     createDeployment: async (request, signal) =>
-      outcome(await patiently(() => client.createDeployment(request, noWait(signal)), signal)),
+      outcome(await inLine(() => client.createDeployment(request, noWait(signal)), signal)),
     getDeployment: async (id, signal) =>
-      outcome(await patiently(() => client.getDeployment(id, noWait(signal)), signal)),
+      outcome(await inLine(() => client.getDeployment(id, noWait(signal)), signal)),
     listDeploymentsByIds: async (ids, signal) => {
       if (ids.length > MAX_IDS_PER_LIST)
         throw new RangeError(`at most ${MAX_IDS_PER_LIST} ids per list call`);
@@ -84,7 +94,7 @@ export function controlPlanePort({
       // name_contains is a substring filter: page through and keep exact matches.
       const found = [];
       for (let offset = 0; ; offset += MAX_IDS_PER_LIST) {
-        const page = await patiently(
+        const page = await inLine(
           () =>
             client.listDeployments({ nameContains: name, limit: MAX_IDS_PER_LIST, offset }, noWait(signal)),
           signal,
@@ -95,9 +105,9 @@ export function controlPlanePort({
       }
     },
     patchDeployment: async (id, patch, signal) =>
-      outcome(await patiently(() => client.patchDeployment(id, patch, noWait(signal)), signal)),
+      outcome(await inLine(() => client.patchDeployment(id, patch, noWait(signal)), signal)),
     deleteDeployment: async (id, signal) =>
-      outcome(await patiently(() => client.deleteDeployment(id, noWait(signal)), signal)),
+      outcome(await inLine(() => client.deleteDeployment(id, noWait(signal)), signal)),
     getRevision: async (id, revisionId, signal) =>
       outcome(await patiently(() => client.getRevision(id, revisionId, noWait(signal)), signal)),
     allowedRatePerSecond: () => allowedRatePerSecond,

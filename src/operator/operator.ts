@@ -197,7 +197,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const agents = agentCallPort(
     (key) => {
       const object = objects.store.get(key);
-      const resolution = object === undefined ? undefined : resolveObjectConnection(connections.registry, object);
+      const resolution =
+        object === undefined ? undefined : resolveObjectConnection(connections.registry, object);
       if (resolution === undefined || !resolution.ok) return '';
       const credentials = resolution.credentials;
       return 'apiKey' in credentials ? credentials.apiKey : credentials.bearerToken;

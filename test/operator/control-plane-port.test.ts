@@ -1,6 +1,7 @@
 // The port's short waits for an empty budget: at most `maxInPlaceWaits` reconciles wait in
 // place at once; past that a short wait too returns Throttled, so that a saturated key cannot
-// hold every worker while the objects of other connections queue behind it.
+// hold every worker while the objects of other connections queue behind it. Still throttled,
+// a reconcile is told to come back at its own place in the line (ThrottleLine).
 import { describe, expect, it } from 'vitest';
 import type { ControlPlaneApi, Result } from '../../src/controlplane/client/index.js';
 import type { Deployment } from '../../src/controlplane/models/index.js';
@@ -41,6 +42,24 @@ describe('controlPlanePort: waiting in place for the budget', () => {
     expect(results.every((result) => !result.ok && result.error.kind === 'Throttled')).toBe(true);
     // One waited and tried three more times; the two others tried once each.
     expect(calls.count).toBe(4 + 1 + 1);
+  });
+
+  it('gives reconciles still throttled after their waits places in a line, spaced at the budget rate', async () => {
+    const port = controlPlanePort({
+      client: alwaysEmpty({ count: 0 }),
+      allowedRatePerSecond: 100,
+      budgetHeadroom: () => 0,
+      maxInPlaceWaits: () => 0,
+    });
+    const signal = new AbortController().signal;
+    const results = await Promise.all([1, 2, 3].map(() => port.getDeployment('id', signal)));
+    const waits = results.map((result) => (result.ok ? 0 : (result.error.retryAfterMs ?? 0)));
+    // Each at least the budget's own 20 ms; each next 10 ms (1/100 s) later, less the
+    // milliseconds that passed between the three calls.
+    expect(waits[0]).toBeGreaterThanOrEqual(15);
+    expect(waits[1]! - waits[0]!).toBeGreaterThan(5);
+    expect(waits[2]! - waits[1]!).toBeGreaterThan(5);
+    expect(waits[2]!).toBeLessThanOrEqual(40);
   });
 
   it('without a limit every reconcile waits its short waits', async () => {
