@@ -2,6 +2,8 @@
 // Kubernetes and control-plane emulators (or uses the cluster and control plane the user
 // names), applies crds/ and examples/, runs the operator, shows every AgentDeployment moving
 // to Ready, rolls out one update, asks the updated agent a message, and ends with a summary.
+// With its embedded control plane it also shows a second connection (an EU control plane with
+// its own key) with an agent on it, and a TraceDeletion and an ExampleDeletion.
 // Exit 0 when all of it worked; non-zero with the reason when anything failed or timed out.
 // `--keep` leaves it running.
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,14 +26,16 @@ import { askAgent } from './ask-agent.js';
 import { callSummary } from './summary.js';
 import { resolveExampleIds } from './resolve-ids.js';
 import { runDeletionDemo } from './deletion-demo.js';
+import { applySecondConnection, setUpSecondConnection } from './second-connection.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const DEMO_USAGE = `Usage: agent-operator demo [flags]
 
-Starts the embedded Kubernetes API and control-plane emulators and the operator, applies
-crds/ and examples/, shows each AgentDeployment reach Ready, rolls out one update, and exits
-0 with a summary (non-zero if anything fails or times out).
+Starts the embedded Kubernetes API and control-plane emulators (a US and an EU region) and
+the operator, applies crds/ and examples/ plus an EU connection with an agent on it, shows
+each AgentDeployment reach Ready, rolls out one update, deletes data through a TraceDeletion
+and an ExampleDeletion, and exits 0 with a summary (non-zero if anything fails or times out).
 
   --keep                     leave everything running and print what to type next
   --timeout <duration>       give up after this long (default 120s)
@@ -232,6 +236,8 @@ class DemoRun {
     );
     for (const namespace of leftovers) {
       this.view.line(`namespace ${namespace} is left from an earlier demo run: emptying it first`);
+      if (environment.secondRegion)
+        await applySecondConnection({ client, namespace, ...environment.secondRegion });
       await footprint.clear(namespace, CLEAN_UP_GRACE_MS);
     }
 
@@ -239,6 +245,19 @@ class DemoRun {
     this.appliedAt = Date.now();
     for (const object of examples) await applyObject(client, labelled(object));
     this.view.line(`applied ${examples.length} objects from examples/ (${agents.length} AgentDeployments)`);
+    const secondRegion = environment.secondRegion;
+    if (secondRegion) {
+      const euAgent = await setUpSecondConnection({
+        client,
+        namespace: agents[0]?.metadata.namespace ?? 'default',
+        ...secondRegion,
+        deadline,
+        line: (text) => this.view.line(text),
+      });
+      await applyObject(client, labelled(euAgent));
+      agents.push(euAgent);
+      this.view.line(`applied ${euAgent.metadata.name}, which deploys to the EU through that connection`);
+    }
 
     this.view.phase('Creating the deployments');
     await this.watchUntil(client, agents, deadline, (rows) => rows.every((row) => row.settled));

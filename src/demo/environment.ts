@@ -5,8 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadClusterAccess, type ClusterAccess } from '../runtime/kube/cluster-access.js';
-import { DEFAULT_API_KEY, startControlPlaneEmulator } from '../sim/controlplane/index.js';
+import { DEFAULT_API_KEY } from '../sim/controlplane/index.js';
+import { startRegionalEmulators } from '../sim/controlplane/regions.js';
 import { startKubeEmulator } from '../sim/kube/index.js';
+
+/** The embedded EU emulator's key: a workspace of its own, unknown to the US emulator. */
+const EU_API_KEY = 'emulator-key-eu';
 
 export interface DemoEnvironmentOptions {
   kubeconfig?: string;
@@ -24,6 +28,8 @@ export interface DemoEnvironment {
   apiKey: string;
   /** The embedded control-plane emulator's admin token (undefined for a real control plane). */
   adminToken: string | undefined;
+  /** The embedded EU control plane, for the demo's second connection (absent with a real control plane). */
+  secondRegion?: { url: string; apiKey: string };
   embeddedKube: boolean;
   embeddedControlPlane: boolean;
   stateDir: string;
@@ -44,18 +50,25 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
     let controlPlaneUrl = options.controlPlaneUrl;
     let apiKey = options.apiKey;
     let adminToken: string | undefined;
+    let secondRegion: DemoEnvironment['secondRegion'];
     if (!controlPlaneUrl) {
-      // The examples name the emulator's default listener and integration, which belong to
-      // its default key.
-      // The platform's trace deletion job runs a second after a request: the demo shows verification.
-      const emulator = await startControlPlaneEmulator({
-        revisionPhaseMs: options.revisionPhaseMs,
-        traceDeleteDelayMs: 1_000,
-      });
-      closers.push(() => emulator.close());
-      controlPlaneUrl = emulator.url;
+      // Two regions, as `emulate control-plane --region us --region eu` serves them: the US
+      // one is the default connection; the EU one, with its own key and state, the second.
+      // The examples name the US emulator's default listener and integration, which belong
+      // to its default key. The platform's trace deletion job runs a second after a request:
+      // the demo shows verification.
+      const common = { revisionPhaseMs: options.revisionPhaseMs, traceDeleteDelayMs: 1_000 };
+      const regions = await startRegionalEmulators([
+        { region: 'us', options: { ...common, platformRegion: 'us' } },
+        { region: 'eu', options: { ...common, platformRegion: 'eu', apiKeys: [{ key: EU_API_KEY }] } },
+      ]);
+      closers.push(() => regions.close());
+      const [us, eu] = regions.regions;
+      if (us === undefined || eu === undefined) throw new Error('the regional emulators did not start');
+      controlPlaneUrl = us.url;
       apiKey = DEFAULT_API_KEY;
-      adminToken = emulator.adminToken;
+      adminToken = us.emulator.adminToken;
+      secondRegion = { url: eu.url, apiKey: EU_API_KEY };
     }
     if (!apiKey) {
       throw new Error(
@@ -82,6 +95,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
       controlPlaneUrl,
       apiKey,
       adminToken,
+      ...(secondRegion === undefined ? {} : { secondRegion }),
       embeddedKube: !options.kubeconfig,
       embeddedControlPlane: !options.controlPlaneUrl,
       stateDir,

@@ -6,6 +6,7 @@
 // is gone; only one that outlives a grace period has its finalizer stripped, and the demo
 // says so.
 import { FINALIZER } from '../api/agentdeployment/names.js';
+import { CONNECTION_FINALIZER } from '../api/connection/names.js';
 import { AGENT_DEPLOYMENTS } from '../operator/operator.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import { isNotFound } from '../runtime/kube/errors.js';
@@ -24,12 +25,19 @@ const CRDS: ResourceType = {
   plural: 'customresourcedefinitions',
   namespaced: false,
 };
+const PLATFORM_CONNECTIONS: ResourceType = {
+  group: 'agentplatform.io',
+  version: 'v1alpha1',
+  plural: 'platformconnections',
+};
 /** Namespaced kinds the demo creates besides AgentDeployments; deleted by the demo's label. */
 const SUPPORTING_KINDS: ResourceType[] = [
   { group: '', version: 'v1', plural: 'secrets' },
   { group: '', version: 'v1', plural: 'configmaps' },
   { group: 'agentplatform.io', version: 'v1alpha1', plural: 'tracedeletions' },
   { group: 'agentplatform.io', version: 'v1alpha1', plural: 'exampledeletions' },
+  // After the agents that use it: its finalizer holds it while any does.
+  PLATFORM_CONNECTIONS,
 ];
 const POLL_MS = 200;
 
@@ -111,24 +119,43 @@ export class DemoFootprint {
     const agents = await this.client.listAll(AGENT_DEPLOYMENTS, { namespace });
     for (const agent of agents.items)
       await this.deleteQuietly(AGENT_DEPLOYMENTS, namespace, agent.metadata.name ?? '');
-    const finished = await this.waitGone(namespace, Date.now() + graceMs);
-    if (!finished) {
-      const stuck = (await this.client.listAll(AGENT_DEPLOYMENTS, { namespace })).items;
-      for (const agent of stuck) {
-        const finalizers = (agent.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
-        await this.client
-          .mergePatch(AGENT_DEPLOYMENTS, namespace, agent.metadata.name ?? '', { metadata: { finalizers } })
-          .catch((error: unknown) => {
-            if (!isNotFound(error)) throw error;
-          });
-        this.say(
-          `  ${namespace}/${agent.metadata.name ?? '?'}: the operator did not finish its deletion in ${graceMs / 1000}s; finalizer removed`,
-        );
-      }
-    }
+    await this.finishDeletions(AGENT_DEPLOYMENTS, FINALIZER, namespace, undefined, graceMs);
     for (const type of SUPPORTING_KINDS) {
       const owned = await this.client.listAll(type, { namespace, labelSelector: DEMO_SELECTOR });
       for (const object of owned.items) await this.deleteQuietly(type, namespace, object.metadata.name ?? '');
+    }
+    // A connection leaves once no agent uses it; a run that follows must not find it terminating.
+    await this.finishDeletions(PLATFORM_CONNECTIONS, CONNECTION_FINALIZER, namespace, DEMO_SELECTOR, graceMs);
+  }
+
+  /**
+   * Waits for the operator to finish the deletions of `type` in `namespace` (it removes its
+   * `finalizer` when done); past `graceMs`, removes that finalizer itself and says so.
+   */
+  private async finishDeletions(
+    type: ResourceType,
+    finalizer: string,
+    namespace: string,
+    labelSelector: string | undefined,
+    graceMs: number,
+  ): Promise<void> {
+    const remaining = async () =>
+      (await this.client.listAll(type, { namespace, ...(labelSelector ? { labelSelector } : {}) })).items;
+    const deadline = Date.now() + graceMs;
+    while ((await remaining()).length > 0) {
+      if (Date.now() > deadline) break;
+      await sleep(POLL_MS);
+    }
+    for (const object of await remaining()) {
+      const finalizers = (object.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+      await this.client
+        .mergePatch(type, namespace, object.metadata.name ?? '', { metadata: { finalizers } })
+        .catch((error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        });
+      this.say(
+        `  ${namespace}/${object.metadata.name ?? '?'}: the operator did not finish its deletion in ${graceMs / 1000}s; finalizer removed`,
+      );
     }
   }
 
@@ -160,14 +187,6 @@ export class DemoFootprint {
   describe(): string {
     const crds = this.installedCrds.length > 0 ? ` and the CRD ${this.installedCrds.join(', ')}` : '';
     return `namespace ${[...this.namespaces].join(', ')}${crds}`;
-  }
-
-  private async waitGone(namespace: string, deadline: number): Promise<boolean> {
-    for (;;) {
-      if ((await this.client.listAll(AGENT_DEPLOYMENTS, { namespace })).items.length === 0) return true;
-      if (Date.now() > deadline) return false;
-      await sleep(POLL_MS);
-    }
   }
 
   private async until(deadline: number, what: string, check: () => Promise<boolean>): Promise<void> {

@@ -24,8 +24,16 @@ function seconds(ms: number): string {
 }
 
 function table(rows: DemoRow[]): string[] {
-  const header = ['NAME', 'SOURCE', 'REVISION', 'ACTIVE', 'READY', 'REASON'];
-  const cells = rows.map((r) => [r.name, r.source, r.revisionStatus, r.activeRevision, r.ready, r.reason]);
+  const header = ['NAME', 'CONNECTION', 'SOURCE', 'REVISION', 'ACTIVE', 'READY', 'REASON'];
+  const cells = rows.map((r) => [
+    r.name,
+    r.connection,
+    r.source,
+    r.revisionStatus,
+    r.activeRevision,
+    r.ready,
+    r.reason,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const format = (values: string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ');
   return [format(header), ...cells.map(format)];
@@ -45,7 +53,7 @@ class PlainView implements DemoView {
       if (this.seen.get(row.name) === signature) continue;
       this.seen.set(row.name, signature);
       this.output.write(
-        `[${seconds(elapsedMs).padStart(6)}] ${row.name}: revision ${row.revisionStatus}, active ${row.activeRevision}, Ready=${row.ready} (${row.reason})${row.stalled ? `: ${row.message}` : ''}\n`,
+        `[${seconds(elapsedMs).padStart(6)}] ${row.name}: revision ${row.revisionStatus}, active ${row.activeRevision}, Ready=${row.ready} (${row.reason}), connection ${row.connection}${row.stalled ? `: ${row.message}` : ''}\n`,
       );
     }
   }

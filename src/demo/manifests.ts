@@ -24,6 +24,11 @@ const KINDS: Record<string, ResourceType> = {
     version: 'v1alpha1',
     plural: 'agentdeployments',
   },
+  'agentplatform.io/v1alpha1/PlatformConnection': {
+    group: 'agentplatform.io',
+    version: 'v1alpha1',
+    plural: 'platformconnections',
+  },
 };
 
 /** A manifest as the demo needs it: every object names itself. */

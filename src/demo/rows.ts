@@ -3,6 +3,8 @@ import type { Manifest } from './manifests.js';
 
 export interface DemoRow {
   name: string;
+  /** The connection it deploys through: its connectionRef's name, or `default`. */
+  connection: string;
   source: string;
   revisionStatus: string;
   activeRevision: string;
@@ -30,12 +32,13 @@ interface StatusShape {
 
 export function rowOf(object: Manifest): DemoRow {
   const status = (object.status ?? {}) as StatusShape;
-  const spec = (object.spec ?? {}) as { source?: string };
+  const spec = (object.spec ?? {}) as { source?: string; connectionRef?: { name?: string } };
   const ready = status.conditions?.find((c) => c.type === 'Ready');
   const stalled = status.conditions?.find((c) => c.type === 'Stalled')?.status === 'True';
   const current = status.observedGeneration === object.metadata.generation;
   return {
     name: object.metadata.name,
+    connection: spec.connectionRef?.name ?? 'default',
     source: spec.source ?? '?',
     revisionStatus: status.latestRevisionStatus ?? '-',
     activeRevision: status.activeRevisionId ? status.activeRevisionId.slice(0, 8) : '-',

@@ -1,7 +1,9 @@
 // One lane per control plane the operator talks to (see ControlPlaneLane): the port paced by
 // that connection's own budget, its own observation cache and its own batched poller. Lanes
 // are made when an object first resolves to a connection and live as long as the operator;
-// their pollers run only while this replica leads, like the default lane's.
+// their pollers run only while this replica leads, like the default lane's. A connection
+// deleted and created again reaches the same control plane through a new client (the pool
+// closed the old one): its lane is then rebuilt on the new client, keeping what it observed.
 import type { Logger } from 'pino';
 import { DEFAULT_API_KEY_ROW_ID } from '../controlplane/budget/rate-table.js';
 import type { ControlPlaneClient } from '../controlplane/client/index.js';
@@ -23,7 +25,7 @@ export interface ConnectionLanesOptions {
 }
 
 export class ConnectionLanes {
-  private readonly lanes = new Map<string, ControlPlaneLane>();
+  private readonly lanes = new Map<string, ControlPlaneLane & { client: ControlPlaneClient }>();
   /** Listener and integration names, one catalog per lane. */
   private readonly catalogs = new CatalogNames();
   private running = false;
@@ -33,8 +35,10 @@ export class ConnectionLanes {
   /** The lane of `client`; `id` is the identity of its control plane (see ResolvedConnection.controlPlaneId). */
   laneFor(id: string, client: ControlPlaneClient, label: string): ControlPlaneLane {
     const existing = this.lanes.get(id);
-    if (existing !== undefined) return existing;
-    const observations = new ObservationCache();
+    if (existing?.client === client) return existing;
+    // Its client was closed with the connection that held it: the poller goes with it.
+    if (existing !== undefined) void existing.poller.stop();
+    const observations = existing?.observations ?? new ObservationCache();
     const controlPlane = controlPlanePort({
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
@@ -61,7 +65,7 @@ export class ConnectionLanes {
       integrationId: async (name: string, signal: AbortSignal) =>
         lookup(await this.catalogs.integrationId(client, id, name, signal)),
     };
-    const lane = { id, controlPlane, observations, poller, names };
+    const lane = { id, client, controlPlane, observations, poller, names };
     this.lanes.set(id, lane);
     if (this.running) poller.start();
     return lane;

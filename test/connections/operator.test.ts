@@ -120,6 +120,45 @@ describe('connections in the operator', () => {
     for (const key of [TEAM_KEY, WRONG_KEY]) expect(visible).not.toContain(key.slice(0, 12));
   }, 60_000);
 
+  it('a connection deleted and created again serves its objects again (a fresh client, not the closed one)', async () => {
+    await stack.putSecret('team-key', { apiKey: TEAM_KEY });
+    const create = () =>
+      stack.client.create(PLATFORM_CONNECTIONS, {
+        apiVersion: 'agentplatform.io/v1alpha1',
+        kind: 'PlatformConnection',
+        metadata: { name: 'team', namespace: NAMESPACE },
+        spec: {
+          controlPlaneUrl: stack.controlPlane.url,
+          platformApiUrl: platformUrl,
+          apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
+        },
+      });
+    await create();
+    await stack.startOperator();
+    await waitForConnection('Ready', (c) => ready(c)?.status === 'True');
+    const listener = await listenerIdFor(TEAM_KEY);
+    const onTeam = { connectionRef: { kind: 'PlatformConnection', name: 'team' } };
+    await stack.client.create(AGENT_DEPLOYMENTS, containerAgent('before', listener, onTeam));
+    await stack.waitFor('before', (o) => condition(o, 'Ready')?.status === 'True', 'Ready');
+
+    await stack.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'before');
+    await stack.client.delete(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
+    await stack.waitUntil(
+      async () =>
+        (await stack.client.list(PLATFORM_CONNECTIONS, { namespace: NAMESPACE })).items.length === 0,
+      'the connection is gone',
+      30_000,
+    );
+    await create();
+    await waitForConnection('Ready again', (c) => ready(c)?.status === 'True');
+    await stack.client.create(AGENT_DEPLOYMENTS, containerAgent('after', listener, onTeam));
+    await stack.waitFor(
+      'after',
+      (o) => condition(o, 'Ready')?.status === 'True',
+      'Ready through the new connection',
+    );
+  }, 60_000);
+
   it("a ClusterPlatformConnection reads its key in the operator's namespace only; its metrics carry its name, never the key", async () => {
     const spec = {
       controlPlaneUrl: stack.controlPlane.url,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentDeploymentCrd } from '../../src/api/crd/agentdeployment-crd.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
 import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { isNotFound } from '../../src/runtime/kube/errors.js';
@@ -121,6 +122,10 @@ async function demoObjectsLeft(): Promise<string[]> {
   if (await find(CRDS, undefined, 'agentdeployments.agentplatform.io')) {
     const agents = await client.listAll(AGENT_DEPLOYMENTS, { namespace: 'agents-demo' });
     left.push(...agents.items.map((o) => `agd/${o.metadata.name ?? ''}`));
+  }
+  if (await find(CRDS, undefined, 'platformconnections.agentplatform.io')) {
+    const connections = await client.listAll(PLATFORM_CONNECTIONS, { namespace: 'agents-demo' });
+    left.push(...connections.items.map((o) => `platformconnection/${o.metadata.name ?? ''}`));
   }
   for (const type of [SECRETS, CONFIGMAPS]) {
     const items = await client.listAll(type, { namespace: 'agents-demo' });

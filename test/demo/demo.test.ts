@@ -51,7 +51,15 @@ describe('agent-operator demo', () => {
     expect(stdout).toMatch(/429 responses received: 0/);
     const calls = /control-plane calls: (\d+)/.exec(stdout);
     expect(Number(calls?.[1])).toBeGreaterThan(0);
-    expect(stdout).toMatch(/demo: all 2 AgentDeployments Ready, update deployed/);
+    // Two connections with an agent on each: the default (US) and the EU PlatformConnection.
+    expect(stdout).toMatch(
+      /connections: default \(us, [^)]*\) and PlatformConnection agents-demo\/eu [^\n]*: Ready/,
+    );
+    expect(stdout).toMatch(
+      /support-bot: revision DEPLOYED, [^\n]*Ready=True \(Deployed\), connection default/,
+    );
+    expect(stdout).toMatch(/support-bot-eu: revision DEPLOYED, [^\n]*Ready=True \(Deployed\), connection eu/);
+    expect(stdout).toMatch(/demo: all 3 AgentDeployments Ready, update deployed/);
   });
 
   it('exits non-zero with the reason when it cannot finish in time', async () => {
