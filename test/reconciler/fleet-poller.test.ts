@@ -104,6 +104,10 @@ describe('FleetPoller', () => {
     expect(calls).toHaveLength(0);
     advance(1_000);
     await poller.tick();
+    // Due, but alone: it waits a quarter interval for others to share its list call.
+    expect(calls).toHaveLength(0);
+    advance(250);
+    await poller.tick();
     expect(calls).toEqual([['d1']]);
     expect(enqueued).toEqual(['ns/a']);
   });
@@ -113,9 +117,42 @@ describe('FleetPoller', () => {
     poller.track('d1', 'ns/a', 'inflight');
     poller.track('d2', 'ns/b', 'inflight');
     poller.untrackKey('ns/a');
-    advance(1_000);
+    advance(1_250);
     await poller.tick();
     expect(calls).toEqual([['d2']]);
+  });
+
+  it('coalesces in-flight ids that come due one by one into few list calls, none observed late by more than a quarter interval', async () => {
+    const { poller, calls, advance } = setup(); // poll interval 1 s
+    const trackedAt = new Map<string, number>();
+    const polledAt = new Map<string, number[]>();
+    let now = 0;
+    // 40 creates spread over 2 s (one every 50 ms, as a saturated budget spaces them), then
+    // 10 s of 200 ms ticks.
+    for (let step = 0; step < 60; step += 1) {
+      if (step < 40) {
+        poller.track(`d${step}`, `ns/o${step}`, 'inflight');
+        trackedAt.set(`d${step}`, now);
+      }
+      const before = calls.length;
+      if (step % 4 === 0) await poller.tick();
+      for (const ids of calls.slice(before))
+        for (const id of ids) polledAt.set(id, [...(polledAt.get(id) ?? []), now]);
+      advance(50);
+      now += 50;
+    }
+    for (let tick = 0; tick < 35; tick += 1) {
+      const before = calls.length;
+      await poller.tick();
+      for (const ids of calls.slice(before))
+        for (const id of ids) polledAt.set(id, [...(polledAt.get(id) ?? []), now]);
+      advance(200);
+      now += 200;
+    }
+    // Each id first observed no later than its interval plus a quarter (and a tick).
+    for (const [id, at] of trackedAt) expect(polledAt.get(id)?.[0]).toBeLessThanOrEqual(at + 1_000 + 250 + 200);
+    // A round per tick with any id due would be about 50 calls here.
+    expect(calls.length).toBeLessThanOrEqual(20);
   });
 });
 

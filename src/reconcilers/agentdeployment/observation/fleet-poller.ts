@@ -43,6 +43,16 @@ export interface FleetPollerOptions {
 export const MAX_IDS_PER_LIST = 100;
 /** How far ahead of its resync a settled deployment may join a list call that is made anyway. */
 const EARLY_RESYNC_SHARE = 0.1;
+/**
+ * In-flight deployments come due one by one (their creates were spread over time by the rate
+ * budget), so a round every tick would list a handful of ids each time: on a saturated key,
+ * 100 calls where 30 do. Instead a round waits until its oldest due id is this share of the
+ * poll interval late (or a full list is due, or a reconcile wants one), and in-flight ids due
+ * within EARLY_INFLIGHT_SHARE of the interval ride along. An id is then observed at most a
+ * quarter interval late and never more often than it asked.
+ */
+const COALESCE_SHARE = 0.25;
+const EARLY_INFLIGHT_SHARE = 0.5;
 
 export class FleetPoller {
   private readonly tracked = new Map<string, Tracked>();
@@ -156,12 +166,23 @@ export class FleetPoller {
     // instead of N/100 calls (measured by bench/steady/poller-rounds.ts).
     const early: Array<{ id: string; at: number }> = [];
     const earlyHorizon = now + this.resyncPeriodMs * EARLY_RESYNC_SHARE;
+    const earlyInflightHorizon = now + this.inflightPollMs * EARLY_INFLIGHT_SHARE;
+    let wanted = false;
+    let oldestDueAt = now;
     for (const [id, entry] of this.tracked) {
-      if (entry.wanted || entry.nextPollAt <= now) due.push(id);
-      else if (entry.mode === 'steady' && entry.nextPollAt <= earlyHorizon)
+      if (entry.wanted || entry.nextPollAt <= now) {
+        due.push(id);
+        wanted ||= entry.wanted;
+        oldestDueAt = Math.min(oldestDueAt, entry.nextPollAt);
+      } else if (
+        entry.nextPollAt <= (entry.mode === 'steady' ? earlyHorizon : earlyInflightHorizon)
+      )
         early.push({ id, at: entry.nextPollAt });
     }
     if (due.length === 0) return;
+    const coalescing =
+      !wanted && due.length < MAX_IDS_PER_LIST && now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
+    if (coalescing) return;
     // Wanted ids first: a reconcile is waiting for them.
     due.sort((a, b) => Number(this.tracked.get(b)?.wanted) - Number(this.tracked.get(a)?.wanted));
     const batches: string[][] = [];
