@@ -32,6 +32,11 @@ export type DeletionObject = KubeObject & {
 
 export { NAMESPACE };
 
+/** The platform route of trace deletes, as the emulator's stats name it. */
+export const DELETE_ROUTE = '/runs/delete';
+
+export const isPhase = (phase: string) => (object: DeletionObject) => object.status?.phase === phase;
+
 export async function startDeletionStack(
   options: {
     traceDeleteDelayMs?: number;
@@ -124,6 +129,18 @@ export async function requestCounts(
   const sum = (predicate: (status: number) => boolean) =>
     rows.filter((row) => predicate(row.status)).reduce((total, row) => total + row.count, 0);
   return { accepted: sum((status) => status < 300), throttled: sum((status) => status === 429) };
+}
+
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
+
+/** A ConfigMap in the test namespace whose `key` holds the ids, one per line. */
+export function createIdsConfigMap(stack: Stack, name: string, ids: readonly string[], key = 'ids') {
+  return stack.client.create(CONFIG_MAPS, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: NAMESPACE },
+    data: { [key]: `${ids.join('\n')}\n` },
+  });
 }
 
 export function createTraceDeletion(

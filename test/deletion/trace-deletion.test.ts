@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
 import { API_KEY, type Stack } from '../operator/harness.js';
 import {
+  DELETE_ROUTE,
   NAMESPACE,
   createTraceDeletion,
   idsWithOnePerBatch,
   ingestTrace,
+  isPhase,
   randomIds,
   remainingTraces,
   requestCounts,
@@ -19,9 +21,6 @@ import {
   waitForDeletion,
   type DeletionObject,
 } from './stack.js';
-
-const DELETE_ROUTE = '/runs/delete';
-const isPhase = (phase: string) => (object: DeletionObject) => object.status?.phase === phase;
 
 describe('TraceDeletion', () => {
   let stack: Stack;
