@@ -3,7 +3,8 @@
 // takes a token whenever two are free, so without a hold it took the tokens those late
 // reconciles were promised, and each robbed reconcile went to the back of the line: the
 // rollouts finished later by every token the deletion took (measured at the resource level:
-// 1000 AgentDeployments 1.26x their floor beside a deletion of a million ids).
+// 1000 AgentDeployments 1.26x their floor beside a deletion of a million ids). Here, 300
+// reconciles: 4.00 s and 94 tokens to the deletion without the hold, 3.08 s and 1 with it.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/rate-budget.js';
