@@ -169,6 +169,29 @@ export function createExampleDeletion(
   });
 }
 
+/**
+ * As after a crash: with no operator running, the TraceDeletion is created with `batchesSent`
+ * recorded (of `batchesTotal`), then an operator starts and resumes it. Returns the delete
+ * requests it sent by the time the deletion reached `phase`, and the object then.
+ */
+export async function resumeAfterRecordedBatches(
+  stack: Stack,
+  name: string,
+  spec: Record<string, unknown>,
+  recorded: { batchesSent: number; batchesTotal: number },
+  phase: string,
+): Promise<{ sent: number; object: DeletionObject }> {
+  await Promise.all(stack.operators.map((operator) => operator.stop()));
+  await createTraceDeletion(stack, name, spec);
+  await stack.client.mergePatchStatus(TRACE_DELETIONS, NAMESPACE, name, {
+    status: { phase: 'Submitting', ...recorded },
+  });
+  const before = await requestCounts(stack, DELETE_ROUTE);
+  await stack.startOperator();
+  const object = await waitForDeletion(stack, TRACE_DELETIONS, name, isPhase(phase));
+  return { sent: (await requestCounts(stack, DELETE_ROUTE)).accepted - before.accepted, object };
+}
+
 /** Polls the object until `predicate` holds; every phase seen on the way is collected. */
 export async function waitForDeletion(
   stack: Stack,

@@ -16,6 +16,7 @@ import {
   randomIds,
   remainingTraces,
   requestCounts,
+  resumeAfterRecordedBatches,
   sessionIdOf,
   startDeletionStack,
   waitForDeletion,
@@ -196,15 +197,14 @@ describe('TraceDeletion after a crash', () => {
     const session = await sessionIdOf(stack, 'crash');
     const ids = idsWithOnePerBatch(real, 2500);
     // The operator that crashed had recorded batch 1 as accepted; the next one starts after it.
-    await Promise.all(stack.operators.map((operator) => operator.stop()));
-    await createTraceDeletion(stack, 'resumed', { sessionId: session, traceIds: ids });
-    await stack.client.mergePatchStatus(TRACE_DELETIONS, NAMESPACE, 'resumed', {
-      status: { phase: 'Submitting', batchesSent: 1, batchesTotal: 3 },
-    });
-    const before = await requestCounts(stack, DELETE_ROUTE);
-    await stack.startOperator();
-    const failed = await waitForDeletion(stack, TRACE_DELETIONS, 'resumed', isPhase('Failed'));
-    expect((await requestCounts(stack, DELETE_ROUTE)).accepted - before.accepted).toBe(2);
+    const { sent, object: failed } = await resumeAfterRecordedBatches(
+      stack,
+      'resumed',
+      { sessionId: session, traceIds: ids },
+      { batchesSent: 1, batchesTotal: 3 },
+      'Failed',
+    );
+    expect(sent).toBe(2);
     // Batch 1 was not sent again: its trace survives; batches 2 and 3 were sent once each.
     expect(await remainingTraces(stack, session, real)).toEqual([real[0]]);
     expect(failed.status?.tracesRemaining).toBe(1);

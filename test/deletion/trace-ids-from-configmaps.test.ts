@@ -16,6 +16,7 @@ import {
   randomIds,
   remainingTraces,
   requestCounts,
+  resumeAfterRecordedBatches,
   sessionIdOf,
   startDeletionStack,
   waitForDeletion,
@@ -173,18 +174,14 @@ describe('TraceDeletion from several ConfigMaps after a crash', () => {
     const session = await sessionIdOf(stack, 'crash-maps');
     // The operator that crashed had recorded batch 1 (the 999 ids of the first ConfigMap and the
     // first id of the second) as accepted; the next one starts at the second id of the second.
-    await Promise.all(stack.operators.map((operator) => operator.stop()));
-    await createTraceDeletion(stack, 'resumed', {
-      sessionId: session,
-      traceIdsFrom: { configMapKeyRefs: refs },
-    });
-    await stack.client.mergePatchStatus(TRACE_DELETIONS, NAMESPACE, 'resumed', {
-      status: { phase: 'Submitting', batchesSent: 1, batchesTotal: 3 },
-    });
-    const before = await requestCounts(stack, DELETE_ROUTE);
-    await stack.startOperator();
-    const failed = await waitForDeletion(stack, TRACE_DELETIONS, 'resumed', isPhase('Failed'));
-    expect((await requestCounts(stack, DELETE_ROUTE)).accepted - before.accepted).toBe(2);
+    const { sent, object: failed } = await resumeAfterRecordedBatches(
+      stack,
+      'resumed',
+      { sessionId: session, traceIdsFrom: { configMapKeyRefs: refs } },
+      { batchesSent: 1, batchesTotal: 3 },
+      'Failed',
+    );
+    expect(sent).toBe(2);
     // Batch 1 was not sent again (its two real traces survive); all of batches 2 and 3 were.
     expect((await remainingTraces(stack, session, real)).sort()).toEqual(real.slice(0, 2).sort());
     expect(failed.status).toMatchObject({ batchesSent: 3, idsRequested: 3000, tracesRemaining: 2 });
