@@ -14,6 +14,8 @@
 // (all calls on the row / rate), since both must pass through the same 100 per s.
 // Phase 3, latency: 100,000 ids with 50 ms added to every trace delete, one request in flight
 // (the default) against eight.
+// Phase 4, resource level (resource.ts): the operator process handles a real TraceDeletion of
+// `--ids` ids from ConfigMaps while `--deployments` AgentDeployments converge on the same key.
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
@@ -22,6 +24,8 @@ import type { BatchOutcome } from '../../src/platformdata/batch-submission.js';
 import { submitTraceDeletion } from '../../src/platformdata/trace-deletion.js';
 import { ROOT, spawnTsNode } from '../support/processes.js';
 import { positiveInteger } from '../support/cli-args.js';
+import { resourceLevel } from './resource.js';
+import { ADMIN_TOKEN_ENV, generateAdminToken } from '../../src/sim/controlplane/admin-guard.js';
 
 const KEYS = [
   'bench-data-alone-0123456789',
@@ -147,12 +151,13 @@ async function sharedBudget(url: string, ids: number, deployments: number): Prom
  * Phase 3: a network round trip of LATENCY_MS (injected by the emulator on the trace delete route).
  * One request at a time is bound by the round trip; a few in flight hide it and the budget paces.
  */
-async function withLatency(url: string): Promise<void> {
+async function withLatency(url: string, adminToken: string): Promise<void> {
   const key = KEYS[2];
   const session = await createSession(url, key, 'bench-latency');
+  const admin = { authorization: `Bearer ${adminToken}` };
   const fault = await fetch(`${url}/_emulator/faults`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...admin },
     body: JSON.stringify({ method: 'POST', route: '/runs/delete', latencyMs: LATENCY_MS }),
   });
   if (!fault.ok) throw new Error(`could not inject latency (HTTP ${fault.status})`);
@@ -171,7 +176,7 @@ async function withLatency(url: string): Promise<void> {
     check(outcome, `deletion with ${concurrency} in flight`);
     figures.push(`${concurrency} in flight ${seconds.toFixed(2)} s (ratio ${(seconds / floor).toFixed(3)})`);
   }
-  await fetch(`${url}/_emulator/faults`, { method: 'DELETE' });
+  await fetch(`${url}/_emulator/faults`, { method: 'DELETE', headers: admin });
   process.stdout.write(
     `with ${LATENCY_MS} ms per request: ${LATENCY_IDS} ids, floor ${floor.toFixed(2)} s: ${figures.join(', ')}\n`,
   );
@@ -181,6 +186,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { ids: { type: 'string' }, deployments: { type: 'string' } } });
   const ids = positiveInteger(values.ids, 'ids', 1_000_000);
   const deployments = positiveInteger(values.deployments, 'deployments', 1000);
+  const adminToken = generateAdminToken();
   const emulator = spawnTsNode(
     join(ROOT, 'src/cli.ts'),
     [
@@ -194,16 +200,18 @@ async function main(): Promise<void> {
       '--trace-delete-delay',
       '1h',
     ],
-    { quietStderr: true },
+    // The admin API (faults, phase 3) wants a bearer token; it is passed in the environment.
+    { quietStderr: true, env: { [ADMIN_TOKEN_ENV]: adminToken } },
   );
   try {
     const url = await emulator.waitForLine((line) => /(http:\/\/\S+)/.exec(line)?.[1], 'the emulator URL');
     await deletionAlone(url, ids);
     await sharedBudget(url, ids, deployments);
-    await withLatency(url);
+    await withLatency(url, adminToken);
   } finally {
     await emulator.stop();
   }
+  await resourceLevel(ids, deployments);
 }
 
 main().catch((error: unknown) => {

@@ -29,6 +29,8 @@ export interface EmulatorOptions {
   revisionPhaseMs: number;
   /** `<count>/<seconds>` or `off`; default the published 1000/10. */
   rateLimit?: string;
+  /** More `emulate control-plane` flags, e.g. ['--trace-delete-delay', '1h']. */
+  controlPlaneFlags?: string[];
 }
 
 export class Emulators {
@@ -61,6 +63,7 @@ export class Emulators {
         String(options.revisionPhaseMs),
         '--rate-limit',
         options.rateLimit ?? '1000/10',
+        ...(options.controlPlaneFlags ?? []),
       ],
       // In the environment, not on the command line, where `ps` would show it.
       { quietStderr: true, env: { AGENT_OPERATOR_ADMIN_TOKEN: adminToken } },
@@ -76,10 +79,7 @@ export class Emulators {
       kubeProcess.waitForLine(url, 'the kube emulator URL'),
     ]);
     const { client, transport } = kubeClientFrom(loadKubeConfig({ kind: 'file', path: kubeconfigPath }));
-    const crd = yaml.load(
-      await readFile(join(ROOT, 'crds/agentplatform.io_agentdeployments.yaml'), 'utf8'),
-    ) as KubeObject;
-    await client.create(CRDS, crd);
+    await applyCrd(client, 'agentplatform.io_agentdeployments.yaml');
     await client.create(NAMESPACES, {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -95,6 +95,11 @@ export class Emulators {
       transport,
       dir,
     );
+  }
+
+  /** Applies another CRD of crds/ (by file name) to the Kubernetes emulator. */
+  applyCrd(file: string): Promise<void> {
+    return applyCrd(this.kube, file);
   }
 
   /** Calls the control-plane emulator's admin API (not rate limited, not counted). */
@@ -133,4 +138,9 @@ export class Emulators {
     await Promise.all([this.controlPlaneProcess.stop(), this.kubeProcess.stop()]);
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+async function applyCrd(kube: KubeClient, file: string): Promise<void> {
+  const crd = yaml.load(await readFile(join(ROOT, 'crds', file), 'utf8')) as KubeObject;
+  await kube.create(CRDS, crd);
 }

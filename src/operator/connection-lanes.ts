@@ -43,6 +43,8 @@ export class ConnectionLanes {
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
       budgetHeadroom: budgetHeadroomProbe(client),
+      // Trace deletions on this key (bulk) must not take the tokens throttled reconciles wait for.
+      holdBulkFor: (ms) => client.budget.holdBulkFor(ms),
       // Alone, a lane may use every worker (waiting in place is cheaper than the queue);
       // beside others, a saturated one must leave them workers.
       maxInPlaceWaits: () =>

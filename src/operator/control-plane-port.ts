@@ -6,6 +6,7 @@
 import type { ControlPlaneApi, ControlPlaneError, Result } from '../controlplane/client/index.js';
 import type { ControlPlanePort, Failure, Outcome } from '../reconcilers/agentdeployment/ports.js';
 import { MAX_IDS_PER_LIST } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
 import { ThrottleLine } from './throttle-line.js';
 
 /** Every reconciler call: never wait for budget, and stop when the reconcile is aborted. */
@@ -20,6 +21,12 @@ function noWait(signal: AbortSignal) {
  */
 const SHORT_WAIT_MS = 100;
 const SHORT_WAITS = 3;
+/**
+ * Bulk work (trace deletions on the same key) stays back this much longer than a throttled
+ * reconcile was told to wait: a reconcile comes back a little late (the work queue, a busy
+ * event loop), and the token it was promised should still be there.
+ */
+const BULK_HOLD_MARGIN_MS = 100;
 
 /**
  * Workers waiting in place for one budget. A saturated key (its objects always find the
@@ -28,7 +35,10 @@ const SHORT_WAITS = 3;
  */
 class InPlaceWaits {
   private waiting = 0;
-  constructor(private readonly limit: () => number) {}
+  constructor(
+    private readonly limit: () => number,
+    private readonly holdBulkFor: (ms: number) => void,
+  ) {}
 
   async patiently<T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> {
     let result = await call();
@@ -40,6 +50,7 @@ class InPlaceWaits {
         return result;
       if (this.waiting >= this.limit()) return result;
       this.waiting += 1;
+      this.holdBulkFor(error.retryAfterMs + BULK_HOLD_MARGIN_MS);
       try {
         await new Promise((resolve) => setTimeout(resolve, Math.max(error.retryAfterMs, 1)));
       } finally {
@@ -59,6 +70,13 @@ export interface ControlPlanePortOptions {
   budgetHeadroom: () => number;
   /** Most reconciles waiting in place for this budget at once, asked at each wait (see InPlaceWaits); default unlimited. */
   maxInPlaceWaits?: () => number;
+  /**
+   * Keeps the budget's bulk requests back for a while (RateBudget.holdBulkFor): a throttled
+   * reconcile was told to come back then, and its token must not go to a trace deletion.
+   */
+  holdBulkFor?: (ms: number) => void;
+  /** For the throttle line's places; default the system clock. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 export function controlPlanePort({
@@ -66,15 +84,19 @@ export function controlPlanePort({
   allowedRatePerSecond,
   budgetHeadroom,
   maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
+  holdBulkFor = () => undefined,
+  clock = systemClock,
 }: ControlPlanePortOptions): ControlPlanePort {
-  const waits = new InPlaceWaits(maxInPlaceWaits);
-  const line = new ThrottleLine(() => allowedRatePerSecond);
+  const waits = new InPlaceWaits(maxInPlaceWaits, holdBulkFor);
+  const line = new ThrottleLine(() => allowedRatePerSecond, clock);
   const patiently = <T>(call: () => Promise<Result<T>>, signal: AbortSignal) => waits.patiently(call, signal);
   /** A reconcile's call: still throttled after its short waits, it takes its place in the line. */
   const inLine = async <T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> => {
     const result = await patiently(call, signal);
     if (result.ok || result.error.kind !== 'Throttled') return result;
-    return { ok: false, error: { ...result.error, retryAfterMs: line.place(result.error.retryAfterMs) } };
+    const place = line.place(result.error.retryAfterMs);
+    holdBulkFor(place + BULK_HOLD_MARGIN_MS);
+    return { ok: false, error: { ...result.error, retryAfterMs: place } };
   };
   return {
     createDeployment: async (request, signal) =>

@@ -33,7 +33,8 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'exampledeletions', verbs: ['list', 'watch'] },
   { apiGroup: 'agentplatform.io', resource: 'exampledeletions/status', verbs: ['patch'] },
   { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'watch'] },
-  // A TraceDeletion's traceIdsFrom: read once when submitting and once per check, not cached.
+  // A TraceDeletion's traceIdsFrom ConfigMaps, each named in the spec (so `get` suffices): read
+  // twice when submitting (counted, then streamed one at a time) and twice per check; not cached.
   { apiGroup: '', resource: 'configmaps', verbs: ['get'] },
   { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
 ];

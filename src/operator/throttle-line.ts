@@ -18,7 +18,7 @@ export class ThrottleLine {
   constructor(
     /** The budget's sustained rate (requests per second); read at each placement. */
     private readonly ratePerSecond: () => number,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Pick<Clock, 'now'> = systemClock,
   ) {}
 
   /** How long a reconcile throttled now, for a budget wait of `budgetWaitMs`, should wait before its retry. */

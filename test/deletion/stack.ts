@@ -32,6 +32,11 @@ export type DeletionObject = KubeObject & {
 
 export { NAMESPACE };
 
+/** The platform route of trace deletes, as the emulator's stats name it. */
+export const DELETE_ROUTE = '/runs/delete';
+
+export const isPhase = (phase: string) => (object: DeletionObject) => object.status?.phase === phase;
+
 export async function startDeletionStack(
   options: {
     traceDeleteDelayMs?: number;
@@ -126,6 +131,18 @@ export async function requestCounts(
   return { accepted: sum((status) => status < 300), throttled: sum((status) => status === 429) };
 }
 
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
+
+/** A ConfigMap in the test namespace whose `key` holds the ids, one per line. */
+export function createIdsConfigMap(stack: Stack, name: string, ids: readonly string[], key = 'ids') {
+  return stack.client.create(CONFIG_MAPS, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: NAMESPACE },
+    data: { [key]: `${ids.join('\n')}\n` },
+  });
+}
+
 export function createTraceDeletion(
   stack: Stack,
   name: string,
@@ -150,6 +167,29 @@ export function createExampleDeletion(
     metadata: { name, namespace: NAMESPACE },
     spec,
   });
+}
+
+/**
+ * As after a crash: with no operator running, the TraceDeletion is created with `batchesSent`
+ * recorded (of `batchesTotal`), then an operator starts and resumes it. Returns the delete
+ * requests it sent by the time the deletion reached `phase`, and the object then.
+ */
+export async function resumeAfterRecordedBatches(
+  stack: Stack,
+  name: string,
+  spec: Record<string, unknown>,
+  recorded: { batchesSent: number; batchesTotal: number },
+  phase: string,
+): Promise<{ sent: number; object: DeletionObject }> {
+  await Promise.all(stack.operators.map((operator) => operator.stop()));
+  await createTraceDeletion(stack, name, spec);
+  await stack.client.mergePatchStatus(TRACE_DELETIONS, NAMESPACE, name, {
+    status: { phase: 'Submitting', ...recorded },
+  });
+  const before = await requestCounts(stack, DELETE_ROUTE);
+  await stack.startOperator();
+  const object = await waitForDeletion(stack, TRACE_DELETIONS, name, isPhase(phase));
+  return { sent: (await requestCounts(stack, DELETE_ROUTE)).accepted - before.accepted, object };
 }
 
 /** Polls the object until `predicate` holds; every phase seen on the way is collected. */

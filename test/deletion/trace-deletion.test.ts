@@ -7,21 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
 import { API_KEY, type Stack } from '../operator/harness.js';
 import {
+  DELETE_ROUTE,
   NAMESPACE,
   createTraceDeletion,
   idsWithOnePerBatch,
   ingestTrace,
+  isPhase,
   randomIds,
   remainingTraces,
   requestCounts,
+  resumeAfterRecordedBatches,
   sessionIdOf,
   startDeletionStack,
   waitForDeletion,
   type DeletionObject,
 } from './stack.js';
-
-const DELETE_ROUTE = '/runs/delete';
-const isPhase = (phase: string) => (object: DeletionObject) => object.status?.phase === phase;
 
 describe('TraceDeletion', () => {
   let stack: Stack;
@@ -197,15 +197,14 @@ describe('TraceDeletion after a crash', () => {
     const session = await sessionIdOf(stack, 'crash');
     const ids = idsWithOnePerBatch(real, 2500);
     // The operator that crashed had recorded batch 1 as accepted; the next one starts after it.
-    await Promise.all(stack.operators.map((operator) => operator.stop()));
-    await createTraceDeletion(stack, 'resumed', { sessionId: session, traceIds: ids });
-    await stack.client.mergePatchStatus(TRACE_DELETIONS, NAMESPACE, 'resumed', {
-      status: { phase: 'Submitting', batchesSent: 1, batchesTotal: 3 },
-    });
-    const before = await requestCounts(stack, DELETE_ROUTE);
-    await stack.startOperator();
-    const failed = await waitForDeletion(stack, TRACE_DELETIONS, 'resumed', isPhase('Failed'));
-    expect((await requestCounts(stack, DELETE_ROUTE)).accepted - before.accepted).toBe(2);
+    const { sent, object: failed } = await resumeAfterRecordedBatches(
+      stack,
+      'resumed',
+      { sessionId: session, traceIds: ids },
+      { batchesSent: 1, batchesTotal: 3 },
+      'Failed',
+    );
+    expect(sent).toBe(2);
     // Batch 1 was not sent again: its trace survives; batches 2 and 3 were sent once each.
     expect(await remainingTraces(stack, session, real)).toEqual([real[0]]);
     expect(failed.status?.tracesRemaining).toBe(1);

@@ -2,7 +2,7 @@
 // workspace-wide every trace carrying ANY of some metadata pairs; then verify, on a slow
 // schedule, that the platform's deletion job really removed them.
 import { z } from 'zod';
-import { celRule } from '../agentdeployment/cel.js';
+import { CEL_RULES_KEY, celRule } from '../agentdeployment/cel.js';
 import {
   ConnectionRef,
   MetadataPairs,
@@ -14,14 +14,36 @@ import {
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
+/** Most ConfigMaps one TraceDeletion names: 100 x ~27,000 uuids per 1 MiB ConfigMap = 2.7 million ids. */
+export const MAX_CONFIG_MAP_KEY_REFS = 100;
+
+const ConfigMapKeyRef = z.object({
+  name: z.string().min(1).max(253).describe('ConfigMap in the same namespace.'),
+  key: z.string().min(1).max(253).describe('Key holding the ids, newline- or comma-separated.'),
+});
+
 export const TraceIdsFrom = z
   .object({
-    configMapKeyRef: z
-      .object({
-        name: z.string().min(1).max(253).describe('ConfigMap in the same namespace.'),
-        key: z.string().min(1).max(253).describe('Key holding the ids, newline- or comma-separated.'),
-      })
-      .describe('A ConfigMap key holding the trace ids.'),
+    configMapKeyRef: ConfigMapKeyRef.describe('A ConfigMap key holding the trace ids.').optional(),
+    configMapKeyRefs: z
+      .array(ConfigMapKeyRef)
+      .min(1)
+      .max(MAX_CONFIG_MAP_KEY_REFS)
+      .describe(
+        'ConfigMap keys holding the trace ids, read in this order: for more ids than one ConfigMap (1 MiB) holds.',
+      )
+      .optional(),
+  })
+  .refine((from) => (from.configMapKeyRef === undefined) !== (from.configMapKeyRefs === undefined), {
+    message: 'traceIdsFrom: exactly one of configMapKeyRef or configMapKeyRefs',
+  })
+  .meta({
+    [CEL_RULES_KEY]: [
+      celRule(
+        'has(self.configMapKeyRef) != has(self.configMapKeyRefs)',
+        'traceIdsFrom: exactly one of configMapKeyRef or configMapKeyRefs',
+      ),
+    ],
   })
   .describe('Where a long list of trace ids comes from.');
 

@@ -92,6 +92,8 @@ export class RateBudget {
   private readonly waiters: Waiter[] = [];
   private timer: unknown;
   private timerAt = Number.POSITIVE_INFINITY;
+  /** Clock ms until which bulk requests stay back (see holdBulkFor). */
+  private bulkHeldUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: RateBudgetOptions = {}) {
     this.region = options.region ?? 'us';
@@ -113,11 +115,21 @@ export class RateBudget {
     }
   }
 
+  /**
+   * Keeps bulk requests back for `ms`: interactive callers refused a token were told to come back
+   * within that time (the operator places them in a line, one per token). A bulk request that took
+   * a token meanwhile would take one of theirs: they would find the bucket empty, go to the back
+   * of the line, and the interactive work would finish later by every token the bulk stream took.
+   */
+  holdBulkFor(ms: number): void {
+    this.bulkHeldUntil = Math.max(this.bulkHeldUntil, this.clock.now() + ms);
+  }
+
   /** Takes one token from every matching bucket if all have one; otherwise says how long to wait. */
   reserve(request: BudgetRequest): Reservation {
     const buckets = this.bucketsFor(request);
     const now = this.clock.now();
-    const waitMs = maxWait(buckets, now, keepFor(request));
+    const waitMs = this.waitMs(buckets, request.priority === 'bulk', now);
     if (waitMs > 0) return { ok: false, waitMs };
     for (const bucket of buckets) bucket.take(now);
     return { ok: true };
@@ -125,7 +137,7 @@ export class RateBudget {
 
   /** How long reserve() would make this request wait now, without taking anything. */
   peekWaitMs(request: BudgetRequest): number {
-    return maxWait(this.bucketsFor(request), this.clock.now(), keepFor(request));
+    return this.waitMs(this.bucketsFor(request), request.priority === 'bulk', this.clock.now());
   }
 
   /**
@@ -138,7 +150,7 @@ export class RateBudget {
     const now = this.clock.now();
     const bulk = request.priority === 'bulk';
     const ahead = bulk ? this.waiters.length : this.waiters.filter((w) => !w.bulk).length;
-    if (ahead === 0 && maxWait(buckets, now, keepFor(request)) === 0) {
+    if (ahead === 0 && this.waitMs(buckets, bulk, now) === 0) {
       for (const bucket of buckets) bucket.take(now);
       return Promise.resolve(0);
     }
@@ -219,6 +231,12 @@ export class RateBudget {
     return bucket;
   }
 
+  /** How long a request must wait now; bulk keeps its headroom and waits out a hold. */
+  private waitMs(buckets: readonly AdaptiveBucket[], bulk: boolean, now: number): number {
+    if (!bulk) return maxWait(buckets, now, 0);
+    return Math.max(maxWait(buckets, now, BULK_HEADROOM_TOKENS), Math.ceil(this.bulkHeldUntil - now));
+  }
+
   /** Admits waiters in order while their buckets allow, then sleeps until the next could go. */
   private pump(): void {
     const now = this.clock.now();
@@ -226,7 +244,7 @@ export class RateBudget {
     for (let i = 0; i < this.waiters.length;) {
       const waiter = this.waiters[i];
       if (waiter === undefined) break;
-      const waitMs = maxWait(waiter.buckets, now, waiter.bulk ? BULK_HEADROOM_TOKENS : 0);
+      const waitMs = this.waitMs(waiter.buckets, waiter.bulk, now);
       if (waitMs === 0) {
         for (const bucket of waiter.buckets) bucket.take(now);
         this.waiters.splice(i, 1);
@@ -250,10 +268,6 @@ export class RateBudget {
       Math.max(1, Math.ceil(nextWake - now)),
     );
   }
-}
-
-function keepFor(request: BudgetRequest): number {
-  return request.priority === 'bulk' ? BULK_HEADROOM_TOKENS : 0;
 }
 
 function maxWait(buckets: readonly AdaptiveBucket[], now: number, keepTokens: number): number {

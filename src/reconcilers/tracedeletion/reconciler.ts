@@ -23,7 +23,7 @@ import {
 } from '../deletion/ports.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import { decideTraceDeletion } from './decide.js';
-import { traceIdsOf } from './trace-ids.js';
+import { IdSourceChanged, traceIdsOf } from './trace-ids.js';
 
 /** How many surviving ids a Failed message names. */
 const SURVIVORS_SHOWN = 5;
@@ -166,6 +166,14 @@ export class TraceDeletionReconciler {
         this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
         return new Error(message);
       }
+    } catch (error) {
+      if (!(error instanceof IdSourceChanged)) throw error;
+      // The recorded batch index counts ids of the text that was read before: resuming over a
+      // different text would skip some ids and send others twice, so this deletion ends here.
+      const failed: PhaseState = { phase: 'Failed', reason: 'IdsChanged', message: error.message };
+      this.options.kube.event(object, 'Warning', failed.reason, failed.message);
+      this.recorded.delete(keyOf(object));
+      return this.publish(object, this.withPhase(object, status, failed), signal);
     } finally {
       signal.removeEventListener('abort', stopWith);
     }
@@ -211,15 +219,20 @@ export class TraceDeletionReconciler {
       const source = await traceIdsOf(spec, (name, key) =>
         this.options.configMapValue(namespace, name, key, signal),
       );
-      if (!source.ok) {
-        const state = {
-          phase: object.status?.phase ?? 'Verifying',
-          reason: 'IdsUnavailable',
-          message: source.message,
-        };
-        return this.blocked(object, state, signal);
+      // Blocked, not failed: verification only reads, and looks again once the ids are back.
+      const unavailable = (message: string) =>
+        this.blocked(
+          object,
+          { phase: object.status?.phase ?? 'Verifying', reason: 'IdsUnavailable', message },
+          signal,
+        );
+      if (!source.ok) return unavailable(source.message);
+      try {
+        found = await findSurvivingTraces(client, spec.sessionId ?? '', source.ids(), signal);
+      } catch (error) {
+        if (!(error instanceof IdSourceChanged)) throw error;
+        return unavailable(error.message);
       }
-      found = await findSurvivingTraces(client, spec.sessionId ?? '', source.ids(), signal);
     }
     if (!found.ok) return new Error(`verification failed: ${found.error.message}`);
     const now = this.options.clock.now();
