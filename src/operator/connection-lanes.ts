@@ -43,6 +43,7 @@ export class ConnectionLanes {
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
       budgetHeadroom: budgetHeadroomProbe(client),
+      sustainedRatePerSecond: sustainedRateProbe(client),
       // Trace deletions on this key (bulk) must not take the tokens throttled reconciles wait for.
       holdBulkFor: (ms) => client.budget.holdBulkFor(ms),
       // Alone, a lane may use every worker (waiting in place is cheaper than the queue);
@@ -105,6 +106,15 @@ function allowedRatePerSecond(client: ControlPlaneClient): number {
   const reports = client.budget.report(deploymentsRequest(client));
   const row = reports.find((report) => report.rowId === DEFAULT_API_KEY_ROW_ID) ?? reports[0];
   return row === undefined ? 100 : row.limit.count / row.limit.windowSeconds;
+}
+
+/** Requests per second the deployment routes' slowest bucket admits now. */
+function sustainedRateProbe(client: ControlPlaneClient): () => number {
+  const nominal = allowedRatePerSecond(client);
+  return () => {
+    const reports = client.budget.report(deploymentsRequest(client));
+    return reports.length === 0 ? nominal : Math.min(...reports.map((report) => report.refillPerSecond));
+  };
 }
 
 /** Share of the budget free right now, 0..1 (the emptiest bucket the deployment routes draw from). */

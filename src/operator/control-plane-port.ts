@@ -68,6 +68,11 @@ export interface ControlPlanePortOptions {
   allowedRatePerSecond: number;
   /** Share of the budget free right now, 0..1. */
   budgetHeadroom: () => number;
+  /**
+   * Requests per second the budget really admits now (its refill, below the nominal rate by
+   * its safety margin and after 429s), for spacing the throttle line; default the nominal rate.
+   */
+  sustainedRatePerSecond?: () => number;
   /** Most reconciles waiting in place for this budget at once, asked at each wait (see InPlaceWaits); default unlimited. */
   maxInPlaceWaits?: () => number;
   /**
@@ -85,10 +90,13 @@ export function controlPlanePort({
   budgetHeadroom,
   maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
   holdBulkFor = () => undefined,
+  sustainedRatePerSecond = () => allowedRatePerSecond,
   clock = systemClock,
 }: ControlPlanePortOptions): ControlPlanePort {
   const waits = new InPlaceWaits(maxInPlaceWaits, holdBulkFor);
-  const line = new ThrottleLine(() => allowedRatePerSecond, clock);
+  // Spaced at the real refill: at the nominal rate the places would run ahead of the tokens
+  // (2% over a 10 s line), and the reconciles that found none would go to the back again.
+  const line = new ThrottleLine(sustainedRatePerSecond, clock);
   const patiently = <T>(call: () => Promise<Result<T>>, signal: AbortSignal) => waits.patiently(call, signal);
   /** A reconcile's call: still throttled after its short waits, it takes its place in the line. */
   const inLine = async <T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> => {

@@ -122,8 +122,30 @@ describe('FleetPoller', () => {
     expect(calls).toEqual([['d2']]);
   });
 
-  it('coalesces in-flight ids that come due one by one into few list calls, none observed late by more than a quarter interval', async () => {
-    const { poller, calls, advance } = setup(); // poll interval 1 s
+  it('with budget to spare, polls a due id at once: calls are cheap then and news comes sooner', async () => {
+    let now = 0;
+    const calls: string[][] = [];
+    const poller = new FleetPoller({
+      cache: new ObservationCache(),
+      now: () => now,
+      inflightPollMs: 1_000,
+      enqueue: () => undefined,
+      controlPlane: {
+        budgetHeadroom: () => 1,
+        listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
+          calls.push([...ids]);
+          return { ok: true, value: ids.map((id) => deployment(id)) };
+        },
+      },
+    });
+    poller.track('d1', 'ns/a', 'inflight');
+    now += 1_000;
+    await poller.tick();
+    expect(calls).toEqual([['d1']]);
+  });
+
+  it('on a short budget, coalesces in-flight ids that come due one by one into few list calls, none observed late by more than a quarter interval', async () => {
+    const { poller, calls, advance } = setup(); // poll interval 1 s; no headroom reported: short
     const trackedAt = new Map<string, number>();
     const polledAt = new Map<string, number[]>();
     let now = 0;
@@ -150,7 +172,8 @@ describe('FleetPoller', () => {
       now += 200;
     }
     // Each id first observed no later than its interval plus a quarter (and a tick).
-    for (const [id, at] of trackedAt) expect(polledAt.get(id)?.[0]).toBeLessThanOrEqual(at + 1_000 + 250 + 200);
+    for (const [id, at] of trackedAt)
+      expect(polledAt.get(id)?.[0]).toBeLessThanOrEqual(at + 1_000 + 250 + 200);
     // A round per tick with any id due would be about 50 calls here.
     expect(calls.length).toBeLessThanOrEqual(20);
   });

@@ -41,6 +41,8 @@ export interface BucketSnapshot {
   tokens: number;
   /** Most tokens the bucket holds; tokens / capacity is the share free right now. */
   capacity: number;
+  /** Tokens it adds per second now: below limit.count / window by the safety margin, and lowered after 429s. */
+  refillPerSecond: number;
   blockedForMs: number;
 }
 
@@ -140,6 +142,7 @@ export class AdaptiveBucket {
       factor: this.factorAt(now),
       tokens: this.tokens,
       capacity: this.shape.capacity,
+      refillPerSecond: this.shape.refillPerMs * this.factorAt(now) * 1000,
       blockedForMs: Math.max(0, this.blockedUntil - now),
     };
   }

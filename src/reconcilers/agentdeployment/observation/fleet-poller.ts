@@ -22,7 +22,9 @@ interface Tracked {
 }
 
 export interface FleetPollerOptions {
-  controlPlane: Pick<ControlPlanePort, 'listDeploymentsByIds'>;
+  /** With budgetHeadroom, rounds are coalesced only while the budget is short (see COALESCE_SHARE). */
+  controlPlane: Pick<ControlPlanePort, 'listDeploymentsByIds'> &
+    Partial<Pick<ControlPlanePort, 'budgetHeadroom'>>;
   cache: ObservationCache;
   enqueue: (key: string) => void;
   now?: () => number;
@@ -49,10 +51,14 @@ const EARLY_RESYNC_SHARE = 0.1;
  * 100 calls where 30 do. Instead a round waits until its oldest due id is this share of the
  * poll interval late (or a full list is due, or a reconcile wants one), and in-flight ids due
  * within EARLY_INFLIGHT_SHARE of the interval ride along. An id is then observed at most a
- * quarter interval late and never more often than it asked.
+ * quarter interval late and never more often than it asked. Only while the budget is short:
+ * with tokens to spare (the last creates of a wave are out), a call costs no create its
+ * token, and polling at once shows the last deployments Ready sooner.
  */
 const COALESCE_SHARE = 0.25;
 const EARLY_INFLIGHT_SHARE = 0.5;
+/** The budget is short below this share free (RateBudget's emptiest bucket). */
+const SHORT_BUDGET_HEADROOM = 0.5;
 
 export class FleetPoller {
   private readonly tracked = new Map<string, Tracked>();
@@ -174,14 +180,16 @@ export class FleetPoller {
         due.push(id);
         wanted ||= entry.wanted;
         oldestDueAt = Math.min(oldestDueAt, entry.nextPollAt);
-      } else if (
-        entry.nextPollAt <= (entry.mode === 'steady' ? earlyHorizon : earlyInflightHorizon)
-      )
+      } else if (entry.nextPollAt <= (entry.mode === 'steady' ? earlyHorizon : earlyInflightHorizon))
         early.push({ id, at: entry.nextPollAt });
     }
     if (due.length === 0) return;
+    const budgetShort = (this.options.controlPlane.budgetHeadroom?.() ?? 0) < SHORT_BUDGET_HEADROOM;
     const coalescing =
-      !wanted && due.length < MAX_IDS_PER_LIST && now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
+      budgetShort &&
+      !wanted &&
+      due.length < MAX_IDS_PER_LIST &&
+      now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
     if (coalescing) return;
     // Wanted ids first: a reconcile is waiting for them.
     due.sort((a, b) => Number(this.tracked.get(b)?.wanted) - Number(this.tracked.get(a)?.wanted));
