@@ -32,11 +32,14 @@ const { values } = parseArgs({
     'timeout-s': { type: 'string', default: '900' },
     /** The operator's --concurrency; its own default when absent. */
     concurrency: { type: 'string' },
+    /** Objects on the EU connection (default --n); 0 gives the US objects' figure alone, the control. */
+    'eu-n': { type: 'string' },
     /** Print each region's calls per second while the run lasts. */
     timeline: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
+const euN = values['eu-n'] === undefined ? n : Number(values['eu-n']);
 const revisionPhaseMs = Number(values['revision-phase-ms']);
 const CRDS: ResourceType = {
   group: 'apiextensions.k8s.io',
@@ -174,26 +177,29 @@ async function main(): Promise<void> {
     // Interleaved (us-0, eu-0, us-1, …): both connections' objects exist from the first
     // second, so neither region's floor is charged for the other's creation time.
     const objects = Array.from({ length: n }, (_, i) =>
-      regions.map((region, r) => {
+      regions.flatMap((region, r) => {
+        if (region.name === 'eu' && i >= euN) return [];
         const object = agentDeployment(
           `${region.name}-agent-${String(i).padStart(5, '0')}`,
           listeners[r] ?? '',
         );
-        return {
-          ...object,
-          spec: { ...object.spec, connectionRef: { kind: 'PlatformConnection', name: region.name } },
-        };
+        return [
+          {
+            ...object,
+            spec: { ...object.spec, connectionRef: { kind: 'PlatformConnection', name: region.name } },
+          },
+        ];
       }),
     ).flat();
     const timeline = values.timeline ? sampleCalls(regions) : undefined;
     await createAll(kube, objects);
     const createdInS = (performance.now() - tracker.origin) / 1000;
-    await tracker.waitForReady(2 * n, Number(values['timeout-s']) * 1000);
+    await tracker.waitForReady(n + euN, Number(values['timeout-s']) * 1000);
     timeline?.stop();
 
     console.log(
-      `two connections, ${n} objects each, revision phase ${revisionPhaseMs} ms, one operator process ` +
-        `(${cpus().length} cores, node ${process.version}); all ${2 * n} objects created in ${createdInS.toFixed(1)} s`,
+      `two connections, ${n} US and ${euN} EU objects, revision phase ${revisionPhaseMs} ms, one operator process ` +
+        `(${cpus().length} cores, node ${process.version}); all ${n + euN} objects created in ${createdInS.toFixed(1)} s`,
     );
     const readyAt = tracker.readyAt;
     const reconciles = await operator.metric('controller_runtime_reconcile_total', {
@@ -206,12 +212,14 @@ async function main(): Promise<void> {
       `operator: ${reconciles} reconciles (${throttled} throttled), ${operator.cpuSeconds().toFixed(1)} CPU seconds`,
     );
     for (const region of regions) {
+      const count = region.name === 'eu' ? euN : n;
+      if (count === 0) continue;
       const times = [...readyAt].filter(([name]) => name.startsWith(`${region.name}-`)).map(([, ms]) => ms);
       const seconds = Math.max(...times) / 1000;
       times.sort((x, y) => x - y);
       const at = (share: number) => ((times[Math.floor(times.length * share)] ?? 0) / 1000).toFixed(1);
       const floor = floorSeconds({
-        n,
+        n: count,
         allowedPerSecond: ratePerSecond(region.rateLimit),
         buildMs: 4 * revisionPhaseMs,
       });

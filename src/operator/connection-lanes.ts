@@ -46,15 +46,18 @@ export class ConnectionLanes {
       sustainedRatePerSecond: sustainedRateProbe(client),
       // Trace deletions on this key (bulk) must not take the tokens throttled reconciles wait for.
       holdBulkFor: (ms) => client.budget.holdBulkFor(ms),
-      // Alone, a lane may use every worker (waiting in place is cheaper than the queue);
-      // beside others, a saturated one must leave them workers.
+      // Alone, a lane may use every worker (waiting in place is cheaper than the queue) and
+      // retry at the next token; beside others, a saturated one must leave them workers and
+      // CPU: it waits in place on at most half the workers, and its throttled reconciles
+      // come back at their places in its line.
       maxInPlaceWaits: () =>
-        this.lanes.size > 1
-          ? Math.max(1, Math.floor(this.options.concurrency / 2))
-          : Number.POSITIVE_INFINITY,
+        this.shared() ? Math.max(1, Math.floor(this.options.concurrency / 2)) : Number.POSITIVE_INFINITY,
+      spreadThrottled: () => this.shared(),
     });
     const poller = new FleetPoller({
       controlPlane,
+      // Fewer list calls on a saturated key matter when other lanes wait for the CPU and workers.
+      coalesce: () => this.shared(),
       cache: observations,
       enqueue: this.options.enqueue,
       ...(this.options.inflightPollMs === undefined ? {} : { inflightPollMs: this.options.inflightPollMs }),
@@ -72,6 +75,11 @@ export class ConnectionLanes {
     this.lanes.set(id, lane);
     if (this.running) poller.start();
     return lane;
+  }
+
+  /** Whether the workers are shared by several lanes (the default connection's counts). */
+  private shared(): boolean {
+    return this.lanes.size > 1;
   }
 
   /** Starts every poller, and those of lanes made later (on becoming the leader). */

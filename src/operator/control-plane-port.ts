@@ -80,6 +80,13 @@ export interface ControlPlanePortOptions {
    * reconcile was told to come back then, and its token must not go to a trace deletion.
    */
   holdBulkFor?: (ms: number) => void;
+  /**
+   * Whether throttled reconciles take places in the line (default always). Alone on the
+   * operator's workers, a lane does better without: its reconciles retry at the next token and
+   * nobody else's work waits behind them (bench:converge, 1,000 objects: 1.09x the floor
+   * without the line, 1.17x with it).
+   */
+  spreadThrottled?: () => boolean;
   /** For the throttle line's places; default the system clock. */
   clock?: Pick<Clock, 'now'>;
 }
@@ -91,6 +98,7 @@ export function controlPlanePort({
   maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
   holdBulkFor = () => undefined,
   sustainedRatePerSecond = () => allowedRatePerSecond,
+  spreadThrottled = () => true,
   clock = systemClock,
 }: ControlPlanePortOptions): ControlPlanePort {
   const waits = new InPlaceWaits(maxInPlaceWaits, holdBulkFor);
@@ -102,7 +110,7 @@ export function controlPlanePort({
   const inLine = async <T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> => {
     const result = await patiently(call, signal);
     if (result.ok || result.error.kind !== 'Throttled') return result;
-    const place = line.place(result.error.retryAfterMs);
+    const place = spreadThrottled() ? line.place(result.error.retryAfterMs) : result.error.retryAfterMs;
     holdBulkFor(place + BULK_HOLD_MARGIN_MS);
     return { ok: false, error: { ...result.error, retryAfterMs: place } };
   };

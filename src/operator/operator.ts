@@ -243,6 +243,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     // The controller adds the `controller` field to its own lines.
     logger,
     rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
+    // One shard per connection: a saturated key's objects cannot hold the others' keys back.
+    shardOf: (key) => connectionShardOf(objects.store.get(key)),
     reconcile: async (key, signal) => {
       try {
         return await reconciler.reconcile(key, signal);
@@ -385,6 +387,15 @@ function fleetPort(store: IndexedStore<AgentDeploymentObject>, connections: Conn
       return owner === undefined ? undefined : objectKey(owner);
     },
   };
+}
+
+/** The connection an object names (not resolved: the name alone is enough to share workers fairly). */
+function connectionShardOf(object: AgentDeploymentObject | undefined): string {
+  const ref = (object?.spec as Partial<AgentDeploymentSpec> | undefined)?.connectionRef;
+  if (ref === undefined) return '';
+  return ref.kind === 'PlatformConnection'
+    ? `${ref.kind}/${object?.metadata.namespace ?? ''}/${ref.name}`
+    : `${ref.kind}/${ref.name}`;
 }
 
 /** `namespace/name` of each Secret the object references (its own namespace only). */

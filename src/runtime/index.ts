@@ -16,7 +16,12 @@ export {
 } from './kube/client.js';
 export { KubeConfigTransport, type KubeTransport, type KubeRequest } from './kube/transport.js';
 export { loadKubeConfig, type KubeConfigSource } from './kube/kubeconfig.js';
-export { loadClusterAccess, kubeClientFrom, type ClusterAccess, type ClusterAccessSource } from './kube/cluster-access.js';
+export {
+  loadClusterAccess,
+  kubeClientFrom,
+  type ClusterAccess,
+  type ClusterAccessSource,
+} from './kube/cluster-access.js';
 export { IndexedStore, type IndexFunction, type StoreChange } from './cache/store.js';
 export type { ResourceEventHandler } from './reflector/handlers.js';
 export { clientListWatch, type ListWatchSource, type ListWatchScope } from './reflector/list-watch.js';

@@ -122,6 +122,31 @@ describe('FleetPoller', () => {
     expect(calls).toEqual([['d2']]);
   });
 
+  it('not coalescing (a lane alone), polls no in-flight id early: it would wait a whole interval for its next look', async () => {
+    let now = 0;
+    const calls: string[][] = [];
+    const poller = new FleetPoller({
+      cache: new ObservationCache(),
+      now: () => now,
+      inflightPollMs: 1_000,
+      enqueue: () => undefined,
+      coalesce: () => false,
+      controlPlane: {
+        budgetHeadroom: () => 0,
+        listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
+          calls.push([...ids]);
+          return { ok: true, value: ids.map((id) => deployment(id)) };
+        },
+      },
+    });
+    poller.track('d1', 'ns/a', 'inflight');
+    now += 600;
+    poller.track('d2', 'ns/b', 'inflight');
+    now += 400;
+    await poller.tick();
+    expect(calls).toEqual([['d1']]);
+  });
+
   it('with budget to spare, polls a due id at once: calls are cheap then and news comes sooner', async () => {
     let now = 0;
     const calls: string[][] = [];

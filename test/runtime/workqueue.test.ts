@@ -192,3 +192,26 @@ describe('WorkQueue', () => {
     expect(await registry.metrics()).toMatch(/workqueue_work_duration_seconds_sum\{name="test"\} 3\b/);
   });
 });
+
+describe('WorkQueue sharded fairly', () => {
+  it('serves shards in turn: a key of a quiet shard does not wait behind a busy one', async () => {
+    const queue = new WorkQueue({
+      name: 'test',
+      clock: new FakeClock(),
+      shardOf: (key) => key.split('/')[0] ?? '',
+    });
+    for (let i = 0; i < 1000; i += 1) queue.add(`eu/o${i}`);
+    queue.add('us/a');
+    queue.add('us/b');
+    expect(queue.length).toBe(1002);
+    const taken = [];
+    for (let i = 0; i < 5; i += 1) taken.push(await queue.get());
+    expect(taken).toEqual(['eu/o0', 'us/a', 'eu/o1', 'us/b', 'eu/o2']);
+  });
+
+  it('without shards it is one FIFO', async () => {
+    const queue = queueWith();
+    for (const key of ['eu/1', 'eu/2', 'us/1']) queue.add(key);
+    expect([await queue.get(), await queue.get(), await queue.get()]).toEqual(['eu/1', 'eu/2', 'us/1']);
+  });
+});

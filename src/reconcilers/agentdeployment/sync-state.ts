@@ -24,7 +24,6 @@ export type SyncState =
   | { kind: 'SmokeTestPending'; message: string }
   /** spec.smokeTest failed within its budget: not Ready, not retried until the spec or revision changes. */
   | { kind: 'SmokeTestFailed'; message: string }
-
   | { kind: ConnectionRefusalReason; message: string };
 
 export type SyncReason = SyncState['kind'];

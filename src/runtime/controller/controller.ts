@@ -42,6 +42,8 @@ export interface ControllerOptions {
   clock?: Clock;
   /** A fresh limiter per start (default: controller-runtime's). */
   rateLimiter?: () => RateLimiter;
+  /** Serve ready keys fairly across these shards (WorkQueueOptions.shardOf); default one FIFO. */
+  shardOf?: (key: string) => string;
 }
 
 export interface StopOptions {
@@ -59,6 +61,7 @@ export class Controller {
   private readonly logger: Logger | undefined;
   private readonly clock: Clock;
   private readonly rateLimiter: (() => RateLimiter) | undefined;
+  private readonly shardOf: ((key: string) => string) | undefined;
   private readonly metrics: ControllerMetrics | undefined;
 
   private queue: WorkQueue | undefined;
@@ -77,6 +80,7 @@ export class Controller {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter;
+    this.shardOf = options.shardOf;
     this.metrics = options.registry ? controllerMetrics(options.registry, this.name) : undefined;
     this.metrics?.maxConcurrentReconciles.set({ controller: this.name }, workers);
     this.metrics?.activeWorkers.set({ controller: this.name }, 0);
@@ -108,6 +112,7 @@ export class Controller {
       clock: this.clock,
       registry: this.registry,
       ...(this.rateLimiter ? { rateLimiter: this.rateLimiter() } : {}),
+      ...(this.shardOf ? { shardOf: this.shardOf } : {}),
     });
     this.inFlight = new AbortController();
     const queue = this.queue;

@@ -3,9 +3,11 @@
 // - a key is handed to one worker at a time: adding it while it is being processed marks it
 //   dirty, and it is queued again when that worker calls `done`;
 // - failures requeue through a rate limiter (per-key backoff plus an overall bucket);
-// - `addAfter` schedules a later look, and the earliest requested time wins.
+// - `addAfter` schedules a later look, and the earliest requested time wins;
+// - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList).
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+import { FairReadyList } from './fair-ready-list.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { workQueueMetrics, type WorkQueueMetrics } from './metrics.js';
 
@@ -16,6 +18,8 @@ export interface WorkQueueOptions {
   rateLimiter?: RateLimiter;
   /** Metrics are published only when a registry is given. */
   registry?: Registry;
+  /** The shard of a key: ready keys are served shard by shard in turn; default one shard (FIFO). */
+  shardOf?: (key: string) => string;
 }
 
 export class WorkQueue {
@@ -24,7 +28,7 @@ export class WorkQueue {
   private readonly rateLimiter: RateLimiter;
   private readonly metrics: WorkQueueMetrics | undefined;
 
-  private readonly queue: string[] = [];
+  private readonly queue: FairReadyList;
   /** Keys that need processing: waiting in `queue`, or re-added while being processed. */
   private readonly dirty = new Set<string>();
   /** Keys handed to a worker and not yet `done`, with the time they were handed out. */
@@ -43,6 +47,7 @@ export class WorkQueue {
     this.name = options.name;
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
+    this.queue = new FairReadyList(options.shardOf ?? (() => ''));
     this.metrics = options.registry
       ? workQueueMetrics(options.registry, {
           name: this.name,
@@ -145,7 +150,7 @@ export class WorkQueue {
       if (this.waitingTimer) this.clock.clearTimeout(this.waitingTimer.handle);
       this.waitingTimer = undefined;
       this.waiting.clear();
-      this.queue.length = 0;
+      this.queue.clear();
       this.dirty.clear();
       this.addedAt.clear();
       this.metrics?.depth.set({ name: this.name }, 0);

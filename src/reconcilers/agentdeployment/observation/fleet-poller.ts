@@ -35,6 +35,8 @@ export interface FleetPollerOptions {
   resyncPeriodMs?: number;
   tickMs?: number;
   maxConcurrentLists?: number;
+  /** Whether rounds may be coalesced on a short budget (see COALESCE_SHARE); default always. */
+  coalesce?: () => boolean;
   /** Backoff after a failed round (default 1 s doubling to 60 s, full jitter). */
   backoff?: { initialMs: number; maxMs: number };
   /** Every failed round, with its failure; `undefined` when a round succeeds again. */
@@ -172,7 +174,12 @@ export class FleetPoller {
     // instead of N/100 calls (measured by bench/steady/poller-rounds.ts).
     const early: Array<{ id: string; at: number }> = [];
     const earlyHorizon = now + this.resyncPeriodMs * EARLY_RESYNC_SHARE;
-    const earlyInflightHorizon = now + this.inflightPollMs * EARLY_INFLIGHT_SHARE;
+    // Decided before the ids are sorted: in-flight ids ride along early only when rounds are
+    // coalesced, since an id polled early waits a whole interval for its next look.
+    const budgetShort =
+      (this.options.coalesce?.() ?? true) &&
+      (this.options.controlPlane.budgetHeadroom?.() ?? 0) < SHORT_BUDGET_HEADROOM;
+    const earlyInflightHorizon = budgetShort ? now + this.inflightPollMs * EARLY_INFLIGHT_SHARE : now;
     let wanted = false;
     let oldestDueAt = now;
     for (const [id, entry] of this.tracked) {
@@ -184,7 +191,6 @@ export class FleetPoller {
         early.push({ id, at: entry.nextPollAt });
     }
     if (due.length === 0) return;
-    const budgetShort = (this.options.controlPlane.budgetHeadroom?.() ?? 0) < SHORT_BUDGET_HEADROOM;
     const coalescing =
       budgetShort &&
       !wanted &&
