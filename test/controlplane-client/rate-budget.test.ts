@@ -127,3 +127,33 @@ describe('rate budget', () => {
     await expect(pending).rejects.toThrow(/closed/);
   });
 });
+
+describe('rate budget: bulk held for throttled interactive calls', () => {
+  const bulk: BudgetRequest = { ...request, priority: 'bulk' };
+
+  it('stays back while held, but takes a token a full bucket of several would throw away', () => {
+    const clock = new FakeClock();
+    const budget = budgetOf(1000, 10, clock); // capacity 3, about 98 per s
+    while (budget.reserve(request).ok);
+    budget.holdBulkFor(1_000);
+    clock.advance(15); // one token back: held, and not full
+    expect(budget.reserve(bulk).ok).toBe(false);
+    clock.advance(30); // full (3 tokens): the reconciles it was held for are late
+    expect(budget.reserve(bulk)).toEqual({ ok: true });
+    // Two remain for them.
+    expect(budget.reserve(request)).toEqual({ ok: true });
+    expect(budget.reserve(request)).toEqual({ ok: true });
+    budget.close();
+  });
+
+  it('never takes the single token of a one-token bucket while held', () => {
+    const clock = new FakeClock();
+    const budget = budgetOf(1, 10, clock); // capacity 1
+    expect(budget.reserve(request).ok).toBe(true);
+    budget.holdBulkFor(60_000);
+    clock.advance(20_000); // full again
+    expect(budget.reserve(bulk).ok).toBe(false);
+    expect(budget.reserve(request)).toEqual({ ok: true });
+    budget.close();
+  });
+});

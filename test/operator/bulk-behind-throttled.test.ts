@@ -102,8 +102,9 @@ async function backlogBesideDeletion(holdBulk: boolean): Promise<{ doneAtMs: num
 describe('a bulk deletion beside throttled reconciles on one key', () => {
   it('takes no token a throttled reconcile was told to come back for', async () => {
     const held = await backlogBesideDeletion(true);
-    // The bucket starts with a few tokens; then one reconcile per token, 100 per s.
-    expect(held.bulkTaken).toBeLessThanOrEqual(3);
+    // Bulk takes a token only from a full bucket (the late reconciles still find one each):
+    // refill that would otherwise be thrown away, a few percent of the tokens.
+    expect(held.bulkTaken).toBeLessThanOrEqual(RECONCILES * 0.05);
     expect(held.doneAtMs).toBeLessThan((RECONCILES / 100) * 1000 * 1.05);
   });
 

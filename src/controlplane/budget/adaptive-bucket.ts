@@ -88,6 +88,17 @@ export class AdaptiveBucket {
     return Math.max(blocked, forToken);
   }
 
+  /**
+   * Milliseconds until the bucket is full (0: full now): from then on, refill is thrown away.
+   * Infinite for a bucket of one token, whose single token is never spare.
+   */
+  msUntilFull(now: number): number {
+    if (this.shape.capacity <= 1) return Number.POSITIVE_INFINITY;
+    this.refill(now);
+    const missing = this.shape.capacity - this.tokens;
+    return missing <= TOKEN_EPSILON ? 0 : missing / (this.shape.refillPerMs * this.factorAt(now));
+  }
+
   /** Consumes one token; callers check waitMs(now) === 0 first. */
   take(now: number): void {
     this.refill(now);
