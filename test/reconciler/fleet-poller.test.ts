@@ -24,7 +24,15 @@ function deployment(id: string, active: string | null = null): Deployment {
   };
 }
 
-function setup(options: { exists?: (id: string) => boolean; active?: () => string | null } = {}) {
+function setup(
+  options: {
+    exists?: (id: string) => boolean;
+    active?: () => string | null;
+    /** The budget's free share the port reports; absent: not reported (treated as short). */
+    budgetHeadroom?: () => number;
+    coalesce?: () => boolean;
+  } = {},
+) {
   let now = 0;
   const calls: string[][] = [];
   const enqueued: string[] = [];
@@ -37,7 +45,9 @@ function setup(options: { exists?: (id: string) => boolean; active?: () => strin
     resyncPeriodMs: 60_000,
     maxConcurrentLists: 3,
     enqueue: (key) => enqueued.push(key),
+    ...(options.coalesce === undefined ? {} : { coalesce: options.coalesce }),
     controlPlane: {
+      ...(options.budgetHeadroom === undefined ? {} : { budgetHeadroom: options.budgetHeadroom }),
       listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
         calls.push([...ids]);
         const exists = options.exists ?? (() => true);
@@ -123,48 +133,19 @@ describe('FleetPoller', () => {
   });
 
   it('not coalescing (a lane alone), polls no in-flight id early: it would wait a whole interval for its next look', async () => {
-    let now = 0;
-    const calls: string[][] = [];
-    const poller = new FleetPoller({
-      cache: new ObservationCache(),
-      now: () => now,
-      inflightPollMs: 1_000,
-      enqueue: () => undefined,
-      coalesce: () => false,
-      controlPlane: {
-        budgetHeadroom: () => 0,
-        listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
-          calls.push([...ids]);
-          return { ok: true, value: ids.map((id) => deployment(id)) };
-        },
-      },
-    });
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 0, coalesce: () => false });
     poller.track('d1', 'ns/a', 'inflight');
-    now += 600;
+    advance(600);
     poller.track('d2', 'ns/b', 'inflight');
-    now += 400;
+    advance(400);
     await poller.tick();
     expect(calls).toEqual([['d1']]);
   });
 
   it('with budget to spare, polls a due id at once: calls are cheap then and news comes sooner', async () => {
-    let now = 0;
-    const calls: string[][] = [];
-    const poller = new FleetPoller({
-      cache: new ObservationCache(),
-      now: () => now,
-      inflightPollMs: 1_000,
-      enqueue: () => undefined,
-      controlPlane: {
-        budgetHeadroom: () => 1,
-        listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
-          calls.push([...ids]);
-          return { ok: true, value: ids.map((id) => deployment(id)) };
-        },
-      },
-    });
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 1 });
     poller.track('d1', 'ns/a', 'inflight');
-    now += 1_000;
+    advance(1_000);
     await poller.tick();
     expect(calls).toEqual([['d1']]);
   });
