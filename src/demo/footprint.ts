@@ -7,6 +7,7 @@
 // says so.
 import { FINALIZER } from '../api/agentdeployment/names.js';
 import { CONNECTION_FINALIZER } from '../api/connection/names.js';
+import { pollUntil } from './poll-until.js';
 import { AGENT_DEPLOYMENTS } from '../operator/operator.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import { isNotFound } from '../runtime/kube/errors.js';
@@ -83,7 +84,8 @@ export class DemoFootprint {
       }
       await this.client.create(CRDS, labelled(crd));
       this.installedCrds.push(crd.metadata.name);
-      await this.until(deadline, `CRD ${crd.metadata.name} to be Established`, async () => {
+      const what = () => `CRD ${crd.metadata.name} to be Established`;
+      await pollUntil(deadline, what, POLL_MS, async () => {
         const current = await this.client.get(CRDS, undefined, crd.metadata.name);
         const conditions = (current.status as { conditions?: Array<{ type: string; status: string }> })
           ?.conditions;
@@ -187,13 +189,6 @@ export class DemoFootprint {
   describe(): string {
     const crds = this.installedCrds.length > 0 ? ` and the CRD ${this.installedCrds.join(', ')}` : '';
     return `namespace ${[...this.namespaces].join(', ')}${crds}`;
-  }
-
-  private async until(deadline: number, what: string, check: () => Promise<boolean>): Promise<void> {
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(POLL_MS);
-    }
   }
 
   private async find(type: ResourceType, namespace: string | undefined, name: string) {

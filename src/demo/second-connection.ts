@@ -8,6 +8,7 @@ import type { KubeClient } from '../runtime/kube/client.js';
 import type { KubeObject } from '../runtime/kube/objects.js';
 import { labelled } from './footprint.js';
 import { applyObject, resourceTypeOf, type Manifest } from './manifests.js';
+import { pollUntil } from './poll-until.js';
 
 export const SECOND_CONNECTION_NAME = 'eu';
 const POLL_MS = 150;
@@ -93,26 +94,27 @@ export async function setUpSecondConnection(options: SecondConnectionOptions): P
   return agent;
 }
 
-type Conditioned = KubeObject & {
-  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
-};
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+type Conditioned = KubeObject & { status?: { conditions?: Condition[] } };
 
 async function waitReady(options: SecondConnectionOptions, object: Manifest): Promise<void> {
   const type = resourceTypeOf(object);
-  for (;;) {
+  let ready: Condition | undefined;
+  const what = () =>
+    `PlatformConnection ${object.metadata.name} to be Ready` +
+    (ready ? ` (${ready.reason ?? ''}: ${ready.message ?? ''})` : '');
+  await pollUntil(options.deadline, what, POLL_MS, async () => {
     const current = await options.client.get<Conditioned>(
       type,
       object.metadata.namespace,
       object.metadata.name,
     );
-    const ready = current.status?.conditions?.find((condition) => condition.type === 'Ready');
-    if (ready?.status === 'True') return;
-    if (Date.now() > options.deadline) {
-      throw new Error(
-        `timed out waiting for PlatformConnection ${object.metadata.name} to be Ready` +
-          (ready ? ` (${ready.reason ?? ''}: ${ready.message ?? ''})` : ''),
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+    ready = current.status?.conditions?.find((condition) => condition.type === 'Ready');
+    return ready?.status === 'True';
+  });
 }
