@@ -240,11 +240,12 @@ export class RateBudget {
    */
   private waitMs(buckets: readonly AdaptiveBucket[], bulk: boolean, now: number): number {
     if (!bulk) return maxWait(buckets, now, 0);
+    const headroomWait = maxWait(buckets, now, BULK_HEADROOM_TOKENS);
     const held = this.bulkHeldUntil - now;
+    if (held <= 0) return headroomWait;
     let untilFull = 0;
     for (const bucket of buckets) untilFull = Math.max(untilFull, bucket.msUntilFull(now));
-    const hold = held > 0 ? Math.min(held, untilFull) : 0;
-    return Math.max(maxWait(buckets, now, BULK_HEADROOM_TOKENS), Math.ceil(hold));
+    return Math.max(headroomWait, Math.ceil(Math.min(held, untilFull)));
   }
 
   /** Admits waiters in order while their buckets allow, then sleeps until the next could go. */
