@@ -13,6 +13,7 @@ import { resolveCredentials, type SecretLookup } from './credentials.js';
 import { connectionEndpoints, type ConnectionEndpoints } from './endpoints.js';
 import { selectorMatches } from './label-selector.js';
 import { describeConnection, type ConnectionRef, type ConnectionRefusal } from './reference.js';
+import { parseHostPattern, type HostPattern } from '../egress/host-patterns.js';
 
 export interface ConnectionLookup {
   connection(
@@ -43,7 +44,32 @@ export interface ResolvedConnection {
   credentials: Credentials;
   /** A named connection's platform data API, for the deletion controllers (the default's is the operator's flags). */
   platform?: { url: string; credentials: Credentials };
+  /** Where this connection's key may be sent besides its own APIs (see AgentTrust). */
+  agentTrust: AgentTrust;
+  /**
+   * Why the namespace that resolved this connection may not delete data through it
+   * (TraceDeletion, ExampleDeletion), or undefined when it may. The connection's owner
+   * decides: spec.dataDeletionNamespaceSelector, --data-deletion-namespaces.
+   */
+  dataDeletionRefusal?: string;
 }
+
+/**
+ * Where a connection's key may go when a deployed agent is called (the smoke test): the
+ * connection's own API addresses, and the agent hosts its owner listed. The key never goes
+ * to an address only a tenant chose.
+ */
+export interface AgentTrust {
+  /** The control plane's and the platform API's base URLs. */
+  platformUrls: readonly string[];
+  /** spec.agentHosts, or --agent-hosts for the default connection. */
+  agentHosts: readonly HostPattern[];
+  /** A PlatformConnection's addresses were chosen by a tenant: connections to them obey the address policy. */
+  tenantChosenEndpoints: boolean;
+}
+
+/** Who may delete data through the default connection: the listed namespaces, or all of them. */
+export type NamespaceList = readonly string[] | 'all';
 
 export type ConnectionResolution = ResolvedConnection | ConnectionRefusal;
 
@@ -65,7 +91,12 @@ export interface ConnectionRegistryOptions {
   pool: ControlPlaneClientPool;
   /** Where ClusterPlatformConnection key Secrets live. */
   operatorNamespace: string;
-  defaultConnection: Pick<ResolvedConnection, 'client' | 'budgetId' | 'controlPlaneId' | 'credentials'>;
+  defaultConnection: Pick<
+    ResolvedConnection,
+    'client' | 'budgetId' | 'controlPlaneId' | 'credentials' | 'agentTrust'
+  >;
+  /** --data-deletion-namespaces: who may delete data through the default connection. */
+  defaultDataDeletionNamespaces: NamespaceList;
 }
 
 export class ConnectionRegistry {
@@ -92,7 +123,13 @@ export class ConnectionRegistry {
     namespace: string,
     options: { finishing?: boolean } = {},
   ): ConnectionResolution {
-    if (ref === undefined) return this.defaultConnection();
+    if (ref === undefined) {
+      const refusal = this.defaultDataDeletionProblem(namespace);
+      return {
+        ...this.defaultConnection(),
+        ...(refusal === undefined ? {} : { dataDeletionRefusal: refusal }),
+      };
+    }
     const connectionNamespace = ref.kind === 'PlatformConnection' ? namespace : undefined;
     const label = describeConnection(ref.kind, connectionNamespace, ref.name);
     const connection = this.options.lookup.connection(ref.kind, connectionNamespace, ref.name);
@@ -126,7 +163,37 @@ export class ConnectionRegistry {
       controlPlaneId: resolved.controlPlaneId,
       credentials: resolved.credentials,
       platform: { url: resolved.endpoints.platformApiUrl, credentials: resolved.credentials },
+      agentTrust: agentTrustOf(connection),
+      ...dataDeletionRefusalOf(this.dataDeletionProblem(connection, namespace), label),
     };
+  }
+
+  /** Why `namespace` may not delete data through the default connection, or undefined. */
+  private defaultDataDeletionProblem(namespace: string): string | undefined {
+    const allowed = this.options.defaultDataDeletionNamespaces;
+    if (allowed === 'all' || allowed.includes(namespace)) return undefined;
+    return `the default connection: namespace ${namespace} may not delete data through it (the operator's --data-deletion-namespaces, Helm value dataDeletionNamespaces, allows ${
+      allowed.length === 0 ? 'none' : allowed.join(', ')
+    })`;
+  }
+
+  /**
+   * Why `namespace` may not delete data through `connection`, or undefined. A PlatformConnection
+   * serves its own namespace with that namespace's own key (its tenant can read the Secret
+   * and call the API directly), so it adds nothing to refuse; a ClusterPlatformConnection's
+   * key is the platform team's, so its dataDeletionNamespaceSelector must say yes.
+   */
+  private dataDeletionProblem(connection: PlatformConnectionObject, namespace: string): string | undefined {
+    if (connection.kind === 'PlatformConnection') return undefined;
+    const selector = connection.spec.dataDeletionNamespaceSelector;
+    if (selector === undefined) {
+      return `namespace ${namespace} may not delete data through it: it has no dataDeletionNamespaceSelector (absent allows none; {} allows every namespace its namespaceSelector serves)`;
+    }
+    const labels = this.options.lookup.namespaceLabels(namespace);
+    if (labels === undefined) return `namespace ${namespace} is not known yet`;
+    return selectorMatches(selector, labels)
+      ? undefined
+      : `its dataDeletionNamespaceSelector does not match namespace ${namespace}`;
   }
 
   /** Why objects in `namespace` may not use `connection`, or undefined when they may. */
@@ -137,7 +204,9 @@ export class ConnectionRegistry {
         : `serves only namespace ${connection.metadata.namespace ?? ''}, not ${namespace}`;
     }
     const selector = connection.spec.namespaceSelector;
-    if (selector === undefined) return undefined;
+    // Fail closed: a workspace-wide key serves nobody until its owner says whom ({} for all).
+    if (selector === undefined)
+      return 'it has no namespaceSelector, so it serves no namespace ({} serves all)';
     const labels = this.options.lookup.namespaceLabels(namespace);
     if (labels === undefined) return `namespace ${namespace} is not known yet`;
     return selectorMatches(selector, labels)
@@ -192,6 +261,22 @@ export class ConnectionRegistry {
   private userOf(connection: Pick<PlatformConnectionObject, 'kind' | 'metadata'>): string {
     return describeConnection(connection.kind, connection.metadata.namespace, connection.metadata.name);
   }
+}
+
+function agentTrustOf(connection: PlatformConnectionObject): AgentTrust {
+  const endpoints = connectionEndpoints(connection.spec);
+  return {
+    platformUrls: [endpoints.controlPlaneUrl, endpoints.platformApiUrl],
+    // The CRD admits only well-formed patterns; one that slipped past it is ignored, never widened.
+    agentHosts: (connection.spec.agentHosts ?? [])
+      .map(parseHostPattern)
+      .filter((pattern): pattern is HostPattern => typeof pattern !== 'string'),
+    tenantChosenEndpoints: connection.kind === 'PlatformConnection',
+  };
+}
+
+function dataDeletionRefusalOf(problem: string | undefined, label: string): { dataDeletionRefusal?: string } {
+  return problem === undefined ? {} : { dataDeletionRefusal: `${label}: ${problem}` };
 }
 
 /** Why a connection's status does not say Ready for its current generation, if so. */

@@ -221,6 +221,11 @@ class DemoRun {
         logLevel: 'info',
         // Seconds, not hours, so that the demo shows verification after the simulated job.
         deletionVerifyIntervalMs: 500,
+        // The demo's own namespaces delete data through the default connection: the person
+        // running the demo owns its key. A shared install allows only the operator's namespace.
+        dataDeletionNamespaces: namespaces,
+        // The embedded emulators (and the EU PlatformConnection to them) listen on loopback.
+        allowPrivateNetworks: environment.embeddedControlPlane,
       },
       logger: createLogger({
         level: 'info',

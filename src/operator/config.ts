@@ -7,6 +7,7 @@ import { DEFAULT_TIMINGS } from '../reconcilers/agentdeployment/defaults.js';
 import { parseDuration } from './duration.js';
 import { insecureUrlProblem } from './insecure-url.js';
 import { DEFAULT_DELETION_TIMINGS } from '../reconcilers/deletion/ports.js';
+import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
 
 export type Region = 'us' | 'eu';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -32,8 +33,18 @@ export interface OperatorConfig {
   pollIntervalMs: number;
   /** --allow-insecure: the key may travel over plain http off this machine (control plane and agents). */
   allowInsecure?: boolean;
-  /** Namespaces whose objects may adopt an existing deployment; undefined: every watched namespace, empty: none. */
+  /**
+   * Namespaces whose objects may adopt an existing deployment they did not orphan; undefined:
+   * every watched namespace (`*`), empty (the default): none. A namespace may always adopt
+   * back what its own objects orphaned.
+   */
   adoptionNamespaces?: string[];
+  /** --agent-hosts: tenant-chosen agent hosts the default connection's key may be sent to (absent: none). */
+  agentHosts?: HostPattern[];
+  /** --data-deletion-namespaces: who may delete data through the default connection (absent: the operator's namespace). */
+  dataDeletionNamespaces?: readonly string[] | 'all';
+  /** --allow-private-networks: tenant-chosen URLs may reach loopback and private addresses. */
+  allowPrivateNetworks?: boolean;
   /** Mean time between checks that deleted traces are gone (default 6h). */
   deletionVerifyIntervalMs?: number;
   /** How long after submission surviving traces fail a TraceDeletion (default 14 days). */
@@ -54,7 +65,14 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --tenant-id <uuid>                  AGENT_OPERATOR_TENANT_ID
   --namespaces a,b                    AGENT_OPERATOR_NAMESPACES (default: all namespaces)
   --adoption-namespaces a,b|*         AGENT_OPERATOR_ADOPTION_NAMESPACES: where spec.adoptExisting may adopt
-                                      an existing deployment (default *: every watched namespace; '': none)
+                                      a deployment it did not orphan itself (default '': none; *: every
+                                      watched namespace); a namespace always adopts back its own orphans
+  --agent-hosts h,*.d,h:port          AGENT_OPERATOR_AGENT_HOSTS: tenant-chosen agent URLs the default
+                                      connection's key may be sent to (default: none)
+  --data-deletion-namespaces a,b|*    AGENT_OPERATOR_DATA_DELETION_NAMESPACES: who may delete traces and
+                                      examples through the default connection (default: the operator's namespace)
+  --allow-private-networks            AGENT_OPERATOR_ALLOW_PRIVATE_NETWORKS=true: tenant-chosen URLs may reach
+                                      loopback and private addresses (link-local and metadata: never)
   --concurrency <n>                   AGENT_OPERATOR_CONCURRENCY (default 4)
   --resync-period <duration>          AGENT_OPERATOR_RESYNC_PERIOD (default 10m)
   --poll-interval <duration>          AGENT_OPERATOR_POLL_INTERVAL (default 2s): in-flight revisions
@@ -77,6 +95,9 @@ const OPTIONS = {
   'tenant-id': { type: 'string' },
   namespaces: { type: 'string' },
   'adoption-namespaces': { type: 'string' },
+  'agent-hosts': { type: 'string' },
+  'data-deletion-namespaces': { type: 'string' },
+  'allow-private-networks': { type: 'boolean' },
   concurrency: { type: 'string' },
   'resync-period': { type: 'string' },
   'poll-interval': { type: 'string' },
@@ -177,6 +198,17 @@ export function parseOperatorConfig({
 
   const rateLimitText = pick('rate-limit', 'AGENT_OPERATOR_RATE_LIMIT');
   const leaderElectEnv = env.AGENT_OPERATOR_LEADER_ELECT;
+  const leaderElectionNamespace =
+    pick('leader-election-namespace', 'POD_NAMESPACE') ?? serviceAccountNamespace(readFile) ?? 'default';
+  let agentHosts: HostPattern[];
+  try {
+    agentHosts = parseHostPatterns(
+      splitList(pick('agent-hosts', 'AGENT_OPERATOR_AGENT_HOSTS')),
+      '--agent-hosts',
+    );
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
   return {
     help: false,
     config: {
@@ -188,14 +220,21 @@ export function parseOperatorConfig({
       tenantId,
       namespaces: splitList(pick('namespaces', 'AGENT_OPERATOR_NAMESPACES')),
       ...adoptionNamespaces(values['adoption-namespaces'] ?? env.AGENT_OPERATOR_ADOPTION_NAMESPACES),
+      agentHosts,
+      dataDeletionNamespaces: namespaceList(
+        values['data-deletion-namespaces'] ?? env.AGENT_OPERATOR_DATA_DELETION_NAMESPACES,
+        '--data-deletion-namespaces',
+        [leaderElectionNamespace],
+      ),
+      allowPrivateNetworks:
+        values['allow-private-networks'] ?? env.AGENT_OPERATOR_ALLOW_PRIVATE_NETWORKS === 'true',
       concurrency,
       resyncPeriodMs,
       pollIntervalMs,
       deletionVerifyIntervalMs,
       deletionVerifyDeadlineMs,
       leaderElect: values['leader-elect'] ?? (leaderElectEnv === 'true' || leaderElectEnv === '1'),
-      leaderElectionNamespace:
-        pick('leader-election-namespace', 'POD_NAMESPACE') ?? serviceAccountNamespace(readFile) ?? 'default',
+      leaderElectionNamespace,
       leaderElectionId: pick('leader-election-id') ?? 'agent-operator',
       metricsBindAddress: hostPort(pick('metrics-bind-address') ?? '0.0.0.0:8080'),
       logLevel: logLevel as LogLevel,
@@ -271,17 +310,28 @@ export function hostPort(text: string): { host: string; port: number } {
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
 
-/** `*` (the default) permits every watched namespace; an empty value permits none. */
+/** `*` permits every watched namespace; empty (the default) permits none. */
 function adoptionNamespaces(text: string | undefined): { adoptionNamespaces?: string[] } {
-  if (text === undefined || text.trim() === '*') return {};
+  const names = namespaceList(text, '--adoption-namespaces', []);
+  return names === 'all' ? {} : { adoptionNamespaces: [...names] };
+}
+
+/** A comma-separated list of namespace names, `*` for all; `fallback` when not given at all. */
+function namespaceList(
+  text: string | undefined,
+  flag: string,
+  fallback: readonly string[],
+): readonly string[] | 'all' {
+  if (text === undefined) return fallback;
+  if (text.trim() === '*') return 'all';
   const names = splitList(text);
   const bad = names.find((name) => !NAMESPACE_NAME.test(name));
   if (bad !== undefined) {
     throw new ConfigError(
-      `--adoption-namespaces: "${bad}" is not a namespace name (lowercase letters, digits and '-', at most 63); use * for every watched namespace`,
+      `${flag}: "${bad}" is not a namespace name (lowercase letters, digits and '-', at most 63); use * for every watched namespace`,
     );
   }
-  return { adoptionNamespaces: names };
+  return names;
 }
 
 function splitList(text: string | undefined): string[] {

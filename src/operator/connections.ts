@@ -24,7 +24,9 @@ import {
   type ConnectionUser,
 } from '../connections/agentdeployment-connection.js';
 import { budgetIdOf, controlPlaneIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
-import { ConnectionRegistry, type ConnectionLookup } from '../connections/registry.js';
+import { ConnectionRegistry, type ConnectionLookup, type NamespaceList } from '../connections/registry.js';
+import type { AddressPolicy } from '../egress/address-policy.js';
+import type { HostPattern } from '../egress/host-patterns.js';
 import type { RateBudget } from '../controlplane/budget/rate-budget.js';
 import type { ClientMetrics, ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
 import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
@@ -85,8 +87,20 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
    * connection's key Secret is read (GET) before the connection is reconciled.
    */
   secretValues: SecretValues;
-  defaultConnection: { client: ControlPlaneClient; budget: RateBudget; credentials: Credentials };
+  defaultConnection: {
+    client: ControlPlaneClient;
+    budget: RateBudget;
+    credentials: Credentials;
+    /** The default connection's platform API base URL (where its deletions and /ok go). */
+    platformApiUrl: string;
+    /** --agent-hosts. */
+    agentHosts: readonly HostPattern[];
+    /** --data-deletion-namespaces. */
+    dataDeletionNamespaces: NamespaceList;
+  };
   clientMetrics?: ClientMetrics;
+  /** The address policy for connections whose endpoints a tenant chose (PlatformConnection). */
+  addressPolicy?: AddressPolicy;
 }
 
 export interface Connections {
@@ -187,7 +201,13 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
         options.defaultConnection.credentials.tenantId,
       ),
       credentials: options.defaultConnection.credentials,
+      agentTrust: {
+        platformUrls: [defaultUrl, options.defaultConnection.platformApiUrl],
+        agentHosts: options.defaultConnection.agentHosts,
+        tenantChosenEndpoints: false,
+      },
     },
+    defaultDataDeletionNamespaces: options.defaultConnection.dataDeletionNamespaces,
   });
   const informers = [namespaceCache, operatorSecrets].filter(
     (informer): informer is Informer<KubeObject> => informer !== undefined,

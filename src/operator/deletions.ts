@@ -99,6 +99,11 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
   const platformFor = (object: ConnectionUser): PlatformAccess => {
     const resolution = resolveObjectConnection(options.connections, object);
     if (!resolution.ok) return resolution;
+    // The connection's owner decides who may delete workspace data with its key; a refused
+    // namespace is told why before any call is made.
+    if (resolution.dataDeletionRefusal !== undefined) {
+      return { ok: false, reason: 'DataDeletionNotAllowed', message: resolution.dataDeletionRefusal };
+    }
     const { platform } = resolution;
     if (platform !== undefined) {
       return {

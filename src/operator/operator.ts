@@ -46,6 +46,7 @@ import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { BY_CONNECTION, setUpConnections } from './connections.js';
 import { connectionIndexValues, resolveObjectConnection } from '../connections/agentdeployment-connection.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
+import { PLATFORM_API_URLS } from '../connections/endpoints.js';
 import { setUpDeletions } from './deletions.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
@@ -86,6 +87,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const kubeConfig = options.kubeConfig ?? (await loadClusterAccess(kubeConfigSource(config)));
   const { client: kube, transport } = kubeClientFrom(kubeConfig);
 
+  // Tenant-chosen URLs (a PlatformConnection's, an agent's) are connected to under this policy.
+  const addressPolicy = { allowPrivateNetworks: config.allowPrivateNetworks === true };
   const rateLimit = config.rateLimit ?? { count: 1000, windowSeconds: 10 };
   const budget = new RateBudget({ region: config.region, overrides: { default: rateLimit } });
   const clientMetrics = createControlPlaneMetrics(registry);
@@ -156,8 +159,16 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     agentDeployments: objects,
     secrets,
     secretValues,
-    defaultConnection: { client: controlPlane, budget, credentials },
+    defaultConnection: {
+      client: controlPlane,
+      budget,
+      credentials,
+      platformApiUrl: defaultPlatformApiUrl(config),
+      agentHosts: config.agentHosts ?? [],
+      dataDeletionNamespaces: config.dataDeletionNamespaces ?? [config.leaderElectionNamespace],
+    },
     clientMetrics,
+    addressPolicy,
   });
 
   // The pollers and the controller refer to each other: the pollers enqueue keys.
@@ -422,6 +433,11 @@ function safeDeploymentName(object: AgentDeploymentObject): string {
   } catch {
     return object.metadata.name;
   }
+}
+
+/** Where the default connection's platform data API is: the emulator serves both APIs on one URL. */
+function defaultPlatformApiUrl(config: OperatorConfig): string {
+  return (config.controlPlaneUrl ?? PLATFORM_API_URLS[config.region]).replace(/\/+$/, '');
 }
 
 function kubeConfigSource(config: OperatorConfig) {

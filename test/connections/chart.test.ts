@@ -35,6 +35,12 @@ describe('chart: connections', () => {
       region: 'eu',
       apiKeySecretRef: { name: 'agent-operator-credentials', key: 'api-key' },
       tenantId: '6f1b7b3e-51a4-4c39-8f55-3a1d2b4c5e6f',
+      // It serves every namespace, as the default connection does, and lets the same
+      // namespaces delete data as the default connection does: the release namespace.
+      namespaceSelector: {},
+      dataDeletionNamespaceSelector: {
+        matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['ops'] }],
+      },
     });
   });
 

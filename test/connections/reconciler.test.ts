@@ -92,7 +92,9 @@ beforeEach(async () => {
       budgetId: 'default',
       controlPlaneId: 'default',
       credentials: { apiKey: GOOD_KEY },
+      agentTrust: { platformUrls: [emulator.url], agentHosts: [], tenantChosenEndpoints: false },
     },
+    defaultDataDeletionNamespaces: [],
   });
   now = Date.parse('2026-01-01T00:00:00Z');
   users = [];

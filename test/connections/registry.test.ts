@@ -51,7 +51,9 @@ beforeEach(async () => {
       budgetId: 'default',
       controlPlaneId: 'default',
       credentials: { apiKey: DEFAULT_KEY },
+      agentTrust: { platformUrls: [emulator.url], agentHosts: [], tenantChosenEndpoints: false },
     },
+    defaultDataDeletionNamespaces: [],
   });
 });
 
@@ -100,8 +102,22 @@ describe('namespace isolation', () => {
     });
   });
 
-  it("a ClusterPlatformConnection without selector serves every namespace, its key read from the operator's namespace", () => {
-    lookup.add(connection('ClusterPlatformConnection', undefined, 'all', selfHosted()));
+  it('a ClusterPlatformConnection without namespaceSelector serves no namespace (fail closed)', () => {
+    lookup.add(connection('ClusterPlatformConnection', undefined, 'unscoped', selfHosted()));
+    lookup.secrets.set(`${OPERATOR_NAMESPACE}/platform-key`, secret(KEY_A));
+    expect(registry.resolve({ kind: 'ClusterPlatformConnection', name: 'unscoped' }, 'team-a')).toEqual({
+      ok: false,
+      reason: 'ConnectionNotAllowed',
+      message:
+        'ClusterPlatformConnection unscoped: it has no namespaceSelector, so it serves no namespace ({} serves all)',
+    });
+  });
+
+  it("a ClusterPlatformConnection with namespaceSelector {} serves every namespace, its key read from the operator's namespace", () => {
+    lookup.add(
+      connection('ClusterPlatformConnection', undefined, 'all', { ...selfHosted(), namespaceSelector: {} }),
+    );
+    lookup.namespaces.set('team-a', {});
     lookup.secrets.set('team-a/platform-key', secret(KEY_A));
     const missing = registry.resolve({ kind: 'ClusterPlatformConnection', name: 'all' }, 'team-a');
     expect(missing).toMatchObject({ ok: false, reason: 'ConnectionNotReady' });
@@ -121,6 +137,71 @@ describe('namespace isolation', () => {
       message:
         'PlatformConnection team-a/broken is not Ready: the control plane refuses the credential (HTTP 401)',
     });
+  });
+});
+
+describe('who may delete data through a connection', () => {
+  const ok = (resolution: ReturnType<ConnectionRegistry['resolve']>) => {
+    if (!resolution.ok) throw new Error(resolution.message);
+    return resolution;
+  };
+
+  it("the default connection: only the namespaces --data-deletion-namespaces names (here none); 'all' lets every one", () => {
+    expect(ok(registry.resolve(undefined, 'team-a')).dataDeletionRefusal).toBe(
+      "the default connection: namespace team-a may not delete data through it (the operator's --data-deletion-namespaces, Helm value dataDeletionNamespaces, allows none)",
+    );
+    const open = new ConnectionRegistry({
+      lookup,
+      pool,
+      operatorNamespace: OPERATOR_NAMESPACE,
+      defaultConnection: registry.defaultConnection(),
+      defaultDataDeletionNamespaces: 'all',
+    });
+    expect(ok(open.resolve(undefined, 'team-a')).dataDeletionRefusal).toBeUndefined();
+    const listed = new ConnectionRegistry({
+      lookup,
+      pool,
+      operatorNamespace: OPERATOR_NAMESPACE,
+      defaultConnection: registry.defaultConnection(),
+      defaultDataDeletionNamespaces: ['privacy'],
+    });
+    expect(ok(listed.resolve(undefined, 'privacy')).dataDeletionRefusal).toBeUndefined();
+    expect(ok(listed.resolve(undefined, 'team-a')).dataDeletionRefusal).toContain('allows privacy');
+  });
+
+  it("a PlatformConnection's own namespace may delete through it (its key is that namespace's own)", () => {
+    lookup.add(connection('PlatformConnection', 'team-a', 'own', selfHosted()));
+    lookup.secrets.set('team-a/platform-key', secret(KEY_A));
+    expect(
+      ok(registry.resolve({ kind: 'PlatformConnection', name: 'own' }, 'team-a')).dataDeletionRefusal,
+    ).toBeUndefined();
+  });
+
+  it('a ClusterPlatformConnection: none without dataDeletionNamespaceSelector, then the namespaces it matches', () => {
+    lookup.namespaces.set('privacy', { purpose: 'privacy' });
+    lookup.namespaces.set('team-a', { team: 'a' });
+    lookup.secrets.set(`${OPERATOR_NAMESPACE}/platform-key`, secret(KEY_A));
+    lookup.add(
+      connection('ClusterPlatformConnection', undefined, 'shared', {
+        ...selfHosted(),
+        namespaceSelector: {},
+      }),
+    );
+    const ref = { kind: 'ClusterPlatformConnection', name: 'shared' } as const;
+    expect(ok(registry.resolve(ref, 'team-a')).dataDeletionRefusal).toBe(
+      'ClusterPlatformConnection shared: namespace team-a may not delete data through it: it has no dataDeletionNamespaceSelector (absent allows none; {} allows every namespace its namespaceSelector serves)',
+    );
+    lookup.add(
+      connection('ClusterPlatformConnection', undefined, 'shared', {
+        ...selfHosted(),
+        namespaceSelector: {},
+        dataDeletionNamespaceSelector: { matchLabels: { purpose: 'privacy' } },
+      }),
+    );
+    expect(ok(registry.resolve(ref, 'privacy')).dataDeletionRefusal).toBeUndefined();
+    expect(ok(registry.resolve(ref, 'team-a')).dataDeletionRefusal).toBe(
+      'ClusterPlatformConnection shared: its dataDeletionNamespaceSelector does not match namespace team-a',
+    );
   });
 });
 

@@ -53,7 +53,9 @@ export async function startDeletionStack(
       traceDeleteDelayMs: options.traceDeleteDelayMs ?? 0,
       apiKeys: [API_KEY, ...(options.moreApiKeys ?? [])].map((key) => ({ key })),
     },
-    operator: { deletionVerifyIntervalMs: 100, ...options.operator },
+    // The test namespace deletes through the default connection, as a platform team that
+    // listed it in --data-deletion-namespaces would have it.
+    operator: { deletionVerifyIntervalMs: 100, dataDeletionNamespaces: [NAMESPACE], ...options.operator },
   });
   for (const file of DELETION_CRD_FILES) {
     const crd = yaml.load(

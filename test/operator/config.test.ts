@@ -19,6 +19,44 @@ function parse(argv: string[], extraEnv: Record<string, string> = {}, files: Rec
 }
 
 describe('agent-operator run configuration', () => {
+  it('lets only the operator namespace delete data through the default connection unless told otherwise', () => {
+    expect(parse(['--leader-election-namespace', 'agent-system']).dataDeletionNamespaces).toEqual([
+      'agent-system',
+    ]);
+    expect(parse(['--data-deletion-namespaces', 'privacy, ops']).dataDeletionNamespaces).toEqual([
+      'privacy',
+      'ops',
+    ]);
+    expect(parse(['--data-deletion-namespaces', '*']).dataDeletionNamespaces).toBe('all');
+    expect(parse(['--data-deletion-namespaces=']).dataDeletionNamespaces).toEqual([]);
+    expect(parse([], { AGENT_OPERATOR_DATA_DELETION_NAMESPACES: 'privacy' }).dataDeletionNamespaces).toEqual([
+      'privacy',
+    ]);
+    expect(() => parse(['--data-deletion-namespaces', 'a/b'])).toThrow(
+      /--data-deletion-namespaces: "a\/b" is not a namespace name/,
+    );
+  });
+
+  it('reads agent hosts as patterns and refuses a bad one, naming the flag and the rule', () => {
+    expect(parse([]).agentHosts).toEqual([]);
+    expect(parse(['--agent-hosts', 'agents.example.com, *.apps.example.com:8443']).agentHosts).toEqual([
+      { wildcard: false, host: 'agents.example.com' },
+      { wildcard: true, host: 'apps.example.com', port: 8443 },
+    ]);
+    expect(() => parse(['--agent-hosts', 'https://agents.example.com'])).toThrow(
+      /--agent-hosts: "https:\/\/agents.example.com" is not host, \*.domain or either with :port/,
+    );
+    expect(() => parse(['--agent-hosts', '*.com'])).toThrow(
+      /--agent-hosts: "\*.com": a wildcard must name a domain/,
+    );
+  });
+
+  it('allows private networks for tenant URLs only when told', () => {
+    expect(parse([]).allowPrivateNetworks).toBe(false);
+    expect(parse(['--allow-private-networks']).allowPrivateNetworks).toBe(true);
+    expect(parse([], { AGENT_OPERATOR_ALLOW_PRIVATE_NETWORKS: 'true' }).allowPrivateNetworks).toBe(true);
+  });
+
   it('has the documented defaults', () => {
     expect(parse([])).toMatchObject({
       region: 'us',
@@ -34,8 +72,8 @@ describe('agent-operator run configuration', () => {
     });
   });
 
-  it('permits adoption everywhere by default, in listed namespaces only, or nowhere', () => {
-    expect(parse([]).adoptionNamespaces).toBeUndefined();
+  it('permits adoption nowhere by default (a namespace adopts back only its own orphans), in listed namespaces, or everywhere with *', () => {
+    expect(parse([]).adoptionNamespaces).toEqual([]);
     expect(parse(['--adoption-namespaces', '*']).adoptionNamespaces).toBeUndefined();
     expect(parse(['--adoption-namespaces', 'team-a, team-b']).adoptionNamespaces).toEqual([
       'team-a',

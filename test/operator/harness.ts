@@ -123,6 +123,8 @@ export class Stack {
       leaderElectionId: 'agent-operator',
       metricsBindAddress: { host: '127.0.0.1', port: 0 },
       logLevel: 'debug',
+      // The emulators listen on loopback: PlatformConnections and agent URLs point there.
+      allowPrivateNetworks: true,
       ...this.options.operator,
       ...overrides,
     };

@@ -116,6 +116,8 @@ beforeAll(async () => {
       leaderElectionId: 'agent-operator',
       metricsBindAddress: { host: '127.0.0.1', port: 0 },
       logLevel: 'warn',
+      // Its PlatformConnection points at the emulators on loopback.
+      allowPrivateNetworks: true,
     },
     logger: createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) }),
     kubeConfig,

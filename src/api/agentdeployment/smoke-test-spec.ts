@@ -3,6 +3,7 @@
 // agents take); `expect` says what the reply must show.
 import { z } from 'zod';
 import { CEL_RULES_KEY, celRule } from './cel.js';
+import { SecretKeySelector } from './secret-key-selector.js';
 
 export const SMOKE_TEST_ROLES = ['user', 'human', 'system'] as const;
 export const SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS = 20;
@@ -60,6 +61,9 @@ export const SmokeTest = z
       })
       .describe('The input state of the stateless run.'),
     expect: SmokeTestExpectation.optional(),
+    apiKeySecretRef: SecretKeySelector.describe(
+      "A key of your own for the call, sent as X-Api-Key instead of the connection's key. Needed when spec.sourceConfig.customUrl names a host the connection's agentHosts does not list: the operator never sends a shared key to an address a tenant chose.",
+    ).optional(),
     timeoutSeconds: z
       .number()
       .int()

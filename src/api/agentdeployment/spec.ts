@@ -22,10 +22,12 @@ import {
 } from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
+import { SecretKeySelector } from './secret-key-selector.js';
 import { SmokeTest } from './smoke-test-spec.js';
 
+export { SecretKeySelector };
+
 const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
 
 export const ListenerConfig = z
   .object({
@@ -135,18 +137,6 @@ export const SourceRevisionConfig = z
       .optional(),
   })
   .describe('What to build and deploy. A change of any field makes a new revision.');
-
-export const SecretKeySelector = z
-  .object({
-    name: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(DNS_SUBDOMAIN_PATTERN)
-      .describe('Name of a Secret in the namespace of this AgentDeployment.'),
-    key: z.string().min(1).max(253).regex(SECRET_KEY_PATTERN).describe('Key within that Secret.'),
-  })
-  .describe('Selects one key of a Secret in the same namespace.');
 
 export const SecretReference = z
   .object({
@@ -327,7 +317,6 @@ export const AgentDeploymentSpec = z
 export type ListenerConfig = z.infer<typeof ListenerConfig>;
 export type SourceConfig = z.infer<typeof SourceConfig>;
 export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
-export type SecretKeySelector = z.infer<typeof SecretKeySelector>;
 export type SecretReference = z.infer<typeof SecretReference>;
 export type ConnectionRef = z.infer<typeof ConnectionRef>;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];

@@ -4,6 +4,7 @@
 // rules that span fields ride on `spec` as CEL rules.
 import { z } from 'zod';
 import { CEL_RULES_KEY, celRule } from '../agentdeployment/cel.js';
+import { HOST_PATTERN_REGEX } from '../../egress/host-patterns.js';
 
 export const CONNECTION_REGIONS = ['us', 'eu'] as const;
 export type ConnectionRegion = (typeof CONNECTION_REGIONS)[number];
@@ -84,8 +85,23 @@ export const NamespaceSelector = z
       .describe('Requirements on the namespace labels, all of them.')
       .optional(),
   })
+  .describe('A Kubernetes label selector on Namespace objects; {} selects every namespace.');
+
+/** Most entries of spec.agentHosts. */
+export const MAX_AGENT_HOSTS = 64;
+
+export const AgentHosts = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(259)
+      .regex(new RegExp(HOST_PATTERN_REGEX))
+      .describe('host, *.domain (any host below domain), either with :port (default: the https port).'),
+  )
+  .max(MAX_AGENT_HOSTS)
   .describe(
-    'ClusterPlatformConnection only: the namespaces whose objects may use it (a Kubernetes label selector on Namespace objects). Absent: every namespace.',
+    "Agent hosts this connection's key may be sent to when an AgentDeployment chose its agent URL itself (external_container spec.sourceConfig.customUrl). The platform's own addresses and URLs the platform assigned are always allowed. Empty (the default): a tenant-chosen URL gets no key; its smoke test needs spec.smokeTest.apiKeySecretRef.",
   );
 
 const CREDENTIAL_FIELDS = ['apiKeySecretRef', 'bearerTokenSecretRef'] as const;
@@ -142,6 +158,7 @@ const CONNECTION_FIELDS = {
     .describe('Workspace id, sent as X-Tenant-Id (when the key can see several workspaces).')
     .optional(),
   rateLimits: ConnectionRateLimits.optional(),
+  agentHosts: AgentHosts.optional(),
 };
 
 /** spec of a PlatformConnection: usable only by objects in its own namespace. */
@@ -149,9 +166,21 @@ export const PlatformConnectionSpec = z
   .object(CONNECTION_FIELDS)
   .meta({ description: SPEC_DESCRIPTION, [CEL_RULES_KEY]: CONNECTION_SPEC_RULES });
 
-/** spec of a ClusterPlatformConnection: adds the namespaces allowed to use it. */
+/**
+ * spec of a ClusterPlatformConnection: adds the namespaces allowed to use it and those allowed
+ * to delete data through it. Both fail closed: a key that can act on the whole workspace
+ * serves no namespace until its owner says which.
+ */
 export const ClusterPlatformConnectionSpec = z
-  .object({ ...CONNECTION_FIELDS, namespaceSelector: NamespaceSelector.optional() })
+  .object({
+    ...CONNECTION_FIELDS,
+    namespaceSelector: NamespaceSelector.optional().describe(
+      'The namespaces whose objects may use this connection (a label selector on Namespace objects). Absent: none; {} selects every namespace.',
+    ),
+    dataDeletionNamespaceSelector: NamespaceSelector.optional().describe(
+      'The namespaces whose TraceDeletions and ExampleDeletions may delete data through this connection (they must also be allowed by namespaceSelector). Absent: none; {} selects every namespace namespaceSelector allows.',
+    ),
+  })
   .meta({ description: SPEC_DESCRIPTION, [CEL_RULES_KEY]: CONNECTION_SPEC_RULES });
 
 export type ConnectionSecretKeyRef = z.infer<typeof ConnectionSecretKeyRef>;

@@ -37,9 +37,9 @@ export const CONNECTION_PRINTER_COLUMNS: PrinterColumn[] = [
 
 const DESCRIPTIONS: Record<ConnectionResourceNames['kind'], string> = {
   PlatformConnection:
-    'PlatformConnection says where the platform is and which credential to use, for the AgentDeployments of its own namespace. Its key Secret is read from the same namespace.',
+    'PlatformConnection says where the platform is and which credential to use, for the objects of its own namespace. Its key Secret is read from the same namespace.',
   ClusterPlatformConnection:
-    "ClusterPlatformConnection says where the platform is and which credential to use, for the AgentDeployments of the namespaces its namespaceSelector matches (all when absent). Its key Secret is read from the operator's namespace.",
+    "ClusterPlatformConnection says where the platform is and which credential to use, for the objects of the namespaces its namespaceSelector matches (none when absent, every namespace with {}). Its key Secret is read from the operator's namespace.",
 };
 
 export function connectionOpenApiSchema(names: ConnectionResourceNames): JsonSchema {
