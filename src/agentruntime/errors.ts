@@ -1,6 +1,7 @@
 // Failures of a call to a deployed agent, as values with a kind the caller can act on
 // (retry, give up, tell the user). Messages are cut short and never carry the API key,
 // whatever the server or the SDK put in them.
+import { encodedForms } from '../controlplane/client/redact.js';
 
 export type AgentCallErrorKind =
   /** 401: no key, or the X-Auth-Scheme header is missing or wrong. */
@@ -52,12 +53,17 @@ export function kindOfStatus(status: number): AgentCallErrorKind {
   return 'rejected';
 }
 
-/** Removes the key in every form it could take in a message (plain, JSON-escaped, URL-encoded). */
-export function redact(text: string, secret: string): string {
+/**
+ * Removes the keys in every form they could take in a message or a quoted reply: plain,
+ * JSON-escaped, URL-encoded, base64 (at any alignment) and hex, the forms the control-plane
+ * client's redaction knows. Longest first, so that a form containing another goes whole.
+ */
+export function redact(text: string, ...secrets: string[]): string {
+  const forms = [...new Set(secrets.filter((secret) => secret !== '').flatMap(encodedForms))]
+    .filter((form) => form !== '')
+    .sort((a, b) => b.length - a.length);
   let result = text;
-  for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])) {
-    if (form !== '') result = result.split(form).join('[redacted]');
-  }
+  for (const form of forms) result = result.split(form).join('[redacted]');
   return result;
 }
 

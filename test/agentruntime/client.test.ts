@@ -119,7 +119,12 @@ describe('AgentRuntimeClient', () => {
 
   it('never puts the key in an error message, in any encoding, even when the server echoes it', async () => {
     const key = 'sk-"secret"/key+1';
-    const echoed = `key ${key} json ${JSON.stringify(key)} url ${encodeURIComponent(key)}`;
+    const echoed = [
+      `key ${key} json ${JSON.stringify(key)} url ${encodeURIComponent(key)}`,
+      `b64 ${Buffer.from(key).toString('base64')} b64url ${Buffer.from(key).toString('base64url')}`,
+      `hex ${Buffer.from(key).toString('hex')} HEX ${Buffer.from(key).toString('hex').toUpperCase()}`,
+      `header ${Buffer.from(`x-api-key: ${key}`).toString('base64')}`,
+    ].join(' ');
     const echoing = new AgentRuntimeClient({
       url,
       apiKey: key,
@@ -129,9 +134,20 @@ describe('AgentRuntimeClient', () => {
     for (const result of results) {
       expect(result.ok).toBe(false);
       const text = JSON.stringify(result);
-      for (const form of [key, JSON.stringify(key).slice(1, -1), encodeURIComponent(key), 'secret']) {
+      for (const form of [
+        key,
+        JSON.stringify(key).slice(1, -1),
+        encodeURIComponent(key),
+        'secret',
+        Buffer.from(key).toString('base64').slice(0, 12),
+        Buffer.from(key).toString('hex').slice(0, 12),
+        Buffer.from(key).toString('hex').slice(0, 12).toUpperCase(),
+      ]) {
         expect(text).not.toContain(form);
       }
+      expect(Buffer.from(text.split('header ')[1] ?? '', 'base64').toString('latin1')).not.toContain(
+        'secret',
+      );
       expect(text).toContain('[redacted]');
     }
   });

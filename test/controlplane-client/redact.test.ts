@@ -44,6 +44,30 @@ describe('redactSecrets', () => {
     }
   });
 
+  it.each([
+    ['hex', (v: string) => `bytes ${Buffer.from(v).toString('hex')}`],
+    ['upper-case hex', (v: string) => `bytes ${Buffer.from(v).toString('hex').toUpperCase()}`],
+    // Inside a longer encoded value the key starts at any byte offset, so its base64 differs
+    // from base64(key) alone: every alignment must go.
+    [
+      'base64 of a header that holds it',
+      (v: string) => Buffer.from(`Authorization: ${v}`).toString('base64'),
+    ],
+    ['base64 of JSON that holds it', (v: string) => Buffer.from(JSON.stringify({ k: v })).toString('base64')],
+    ['base64url of text that holds it', (v: string) => Buffer.from(`x=${v};`).toString('base64url')],
+  ])('leaves no trace of a known key %s', (_form, encode) => {
+    for (const secret of [KEY, 'lsv2_pt_0123456789abcdef0123456789abcdef']) {
+      const text = encode(secret);
+      const redacted = redactSecrets(text, [secret]);
+      expect(redacted, text).toContain(REDACTED);
+      // What is left decodes to nothing that holds the key, nor a 12-character run of it.
+      for (const decoded of [Buffer.from(redacted, 'base64').toString('latin1'), redacted]) {
+        expect(decoded).not.toContain(secret.slice(2, 14));
+      }
+      expect(redacted.toLowerCase()).not.toContain(Buffer.from(secret.slice(2, 14)).toString('hex'));
+    }
+  });
+
   it('replaces each line of a re-wrapped PEM key', () => {
     const rewrapped = PEM.split('\n').join('\r\n    ');
     const redacted = redactSecrets(`key: ${rewrapped}`, [PEM]);

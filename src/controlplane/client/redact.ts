@@ -5,7 +5,9 @@
 // 1. Known secrets (the credential and the request's secret values) of 4 characters or more
 //    are replaced wherever they appear, in every form an echo can take: as is, JSON-escaped
 //    (once or twice: quotes, backslashes, a PEM key's newlines as `\n`), URL-encoded
-//    (`%20` or `+` for spaces) and base64 (standard and URL-safe, with or without padding).
+//    (`%20` or `+` for spaces), hex (either case) and base64 (standard and URL-safe, with or
+//    without padding, and at each of the three byte alignments it can take inside a longer
+//    encoded value, such as a base64 header or body that holds the key).
 //    Each line of a multi-line secret (a PEM body) of 8 characters or more is replaced too,
 //    in case an echo re-wraps it.
 // 2. Whatever the length, and whether known or not, the value of a secret field is replaced:
@@ -69,8 +71,31 @@ function jsonEscaped(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 
-function encodedForms(secret: string): string[] {
+/** The shortest base64 run worth replacing: 6 bytes of the secret. */
+const MIN_BASE64_CORE = 8;
+
+/**
+ * The base64 characters that encode `secret` whatever surrounds it, at byte offset 0, 1 and
+ * 2 of a 3-byte group: the groups that hold secret bytes only. (The group that mixes in the
+ * bytes before or after depends on them, so it is left out.)
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const lead = (3 - offset) % 3;
+    const aligned = bytes.subarray(lead);
+    const whole = aligned.subarray(0, aligned.length - (aligned.length % 3));
+    const core = whole.toString('base64');
+    if (core.length >= MIN_BASE64_CORE) cores.push(core, whole.toString('base64url'));
+  }
+  return cores;
+}
+
+/** Every form of `secret` an echo can carry (the list above); each is replaced where it appears. */
+export function encodedForms(secret: string): string[] {
   const base64 = Buffer.from(secret, 'utf8').toString('base64');
+  const hex = Buffer.from(secret, 'utf8').toString('hex');
   const once = jsonEscaped(secret);
   const forms = [
     secret,
@@ -81,6 +106,9 @@ function encodedForms(secret: string): string[] {
     base64,
     base64.replace(/=+$/, ''),
     Buffer.from(secret, 'utf8').toString('base64url'),
+    ...base64Cores(secret),
+    hex,
+    hex.toUpperCase(),
   ];
   if (/[\r\n]/.test(secret)) {
     forms.push(...secret.split(/\r?\n/).filter((line) => line.trim().length >= MIN_REDACTABLE_LINE));
