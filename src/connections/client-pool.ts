@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { RateBudget, type RateLimitOverrides } from '../controlplane/budget/rate-budget.js';
 import type { Region } from '../controlplane/budget/rate-table.js';
 import { ControlPlaneClient, type ClientMetrics, type Credentials } from '../controlplane/client/index.js';
+import type { AddressPolicy } from '../egress/address-policy.js';
 
 export interface PoolRequest {
   /** Who uses it (a connection key), for "shared with" and for releasing. */
@@ -16,6 +17,8 @@ export interface PoolRequest {
   credentials: Credentials;
   fingerprint: string;
   rateLimits?: RateLimitOverrides;
+  /** A tenant chose the URL (a PlatformConnection): its connections obey this address policy. */
+  addressPolicy?: AddressPolicy;
 }
 
 export interface PooledClient {
@@ -67,7 +70,10 @@ export class ControlPlaneClientPool {
   clientFor(request: PoolRequest): PooledClient {
     const budgetId = budgetIdOf(request.fingerprint, request.controlPlaneUrl);
     const scheme = 'apiKey' in request.credentials ? 'key' : 'bearer';
-    const clientKey = controlPlaneIdOf(budgetId, scheme, request.credentials.tenantId);
+    const controlPlaneId = controlPlaneIdOf(budgetId, scheme, request.credentials.tenantId);
+    // A guarded and an unguarded client of one URL are two clients (one budget): the policy
+    // a tenant's URL is held to must not depend on which connection came first.
+    const clientKey = request.addressPolicy === undefined ? controlPlaneId : `${controlPlaneId}|guarded`;
     let pooled = this.clients.get(clientKey);
     if (pooled === undefined) {
       let entry = this.budgets.get(budgetId);
@@ -88,8 +94,9 @@ export class ControlPlaneClientPool {
         budget: entry.budget,
         ...(this.options.logger === undefined ? {} : { logger: this.options.logger }),
         ...(this.options.metrics === undefined ? {} : { metrics: this.options.metrics }),
+        ...(request.addressPolicy === undefined ? {} : { addressPolicy: request.addressPolicy }),
       });
-      pooled = { client, budgetId, controlPlaneId: clientKey, budget: entry.budget };
+      pooled = { client, budgetId, controlPlaneId, budget: entry.budget };
       this.clients.set(clientKey, pooled);
     }
     const previous = this.holders.get(request.user);

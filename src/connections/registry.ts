@@ -14,6 +14,10 @@ import { connectionEndpoints, type ConnectionEndpoints } from './endpoints.js';
 import { selectorMatches } from './label-selector.js';
 import { describeConnection, type ConnectionRef, type ConnectionRefusal } from './reference.js';
 import { parseHostPattern, type HostPattern } from '../egress/host-patterns.js';
+import type { AgentTrust } from '../egress/agent-credential.js';
+import type { AddressPolicy } from '../egress/address-policy.js';
+
+export type { AgentTrust };
 
 export interface ConnectionLookup {
   connection(
@@ -43,7 +47,7 @@ export interface ResolvedConnection {
    */
   credentials: Credentials;
   /** A named connection's platform data API, for the deletion controllers (the default's is the operator's flags). */
-  platform?: { url: string; credentials: Credentials };
+  platform?: { url: string; credentials: Credentials; addressPolicy?: AddressPolicy };
   /** Where this connection's key may be sent besides its own APIs (see AgentTrust). */
   agentTrust: AgentTrust;
   /**
@@ -52,20 +56,6 @@ export interface ResolvedConnection {
    * decides: spec.dataDeletionNamespaceSelector, --data-deletion-namespaces.
    */
   dataDeletionRefusal?: string;
-}
-
-/**
- * Where a connection's key may go when a deployed agent is called (the smoke test): the
- * connection's own API addresses, and the agent hosts its owner listed. The key never goes
- * to an address only a tenant chose.
- */
-export interface AgentTrust {
-  /** The control plane's and the platform API's base URLs. */
-  platformUrls: readonly string[];
-  /** spec.agentHosts, or --agent-hosts for the default connection. */
-  agentHosts: readonly HostPattern[];
-  /** A PlatformConnection's addresses were chosen by a tenant: connections to them obey the address policy. */
-  tenantChosenEndpoints: boolean;
 }
 
 /** Who may delete data through the default connection: the listed namespaces, or all of them. */
@@ -97,6 +87,8 @@ export interface ConnectionRegistryOptions {
   >;
   /** --data-deletion-namespaces: who may delete data through the default connection. */
   defaultDataDeletionNamespaces: NamespaceList;
+  /** What a PlatformConnection's tenant-chosen URLs may reach (--allow-private-networks); absent: not checked. */
+  tenantAddressPolicy?: AddressPolicy;
 }
 
 export class ConnectionRegistry {
@@ -162,7 +154,11 @@ export class ConnectionRegistry {
       budgetId: resolved.budgetId,
       controlPlaneId: resolved.controlPlaneId,
       credentials: resolved.credentials,
-      platform: { url: resolved.endpoints.platformApiUrl, credentials: resolved.credentials },
+      platform: {
+        url: resolved.endpoints.platformApiUrl,
+        credentials: resolved.credentials,
+        ...this.addressPolicyOf(connection),
+      },
       agentTrust: agentTrustOf(connection),
       ...dataDeletionRefusalOf(this.dataDeletionProblem(connection, namespace), label),
     };
@@ -236,6 +232,7 @@ export class ConnectionRegistry {
       ...(connection.spec.rateLimits?.default === undefined
         ? {}
         : { rateLimits: { default: connection.spec.rateLimits.default } }),
+      ...this.addressPolicyOf(connection),
     });
     return {
       ok: true,
@@ -246,6 +243,12 @@ export class ConnectionRegistry {
       endpoints,
       credentialVersion: credential.version,
     };
+  }
+
+  /** The address policy a connection's own URLs are held to: a PlatformConnection's were chosen by a tenant. */
+  addressPolicyOf(connection: Pick<PlatformConnectionObject, 'kind'>): { addressPolicy?: AddressPolicy } {
+    const policy = this.options.tenantAddressPolicy;
+    return connection.kind === 'PlatformConnection' && policy !== undefined ? { addressPolicy: policy } : {};
   }
 
   /** Labels of the other connections spending the same budget. */

@@ -28,7 +28,7 @@ export function keepBanner(context: KeepBannerContext): string[] {
     `  roll out a change: edit sourceRevisionConfig.imageUri in ${context.exampleFile}, then`,
     `    ${kubectl} apply -f ${context.exampleFile}    # and watch it with get -w`,
     '  talk to the deployed agent (the emulated runtime answers with the revision it runs):',
-    `    AGENT_OPERATOR_API_KEY=${context.apiKeyHint} node dist/cli.js invoke --kubeconfig ${context.kubeconfig} -n ${context.namespace} ${context.name} "hello"`,
+    `    AGENT_OPERATOR_API_KEY=${context.apiKeyHint} node dist/cli.js invoke --control-plane-url ${context.controlPlaneUrl} --kubeconfig ${context.kubeconfig} -n ${context.namespace} ${context.name} "hello"`,
     "  the operator's metrics:",
     `    curl -s ${context.metricsUrl ?? '-'}/metrics | grep '^agent_operator_'`,
     `  control plane: ${context.controlPlaneUrl} (API key "${context.apiKeyHint}")`,

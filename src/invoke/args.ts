@@ -3,12 +3,18 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, readApiKey } from '../operator/config.js';
+import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
 
 export const INVOKE_USAGE = `Usage: agent-operator invoke [-n <namespace>] <name> <message> [flags]
 
 Sends <message> to the agent of the AgentDeployment <name> and prints its reply. The agent's
 address is read from the object's status (status.url, else status.customUrl); the API key of
-the default connection from --api-key-file or AGENT_OPERATOR_API_KEY, as the operator takes it.
+the default connection from --api-key-file or AGENT_OPERATOR_API_KEY, and the control plane
+from --control-plane-url or --region, as the operator takes them.
+
+The object's author chose that address, so your key goes there only when it is the control
+plane's own, a URL the platform assigned (a repo_host deployment, as the control plane reports
+it), or a host in --agent-hosts; --trust-agent-url sends it anyway.
 
   -n, --namespace <ns>        the object's namespace (default "default")
       --kubeconfig <path>     kubeconfig to use (default: KUBECONFIG, then ~/.kube/config)
@@ -17,6 +23,10 @@ the default connection from --api-key-file or AGENT_OPERATOR_API_KEY, as the ope
       --thread <id>|new       continue a conversation, or start one (its id is printed)
       --assistant <id>        the assistant or graph to run (default "agent")
       --timeout <seconds>     give up after this long (default 60)
+      --control-plane-url <u> AGENT_OPERATOR_CONTROL_PLANE_URL (default: the --region's)
+      --region us|eu          AGENT_OPERATOR_REGION (default us)
+      --agent-hosts h,*.d     AGENT_OPERATOR_AGENT_HOSTS: agent hosts you trust with your key
+      --trust-agent-url       send your key to whatever address the object names
   -h, --help                  show this help
 
 Examples:
@@ -40,6 +50,10 @@ export interface InvokeArgs {
   thread?: string;
   assistant: string;
   timeoutMs: number;
+  controlPlaneUrl?: string;
+  region: 'us' | 'eu';
+  agentHosts: HostPattern[];
+  trustAgentUrl: boolean;
 }
 
 export class UsageError extends Error {
@@ -64,6 +78,10 @@ export function parseInvokeArgs(
       thread: { type: 'string' },
       assistant: { type: 'string' },
       timeout: { type: 'string' },
+      'control-plane-url': { type: 'string' },
+      region: { type: 'string' },
+      'agent-hosts': { type: 'string' },
+      'trust-agent-url': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -86,6 +104,26 @@ export function parseInvokeArgs(
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
     throw new UsageError(`--timeout must be a number of seconds > 0; got "${values.timeout ?? ''}"`);
   }
+  const region = values.region ?? nonEmpty(env.AGENT_OPERATOR_REGION) ?? 'us';
+  if (region !== 'us' && region !== 'eu')
+    throw new UsageError(`--region must be "us" or "eu"; got "${region}"`);
+  const controlPlaneUrl = values['control-plane-url'] ?? nonEmpty(env.AGENT_OPERATOR_CONTROL_PLANE_URL);
+  if (controlPlaneUrl !== undefined && !URL.canParse(controlPlaneUrl)) {
+    throw new UsageError(`--control-plane-url must be a URL; got "${controlPlaneUrl}"`);
+  }
+  let agentHosts: HostPattern[];
+  try {
+    const text = values['agent-hosts'] ?? env.AGENT_OPERATOR_AGENT_HOSTS ?? '';
+    agentHosts = parseHostPatterns(
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+      '--agent-hosts',
+    );
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
   let apiKey: string;
   try {
     apiKey = readApiKey(values['api-key-file'], env, readFile);
@@ -103,5 +141,13 @@ export function parseInvokeArgs(
     ...(thread !== undefined ? { thread } : {}),
     assistant: values.assistant ?? 'agent',
     timeoutMs: timeoutSeconds * 1000,
+    ...(controlPlaneUrl === undefined ? {} : { controlPlaneUrl }),
+    region,
+    agentHosts,
+    trustAgentUrl: values['trust-agent-url'] ?? false,
   };
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
 }

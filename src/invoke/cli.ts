@@ -5,6 +5,7 @@ import { AgentRuntimeClient } from '../agentruntime/client.js';
 import { INVOKE_USAGE, parseInvokeArgs, type InvokeArgs } from './args.js';
 import { describeFailure, replyText, updateTexts } from './output.js';
 import { TargetError, findAgent } from './target.js';
+import { untrustedAgentUrl } from './trust.js';
 
 export interface InvokeIo {
   stdout: (text: string) => void;
@@ -23,7 +24,18 @@ async function converse(args: InvokeArgs, io: InvokeIo, signal: AbortSignal): Pr
     io.stderr(`agent-operator invoke: ${text}\n`);
     return 1;
   };
-  const { url } = await findAgent(args.namespace, args.name, args.kubeconfig, signal);
+  const { url, deploymentId } = await findAgent(args.namespace, args.name, args.kubeconfig, signal);
+  const untrusted = await untrustedAgentUrl({
+    url,
+    ...(deploymentId === undefined ? {} : { deploymentId }),
+    apiKey: args.apiKey,
+    ...(args.controlPlaneUrl === undefined ? {} : { controlPlaneUrl: args.controlPlaneUrl }),
+    region: args.region,
+    agentHosts: args.agentHosts,
+    trustAgentUrl: args.trustAgentUrl,
+    signal,
+  });
+  if (untrusted !== undefined) return fail(untrusted);
   const client = new AgentRuntimeClient({ url, apiKey: args.apiKey, timeoutMs: args.timeoutMs });
   let threadId = args.thread;
   if (threadId === 'new') {

@@ -10,6 +10,8 @@ import type { KubeObject } from '../runtime/kube/objects.js';
 
 export interface AgentTarget {
   url: string;
+  /** status.deploymentId, when the operator recorded it. */
+  deploymentId?: string;
 }
 
 export class TargetError extends Error {
@@ -57,5 +59,6 @@ export async function findAgent(
       `agentdeployment ${namespace}/${name} has no agent URL yet (status.url and status.customUrl are empty); wait until it is Ready`,
     );
   }
-  return { url };
+  const deploymentId = (object as { status?: { deploymentId?: unknown } }).status?.deploymentId;
+  return { url, ...(typeof deploymentId === 'string' && deploymentId !== '' ? { deploymentId } : {}) };
 }

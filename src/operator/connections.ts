@@ -208,6 +208,7 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
       },
     },
     defaultDataDeletionNamespaces: options.defaultConnection.dataDeletionNamespaces,
+    ...(options.addressPolicy === undefined ? {} : { tenantAddressPolicy: options.addressPolicy }),
   });
   const informers = [namespaceCache, operatorSecrets].filter(
     (informer): informer is Informer<KubeObject> => informer !== undefined,
@@ -234,6 +235,7 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     clock: systemClock,
     metrics: bindConnectionMetrics(options.registry),
     logger: logger.child({ controller: CONNECTION_CONTROLLER_NAME }),
+    ...(options.addressPolicy === undefined ? {} : { tenantAddressPolicy: options.addressPolicy }),
   });
   const controller = new Controller({
     name: CONNECTION_CONTROLLER_NAME,

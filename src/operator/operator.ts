@@ -25,7 +25,7 @@ import { objectKey, ownedDeploymentId } from '../reconcilers/agentdeployment/obj
 import type { ReconcilerTimings } from '../reconcilers/agentdeployment/defaults.js';
 import type { FleetPort, LaneResolution } from '../reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../reconcilers/agentdeployment/reconciler.js';
-import { referencedSecretNames } from '../reconcilers/agentdeployment/secrets.js';
+import { referencedSecretNames, secretKeyValue } from '../reconcilers/agentdeployment/secrets.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller/controller.js';
 import type { IndexedStore } from '../runtime/cache/store.js';
@@ -38,6 +38,7 @@ import { Informer } from '../runtime/manager/informer.js';
 import { Manager, watchOf } from '../runtime/manager/manager.js';
 import type { OperatorConfig } from './config.js';
 import { agentCallPort } from './agent-call-port.js';
+import { OrphanRecords } from './orphan-records.js';
 import { adoptionPolicy } from './adoption-policy.js';
 import { secretMetadataInformer } from './secret-metadata.js';
 import { SecretValues } from './secret-values.js';
@@ -202,9 +203,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const connectionOf = (object: AgentDeploymentObject): LaneResolution => {
     const resolution = resolveObjectConnection(connections.registry, object);
     if (!resolution.ok) return resolution;
-    return { ok: true, lane: lanes.laneFor(resolution.controlPlaneId, resolution.client, resolution.label) };
+    return {
+      ok: true,
+      lane: lanes.laneFor(resolution.controlPlaneId, resolution.client, resolution.label),
+      agentTrust: resolution.agentTrust,
+      label: resolution.label,
+    };
   };
-  // A smoke test calls the agent with the key of the object's own connection.
+  // A smoke test calls the agent with the key decide chose: the object's connection's, or the
+  // tenant's own from a Secret of the object's namespace (read by name, like spec.secrets).
   const agents = agentCallPort(
     (key) => {
       const object = objects.store.get(key);
@@ -214,8 +221,35 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       const credentials = resolution.credentials;
       return 'apiKey' in credentials ? credentials.apiKey : credentials.bearerToken;
     },
-    { allowInsecure: config.allowInsecure === true },
+    {
+      allowInsecure: config.allowInsecure === true,
+      allowPrivateNetworks: addressPolicy.allowPrivateNetworks,
+      readSecretKey: async (namespace, name, key, signal) => {
+        const loaded = await secretValues.load(namespace, [name], signal);
+        if (!loaded.ok) return undefined;
+        const source = secretValues.get(namespace, name);
+        return source === undefined ? undefined : secretKeyValue(source, key);
+      },
+    },
   );
+  // Who orphaned which deployment, in the operator's own namespace: read now and whenever
+  // this replica starts leading (another leader may have written since); a failed read
+  // leaves the records empty, which fails closed (adoption only from --adoption-namespaces).
+  const orphans = new OrphanRecords(
+    kube,
+    config.leaderElectionNamespace,
+    `${config.leaderElectionId}-orphans`,
+    logger.child({ component: 'orphan-records' }),
+  );
+  const loadOrphans = async (): Promise<void> => {
+    const loaded = await orphans.load();
+    if (!loaded.ok)
+      logger.warn(
+        { error: loaded.error.message },
+        'orphan records not read; adoption falls back to --adoption-namespaces',
+      );
+  };
+  await loadOrphans();
   const reconcilerLogger = logger.child({ controller: CONTROLLER_NAME });
   const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
     controlPlane: defaultLane.controlPlane,
@@ -243,8 +277,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     },
     timings,
     agents,
+    agentTrust: defaultConnection.agentTrust,
     wake: (key) => enqueue.to(key),
     adoptionForbidden: adoptionPolicy(config.adoptionNamespaces),
+    orphans,
   });
 
   const controller = new Controller({
@@ -313,6 +349,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     connections: connections.registry,
     defaultBudget: budget,
   });
+  manager.addLeaderRunnable({ start: () => void loadOrphans(), stop: () => Promise.resolve() });
   // The pollers spend budget: only the leader runs them.
   manager.addLeaderRunnable({ start: () => lanes.start(), stop: () => lanes.stop() });
 
@@ -409,9 +446,12 @@ function connectionShardOf(object: AgentDeploymentObject | undefined): string {
     : `${ref.kind}/${ref.name}`;
 }
 
-/** `namespace/name` of each Secret the object references (its own namespace only). */
+/** `namespace/name` of each Secret the object references (its own namespace only), its smoke test's key included. */
 function secretKeysOf(object: AgentDeploymentObject): string[] {
-  return referencedSecretNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`);
+  const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
+  const names = referencedSecretNames(object.spec.secrets);
+  if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
+  return names.map((name) => `${object.metadata.namespace}/${name}`);
 }
 
 function creationOrder(object: AgentDeploymentObject): string {

@@ -27,6 +27,7 @@ export class PlatformDataClients {
       region: resolution.client.endpoint.region,
       credentials: platform.credentials,
       budget: resolution.client.budget,
+      ...(platform.addressPolicy === undefined ? {} : { addressPolicy: platform.addressPolicy }),
       logger: this.logger.child({ component: 'platform-data-client', connection: resolution.label }),
     });
     this.clients.set(resolution.label, { identity, client });

@@ -45,6 +45,15 @@ export const LEADER_ELECTION_PERMISSIONS: readonly PermissionRule[] = [
 ];
 
 /**
+ * Granted in the operator's own namespace, always: the ConfigMap that records which
+ * namespace orphaned which deployment (read, created once, then updated under its
+ * resourceVersion). Tenants hold no right there, so they cannot forge a record.
+ */
+export const ORPHAN_RECORD_PERMISSIONS: readonly PermissionRule[] = [
+  { apiGroup: '', resource: 'configmaps', verbs: ['get', 'create', 'update'] },
+];
+
+/**
  * Cluster-wide, whatever namespaces are watched: ClusterPlatformConnections and Namespaces
  * (for a connection's namespaceSelector) are cluster-scoped. Connections are read through
  * informers, their finalizer and status written by merge patch.

@@ -3,6 +3,8 @@
 // command finds the object through a kubeconfig, calls the agent with the operator's key,
 // and prints the reply, or one clear line and a non-zero exit.
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,8 +27,16 @@ const CRD_FILE = new URL('../../crds/agentplatform.io_agentdeployments.yaml', im
 let dir: string;
 let kube: KubeEmulator;
 let kubeconfig: string;
+/** The control plane the user names, as the operator takes it: its agents' addresses are its own. */
+let controlPlaneUrl: string;
+/** Stands in for a host a tenant chose: it records every request it gets. */
+let capture: Server;
+let captured: Array<{ url: string; headers: Record<string, unknown> }>;
 
-async function invoke(argv: string[], env: NodeJS.ProcessEnv = { AGENT_OPERATOR_API_KEY: KEY }) {
+async function invoke(
+  argv: string[],
+  env: NodeJS.ProcessEnv = { AGENT_OPERATOR_API_KEY: KEY, AGENT_OPERATOR_CONTROL_PLANE_URL: controlPlaneUrl },
+) {
   let stdout = '';
   let stderr = '';
   const io: InvokeIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env };
@@ -51,6 +61,14 @@ beforeAll(async () => {
   const fixture = await startRuntimeFixture();
   const deployment = await fixture.deploy(IMAGE);
   const { listenerId } = await fixture.emulator.defaults();
+  controlPlaneUrl = new URL(deploymentUrl(deployment)).origin;
+  captured = [];
+  capture = createServer((request, response) => {
+    captured.push({ url: request.url ?? '', headers: { ...request.headers } });
+    request.resume();
+    response.writeHead(500, { 'content-type': 'application/json' }).end('{"detail":"captured"}');
+  });
+  await new Promise<void>((resolve) => capture.listen(0, '127.0.0.1', resolve));
   dir = await mkdtemp(join(tmpdir(), 'invoke-test-'));
   kubeconfig = join(dir, 'kubeconfig');
   kube = await startKubeEmulator({ kubeconfigPath: kubeconfig });
@@ -76,12 +94,22 @@ beforeAll(async () => {
       status: { customUrl: deploymentUrl(deployment) },
     });
     await client.create(AGENTS, agentDeployment('fresh', listenerId));
+    // A tenant wrote an address of its choosing (a customUrl, or a forged status).
+    await client.create(AGENTS, agentDeployment('elsewhere', listenerId));
+    await client.mergePatchStatus(AGENTS, NAMESPACE, 'elsewhere', {
+      status: { customUrl: `${captureUrl()}/agents/x`, deploymentId: deployment.id },
+    });
   } finally {
     transport.close();
   }
 });
 
+function captureUrl(): string {
+  return `http://127.0.0.1:${(capture.address() as AddressInfo).port}`;
+}
+
 afterAll(async () => {
+  await new Promise((resolve) => capture.close(resolve));
   await kube.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -117,7 +145,9 @@ describe('agent-operator invoke', () => {
   it('reads the key from --api-key-file as the operator does', async () => {
     const keyFile = join(dir, 'api-key');
     await writeFile(keyFile, `${KEY}\n`);
-    const result = await invoke(['bot', '--api-key-file', keyFile, 'from a file'], {});
+    const result = await invoke(['bot', '--api-key-file', keyFile, 'from a file'], {
+      AGENT_OPERATOR_CONTROL_PLANE_URL: controlPlaneUrl,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('from a file');
   });
@@ -144,7 +174,10 @@ describe('agent-operator invoke', () => {
 
   it('says the key was refused, without printing it', async () => {
     const wrongKey = 'sk-wrong-0123456789';
-    const result = await invoke(['bot', 'hi'], { AGENT_OPERATOR_API_KEY: wrongKey });
+    const result = await invoke(['bot', 'hi'], {
+      AGENT_OPERATOR_API_KEY: wrongKey,
+      AGENT_OPERATOR_CONTROL_PLANE_URL: controlPlaneUrl,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the agent refused the API key');
     expect(result.stderr).not.toContain(wrongKey);
@@ -170,6 +203,29 @@ describe('agent-operator invoke', () => {
     expect(result.stderr).toContain('AGENT_OPERATOR_API_KEY');
   });
 
+  it("does not send the key to an address the object's author chose, unless told; the capture host sees nothing", async () => {
+    const refused = await invoke(['elsewhere', 'hi']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`not sending your key to ${captureUrl()}/agents/x`);
+    expect(refused.stderr).toContain('--agent-hosts');
+    // Another control plane than the one the agent's URL is on: the same refusal.
+    const elsewhere = await invoke(['bot', 'hi'], {
+      AGENT_OPERATOR_API_KEY: KEY,
+      AGENT_OPERATOR_CONTROL_PLANE_URL: 'https://control-plane.example.com',
+    });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('not sending your key');
+    expect(captured).toEqual([]);
+
+    const port = new URL(captureUrl()).port;
+    const allowed = await invoke(['elsewhere', '--agent-hosts', `127.0.0.1:${port}`, 'hi']);
+    expect(allowed.code).toBe(1);
+    expect(captured.map((request) => request.headers['x-api-key'])).toContain(KEY);
+    const before = captured.length;
+    await invoke(['elsewhere', '--trust-agent-url', 'hi']);
+    expect(captured.length).toBeGreaterThan(before);
+  });
+
   it('prefers status.url and falls back to status.customUrl', () => {
     const status = (s: Record<string, string>): KubeObject =>
       ({ metadata: { name: 'x' }, status: s }) as KubeObject;
@@ -184,7 +240,12 @@ describe('agent-operator invoke', () => {
       ['--import', 'tsx', 'src/cli.ts', 'invoke', '-n', NAMESPACE, 'bot', 'hello from a shell'],
       {
         cwd: new URL('../..', import.meta.url).pathname,
-        env: { ...process.env, KUBECONFIG: kubeconfig, AGENT_OPERATOR_API_KEY: KEY },
+        env: {
+          ...process.env,
+          KUBECONFIG: kubeconfig,
+          AGENT_OPERATOR_API_KEY: KEY,
+          AGENT_OPERATOR_CONTROL_PLANE_URL: controlPlaneUrl,
+        },
       },
     );
     expect(stdout).toContain('You said: hello from a shell.');

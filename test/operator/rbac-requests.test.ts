@@ -13,6 +13,7 @@ import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/op
 import {
   CONNECTION_CLUSTER_PERMISSIONS,
   LEADER_ELECTION_PERMISSIONS,
+  ORPHAN_RECORD_PERMISSIONS,
   WATCH_PERMISSIONS,
 } from '../../src/operator/rbac.js';
 import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.js';
@@ -77,9 +78,12 @@ function permissionOf(method: string, url: string): string | undefined {
 }
 
 const LISTED = new Set(
-  [...WATCH_PERMISSIONS, ...LEADER_ELECTION_PERMISSIONS, ...CONNECTION_CLUSTER_PERMISSIONS].flatMap((rule) =>
-    rule.verbs.map((verb) => `${rule.apiGroup}/${rule.resource} ${verb}`),
-  ),
+  [
+    ...WATCH_PERMISSIONS,
+    ...LEADER_ELECTION_PERMISSIONS,
+    ...CONNECTION_CLUSTER_PERMISSIONS,
+    ...ORPHAN_RECORD_PERMISSIONS,
+  ].flatMap((rule) => rule.verbs.map((verb) => `${rule.apiGroup}/${rule.resource} ${verb}`)),
 );
 
 function used(): Set<string> {
@@ -170,6 +174,20 @@ describe('the operator’s Kubernetes requests', () => {
     );
     await stack.waitUntil(async () => (await stack.deployments()).every((d) => d.name !== 'rbac'), 'deleted');
     await stack.waitUntil(async () => used().has('coordination.k8s.io/leases update'), 'a lease renewal');
+
+    // Two objects orphan their deployments: the first record creates the ConfigMap, the second updates it.
+    for (const name of ['rbac-orphan-1', 'rbac-orphan-2']) {
+      await stack.apply(containerAgent(name, listenerId, { deletionPolicy: 'Orphan' }));
+      await stack.waitFor(name, isReady, 'Ready');
+      await stack.client.delete(
+        { group: 'agentplatform.io', version: 'v1alpha1', plural: 'agentdeployments' },
+        NAMESPACE,
+        name,
+      );
+    }
+    for (const permission of ['/configmaps create', '/configmaps update']) {
+      await stack.waitUntil(async () => used().has(permission), permission);
+    }
 
     // Connections of both kinds: read, given their finalizer, and probed into status.
     await stack.putSecret('connection-key', { apiKey: API_KEY });

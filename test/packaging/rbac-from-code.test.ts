@@ -6,6 +6,7 @@ import {
   CONNECTION_CLUSTER_PERMISSIONS,
   CONNECTION_KEY_PERMISSIONS,
   LEADER_ELECTION_PERMISSIONS,
+  ORPHAN_RECORD_PERMISSIONS,
   WATCH_PERMISSIONS,
   type PermissionRule,
 } from '../../src/operator/rbac.js';
@@ -47,9 +48,15 @@ describe.each(VALUE_SETS)('chart RBAC with $name', (valueSet) => {
     const leaderRoles = roles.filter((m) => m.metadata.name.endsWith('-leader-election'));
     const connectionRoles = roles.filter((m) => m.metadata.name.endsWith('-connections'));
     const keyRoles = roles.filter((m) => m.metadata.name.endsWith('-connection-keys'));
+    const orphanRoles = roles.filter((m) => m.metadata.name.endsWith('-orphan-records'));
     const watchRoles = roles.filter(
-      (m) => ![leaderRoles, connectionRoles, keyRoles].some((group) => group.includes(m)),
+      (m) => ![leaderRoles, connectionRoles, keyRoles, orphanRoles].some((group) => group.includes(m)),
     );
+    expect(orphanRoles.map((m) => `${m.kind} ${m.metadata.namespace ?? ''}`)).toEqual([
+      `Role ${RELEASE_NAMESPACE}`,
+    ]);
+    for (const role of orphanRoles)
+      expect(grants(rulesOf(role))).toEqual(fromCode(ORPHAN_RECORD_PERMISSIONS));
     expect(connectionRoles.map((m) => m.kind)).toEqual(['ClusterRole']);
     for (const role of connectionRoles) {
       expect(grants(rulesOf(role))).toEqual(fromCode(CONNECTION_CLUSTER_PERMISSIONS));

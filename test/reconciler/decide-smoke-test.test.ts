@@ -9,6 +9,8 @@ import { DEFAULT_TIMINGS } from '../../src/reconcilers/agentdeployment/defaults.
 import type { Observed, SmokeTestAttempts } from '../../src/reconcilers/agentdeployment/observed.js';
 import { smokeTestSpecHash } from '../../src/reconcilers/agentdeployment/smoke-test.js';
 import type { SmokeTest } from '../../src/api/agentdeployment/index.js';
+import type { AgentTrust } from '../../src/egress/agent-credential.js';
+import { parseHostPatterns } from '../../src/egress/host-patterns.js';
 import {
   AGENT_URL,
   DEPLOYMENT_ID,
@@ -32,8 +34,17 @@ function deployment(overrides: Partial<Deployment> = {}): Deployment {
   return deployedWithUrl({ latest_revision_id: 'r2', active_revision_id: 'r2', ...overrides });
 }
 
+/** The agent answers on the control plane's own address, where the connection's key may go. */
+const PLATFORM_TRUST: AgentTrust = {
+  platformUrls: [new globalThis.URL(AGENT_URL).origin],
+  agentHosts: [],
+  tenantChosenEndpoints: false,
+};
+
 interface Given {
   smokeTest?: SmokeTest | undefined;
+  trust?: AgentTrust;
+  desired?: Extract<Observed['spec'], { kind: 'valid' }>['desired'];
   status?: Observed['status'];
   attempts?: SmokeTestAttempts;
   deployment?: Deployment;
@@ -58,13 +69,14 @@ function observed(given: Given = {}): Observed {
     },
     status: { observedGeneration: 1, secretVersions: [], ...given.status },
     ownership: { deploymentId: ID },
-    spec: { kind: 'valid', desired: DESIRED, secretVersions: {} },
+    spec: { kind: 'valid', desired: given.desired ?? DESIRED, secretVersions: {} },
     claims: {},
     deployment: { kind: 'present', deployment: current },
     byName: { kind: 'unobserved' },
     knownRevisions: {},
     revisionPoll: { allowed: false, dueInMs: 1_000 },
     ...(given.attempts ? { smokeTestAttempts: given.attempts } : {}),
+    agentTrust: given.trust ?? PLATFORM_TRUST,
   };
 }
 
@@ -97,6 +109,7 @@ describe('decide with spec.smokeTest', () => {
       kind: 'smokeTest',
       testKey: `r2|${HASH}`,
       url: URL,
+      credential: { kind: 'connection', tenantChosen: false },
       input: SMOKE.input,
       expect: SMOKE.expect,
       timeoutMs: 20_000,
@@ -226,5 +239,62 @@ describe('decide with spec.smokeTest', () => {
     const noUrl = deployment({ source_config: { listener_id: LISTENER_ID } });
     const action = published(decide(observed({ deployment: noUrl }), t));
     expect(action.state.message).toContain('no URL');
+  });
+
+  describe('where the key may go', () => {
+    const tenantUrl = 'https://attacker.example/x';
+    const onTenantHost = deployment({ source_config: { listener_id: LISTENER_ID, custom_url: tenantUrl } });
+
+    it("a URL the key's owner did not allow: SmokeTestRefused (Stalled), no call, no verdict recorded", () => {
+      const action = published(decide(observed({ deployment: onTenantHost }), t));
+      expect(action.state.kind).toBe('SmokeTestRefused');
+      expect(action.state.message).toContain(
+        "Revision r2 is deployed; its smoke test was not run: the agent URL's host attacker.example was not assigned by the platform and is not in the operator's --agent-hosts",
+      );
+      expect(action.facts.smokeTest).toMatchObject({ kind: 'refused' });
+      expect(action.facts.agentUrl).toBeUndefined();
+    });
+
+    it("a host the connection's owner listed: the call, with the connection's key", () => {
+      const trust = { ...PLATFORM_TRUST, agentHosts: parseHostPatterns(['attacker.example'], 'test') };
+      expect(decide(observed({ deployment: onTenantHost, trust }), t)).toMatchObject({
+        kind: 'smokeTest',
+        url: tenantUrl,
+        credential: { kind: 'connection', tenantChosen: false },
+      });
+    });
+
+    it("the tenant's own key: the call, with that key only", () => {
+      const own = { ...SMOKE, apiKeySecretRef: { name: 'agent-key', key: 'token' } };
+      expect(decide(observed({ deployment: onTenantHost, smokeTest: own }), t)).toMatchObject({
+        kind: 'smokeTest',
+        credential: { kind: 'own', secretName: 'agent-key', secretKey: 'token' },
+      });
+    });
+
+    it('a repo_host URL was assigned by the platform: the connection key goes there', () => {
+      const assigned = deployment({
+        source: 'repo_host',
+        source_config: { custom_url: 'https://bot-1a2b.us.platform.example' },
+        source_revision_config: {},
+      });
+      const desired = {
+        name: 'bot',
+        source: 'repo_host' as const,
+        source_config: {},
+        source_revision_config: {},
+        secrets: [],
+      };
+      expect(decide(observed({ deployment: assigned, desired }), t)).toMatchObject({
+        kind: 'smokeTest',
+        credential: { kind: 'connection', tenantChosen: false },
+      });
+    });
+
+    it('no trust known: only platform-assigned URLs get the key (fail closed)', () => {
+      const unknown = observed({});
+      delete unknown.agentTrust;
+      expect(published(decide(unknown, t)).state.kind).toBe('SmokeTestRefused');
+    });
   });
 });

@@ -119,6 +119,9 @@ const rows: Row[] = [
     reason: 'the policy keeps the deployment',
     given: observed({ object: { deleting: true, deletionPolicy: 'Orphan' }, ownership: owned }),
     want: { kind: 'release' },
+    check: (action) =>
+      // The namespace that orphans it is recorded first, so that it alone may adopt it back.
+      expect(action).toMatchObject({ orphaned: owned.deploymentId, event: { reason: 'Orphaned' } }),
   },
   {
     name: 'deleting an object that never owned a deployment (the loser of a name clash)',
@@ -278,6 +281,29 @@ const rows: Row[] = [
         },
         refused: { reason: 'AdoptionNotAllowed' },
       }),
+  },
+  {
+    name: 'adoptExisting finds the deployment its own namespace orphaned, adoption not permitted here',
+    reason: 'a team takes back what it orphaned for a migration; nobody else may unless trusted',
+    given: observed({
+      object: { adoptExisting: true },
+      adoptionForbidden: 'adoption is turned off',
+      orphanedHere: [deployment().id],
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'adopt' },
+  },
+  {
+    name: 'adoptExisting finds a deployment another namespace orphaned, adoption not permitted here',
+    reason: "another team's orphan is not free for the taking",
+    given: observed({
+      object: { adoptExisting: true },
+      adoptionForbidden: 'adoption is turned off',
+      orphanedHere: [OTHER_ID],
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    want: { kind: 'publish' },
+    check: (action) => expect(action).toMatchObject({ state: { kind: 'AdoptionNotAllowed' } }),
   },
   {
     name: 'adoptExisting, adoption not permitted, no deployment of that name',

@@ -56,7 +56,7 @@ function setup() {
   let answer: (result: AgentCallResult<WaitOutcome>) => void = () => {};
   const calls: AbortSignal[] = [];
   const agents: AgentCallPort = {
-    runOnce: (_key, _url, _input, _timeout, signal) => {
+    runOnce: (_key, _call, signal) => {
       calls.push(signal);
       return new Promise((resolve) => {
         answer = resolve;
@@ -83,6 +83,12 @@ function setup() {
     logger: pino({ level: 'silent' }),
     clock: { now: () => NOW },
     agents,
+    // The agent's URL is on the control plane's own address: the connection's key may go there.
+    agentTrust: {
+      platformUrls: [new globalThis.URL(AGENT_URL).origin],
+      agentHosts: [],
+      tenantChosenEndpoints: false,
+    },
     wake: (key) => woken.push(key),
   });
   const run = () => reconciler.reconcile('team-a/bot', new AbortController().signal);

@@ -30,6 +30,8 @@ export const CONDITION_REASONS = {
   SmokeTestPassed: 'SmokeTestPassed',
   /** spec.smokeTest failed within its budget: Ready=False (not Stalled) until the spec changes. */
   SmokeTestFailed: 'SmokeTestFailed',
+  /** spec.smokeTest would send a shared key to an address its owner did not allow: Stalled, no call made. */
+  SmokeTestRefused: 'SmokeTestRefused',
   /** status.ownership names a deployment of another name, or one an older object records. */
   OwnershipConflict: 'OwnershipConflict',
   /** Adoption of an existing deployment is not permitted from this namespace. */

@@ -50,7 +50,13 @@ export function assembleClientParts(options: ControlPlaneClientOptions, componen
       clock,
       random,
     });
-  const transport = new HttpTransport(endpoint.origin, clock, options.connections);
+  const transport = new HttpTransport(
+    endpoint.origin,
+    clock,
+    options.connections,
+    process.env,
+    options.addressPolicy,
+  );
   const executor = new RequestExecutor({
     transport,
     budget,

@@ -1,4 +1,5 @@
 // Client configuration: where the control plane is, who we are, and how patient to be.
+import type { AddressPolicy } from '../../egress/address-policy.js';
 import type { Logger } from 'pino';
 import type { AdaptationPolicy } from '../budget/adaptive-bucket.js';
 import type { Clock, RandomSource } from '../budget/clock.js';
@@ -35,6 +36,11 @@ export interface ControlPlaneClientOptions {
   budget?: RateBudget;
   /** Most sockets to the host; default: unlimited, so the budget (not a socket queue) paces requests. */
   connections?: number;
+  /**
+   * The address policy for a base URL a tenant chose (a PlatformConnection): every resolved
+   * address is checked before connecting. Absent: the operator's own URLs, not checked.
+   */
+  addressPolicy?: AddressPolicy;
   logger?: Logger;
   metrics?: ClientMetrics;
   clock?: Clock;

@@ -7,6 +7,8 @@ import type { Clock } from '../budget/clock.js';
 import type { HeaderBag } from '../budget/rate-limit-headers.js';
 import { readBoundedText } from './bounded-body.js';
 import { proxyFor, type ProxyEnvironment } from './proxy-env.js';
+import type { AddressPolicy } from '../../egress/address-policy.js';
+import { guardedConnectOptions, urlAddressProblem } from '../../egress/guarded-lookup.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -41,6 +43,8 @@ const CONNECT_CODES = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  // The address policy refused the address before connecting (src/egress): nothing was sent.
+  'ERR_ADDRESS_NOT_ALLOWED',
 ]);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
@@ -69,12 +73,19 @@ export interface Transport {
 
 export class HttpTransport implements Transport {
   private readonly dispatcher: Dispatcher;
+  /** Why the origin's own address (an IP literal, localhost) is refused by the address policy. */
+  private readonly refusedAddress: string | undefined;
 
+  /**
+   * `addressPolicy`: the origin was chosen by a tenant (a PlatformConnection), so every
+   * connection's resolved address is checked against it before a byte is sent.
+   */
   constructor(
     private readonly origin: string,
     private readonly clock: Clock,
     connections?: number,
     env: ProxyEnvironment = process.env,
+    addressPolicy?: AddressPolicy,
   ) {
     const options = {
       connections: connections ?? null,
@@ -92,7 +103,12 @@ export class HttpTransport implements Transport {
           proxyTls: { timeout: 10_000 },
           requestTls: { timeout: 10_000 },
         })
-      : new Pool(origin, { ...options, connect: { timeout: 10_000 } });
+      : new Pool(origin, {
+          ...options,
+          connect: addressPolicy === undefined ? { timeout: 10_000 } : guardedConnectOptions(addressPolicy),
+        });
+    this.refusedAddress =
+      addressPolicy === undefined ? undefined : urlAddressProblem(new URL(origin), addressPolicy);
   }
 
   async send(exchange: HttpExchange): Promise<TransportResult> {
@@ -106,6 +122,9 @@ export class HttpTransport implements Transport {
     exchange.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       if (exchange.signal?.aborted) return { type: 'failure', cause: 'aborted', code: 'ABORTED' };
+      if (this.refusedAddress !== undefined) {
+        return { type: 'failure', cause: 'connect', code: 'ERR_ADDRESS_NOT_ALLOWED' };
+      }
       const response = await this.dispatcher.request({
         origin: this.origin,
         method: exchange.method,

@@ -7,7 +7,7 @@ import type {
 } from '../../controlplane/models/index.js';
 import type { SmokeTestExpectation } from '../../api/agentdeployment/index.js';
 import type { RefusedReason } from './observed.js';
-import type { Failure } from './ports.js';
+import type { AgentCallCredential, Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
 
@@ -43,7 +43,8 @@ export type Action =
   /** The owned deployment is gone: forget it (the next pass creates it again). */
   | { kind: 'forget'; id: string }
   | { kind: 'delete'; id: string }
-  | { kind: 'release'; event?: EventSpec }
+  /** Remove the finalizer; `orphaned`: first record that this object's namespace left that deployment behind. */
+  | { kind: 'release'; event?: EventSpec; orphaned?: string }
   | ({ kind: 'publish'; state: SyncState; facts: StatusFacts } & PublishOptions)
   /**
    * Call the deployed agent (spec.smokeTest) in the background with its own deadline, after
@@ -53,6 +54,8 @@ export type Action =
       kind: 'smokeTest';
       testKey: string;
       url: string;
+      /** The key the call carries: chosen here, from the control plane's facts and the connection's trust. */
+      credential: AgentCallCredential;
       input: Record<string, unknown>;
       timeoutMs: number;
       expect?: SmokeTestExpectation;

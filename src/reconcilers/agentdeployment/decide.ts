@@ -33,6 +33,7 @@ import { isReadyAt } from './conditions.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from './deep-equal.js';
 import { diffDeployment } from './diff.js';
+import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
 import { VERDICT_LENGTH, clip } from './smoke-test.js';
 import type { Observed, SpecReading } from './observed.js';
@@ -125,7 +126,10 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
     return {
       kind: 'release',
       ...(owned
-        ? { event: normal('Orphaned', `Left deployment ${owned} on the control plane: ${why}`) }
+        ? {
+            event: normal('Orphaned', `Left deployment ${owned} on the control plane: ${why}`),
+            orphaned: owned,
+          }
         : {}),
     };
   }
@@ -181,6 +185,12 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
 
 // ---- no deployment yet ----------------------------------------------------------------
 
+/** Why this object may not adopt `deploymentId`: the namespace rule, unless its own namespace orphaned it. */
+function adoptionForbiddenFor(o: Observed, deploymentId: string): string | undefined {
+  if (o.adoptionForbidden === undefined) return undefined;
+  return o.orphanedHere?.includes(deploymentId) === true ? undefined : o.adoptionForbidden;
+}
+
 function decideCreation(o: Observed, spec: ValidSpec, key: string, t: ReconcilerTimings): Action {
   const facts: StatusFacts = { secretVersions: spec.secretVersions };
   const waiting = refusedAndWaiting(o, key, t, facts);
@@ -192,7 +202,7 @@ function decideCreation(o: Observed, spec: ValidSpec, key: string, t: Reconciler
     hint !== undefined &&
     intent === undefined &&
     o.claims[hint] === undefined &&
-    o.adoptionForbidden === undefined
+    adoptionForbiddenFor(o, hint) === undefined
   ) {
     // A hint is verified before use: it must exist, carry this name, and be nobody's.
     const reading = o.deployment;
@@ -214,11 +224,12 @@ function decideCreation(o: Observed, spec: ValidSpec, key: string, t: Reconciler
     if (recovered)
       return withFinalizer(o, { kind: 'adopt', deployment: recovered, reason: 'CreateRecovered' });
     const free = found.find((deployment) => o.claims[deployment.id] === undefined);
-    if (o.object.adoptExisting && free && o.adoptionForbidden !== undefined) {
+    const forbidden = free === undefined ? undefined : adoptionForbiddenFor(o, free.id);
+    if (o.object.adoptExisting && free && forbidden !== undefined) {
       return publish(
         {
           kind: 'AdoptionNotAllowed',
-          message: `spec.adoptExisting: deployment ${free.id} named "${free.name}" is managed by no object, but ${o.adoptionForbidden}; choose another spec.name, or ask the platform team to permit adoption here`,
+          message: `spec.adoptExisting: deployment ${free.id} named "${free.name}" is managed by no object, but ${forbidden}; choose another spec.name, or ask the platform team to permit adoption here`,
         },
         { ...facts, ownership: { uid: o.object.uid } },
         { refused: { specKey: key, reason: 'AdoptionNotAllowed' } },
@@ -498,6 +509,25 @@ function deployed(
     return verdict(recorded.result, recorded.message);
   }
   if (!url) return verdict('Failed', 'the deployment has no URL (custom_url) to call');
+  // Which key may go to this URL is the key owner's decision, never the URL author's: a
+  // refusal makes no call and records no verdict, so that allowing the host heals it.
+  const credential = chooseAgentCredential({
+    url,
+    source: deployment.source,
+    trust: o.agentTrust ?? { platformUrls: [], agentHosts: [], tenantChosenEndpoints: false },
+    ...(smoke.spec.apiKeySecretRef ? { ownKey: smoke.spec.apiKeySecretRef } : {}),
+    connectionLabel: o.connectionLabel ?? 'the default connection',
+  });
+  if (credential.kind === 'refused') {
+    return publish(
+      {
+        kind: 'SmokeTestRefused',
+        message: `Revision ${latest} is deployed; its smoke test was not run: ${credential.message}`,
+      },
+      { ...facts, smokeTest: { kind: 'refused', message: `not run: ${credential.message}` } },
+      { track },
+    );
+  }
 
   const testKey = `${latest}|${smoke.hash}`;
   const attempts = o.smokeTestAttempts?.testKey === testKey ? o.smokeTestAttempts : undefined;
@@ -535,6 +565,7 @@ function deployed(
     kind: 'smokeTest',
     testKey,
     url,
+    credential,
     input: smoke.spec.input,
     ...(smoke.spec.expect ? { expect: smoke.spec.expect } : {}),
     // One deadline per call, within what is left of the budget.

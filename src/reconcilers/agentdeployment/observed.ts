@@ -2,6 +2,7 @@
 // control plane showed, the memory of the last attempt, and the time. The shell fills it in
 // (observe.ts); `decide` may ask for one more remote reading at a time.
 import type { SmokeTest } from '../../api/agentdeployment/index.js';
+import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import type { AgentDeploymentStatusView } from './object.js';
 import type { ConnectionRefusalReason, Failure } from './ports.js';
@@ -91,6 +92,8 @@ export interface Observed {
   ownership: { deploymentId?: string; createRequestedAt?: number; disputedBy?: string };
   /** Why adopting an existing deployment is not permitted for this object (the rule), or undefined when it is. */
   adoptionForbidden?: string;
+  /** Deployments this object's namespace orphaned: it may adopt them back whatever adoptionForbidden says. */
+  orphanedHere?: readonly string[];
   spec: SpecReading;
   /** The key of another object that wins the claim on this name, if any (fleet cache). */
   rival?: string;
@@ -104,6 +107,13 @@ export interface Observed {
   revisionPoll: { allowed: boolean; dueInMs: number };
   refused?: RefusedAttempt;
   smokeTestAttempts?: SmokeTestAttempts;
+  /**
+   * Where the object's connection's key may be sent besides the control plane (the smoke
+   * test's call to the agent); absent: nowhere but a platform-assigned URL.
+   */
+  agentTrust?: AgentTrust;
+  /** How messages name the object's connection. */
+  connectionLabel?: string;
   /** Why the object's connection (spec.connectionRef) cannot be used; absent when it can. */
   connectionRefused?: { reason: ConnectionRefusalReason; message: string };
 }

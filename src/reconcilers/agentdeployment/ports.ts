@@ -10,6 +10,7 @@ import type {
   Revision,
 } from '../../controlplane/models/index.js';
 import type { AgentCallResult } from '../../agentruntime/errors.js';
+import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { WaitOutcome } from '../../agentruntime/client.js';
 import type { ConnectionRefusalReason } from '../../connections/reference.js';
 import type { AgentDeploymentStatusView } from './object.js';
@@ -66,20 +67,40 @@ export interface ControlPlanePort {
   budgetHeadroom(): number;
 }
 
+/** Who orphaned which deployment (the operator's own record, in its own namespace). */
+export interface OrphanRecordsPort {
+  /** The ids of the deployments objects of `namespace` orphaned. */
+  orphanedBy(namespace: string): readonly string[];
+  record(
+    deploymentId: string,
+    record: { namespace: string; name: string; orphanedAt: string },
+    signal: AbortSignal,
+  ): Promise<Outcome<void>>;
+  forget(deploymentId: string, signal: AbortSignal): Promise<Outcome<void>>;
+}
+
+/** Which key a call to an agent carries (decided by `decide`, never by the URL's author). */
+export type AgentCallCredential =
+  /** The object's connection's key. `tenantChosen`: the address was a tenant's choice (address policy applies). */
+  | { kind: 'connection'; tenantChosen: boolean }
+  /** spec.smokeTest.apiKeySecretRef: a key of the object's own namespace. */
+  | { kind: 'own'; secretName: string; secretKey: string };
+
+export interface AgentCall {
+  url: string;
+  credential: AgentCallCredential;
+  input: Record<string, unknown>;
+  timeoutMs: number;
+}
+
 /**
- * Calls to deployed agents (spec.smokeTest), with the key of the object's connection and
- * X-Auth-Scheme: platform-api-key. Failures are values whose messages never carry the key.
+ * Calls to deployed agents (spec.smokeTest), with the key `decide` chose and X-Auth-Scheme:
+ * platform-api-key. Failures are values whose messages never carry a key.
  */
 export interface AgentCallPort {
   /** A stateless run (POST /runs/wait) with its own deadline; `signal` ends it at shutdown. */
-  runOnce(
-    objectKey: string,
-    url: string,
-    input: Record<string, unknown>,
-    timeoutMs: number,
-    signal: AbortSignal,
-  ): Promise<AgentCallResult<WaitOutcome>>;
-  /** Removes the key (in any encoding) from text about to be quoted: a reply may echo anything. */
+  runOnce(objectKey: string, call: AgentCall, signal: AbortSignal): Promise<AgentCallResult<WaitOutcome>>;
+  /** Removes the keys this object's calls use (in any encoding) from text about to be quoted: a reply may echo anything. */
   redact(objectKey: string, text: string): string;
 }
 
@@ -113,9 +134,13 @@ export interface ResolvedIds {
   integrationId?: string;
 }
 
-/** The lane of an object's connection (spec.connectionRef), or why it cannot have one. */
+/**
+ * The lane of an object's connection (spec.connectionRef), or why it cannot have one. With
+ * it: where that connection's key may be sent besides its own APIs, and how messages name it.
+ */
 export type LaneResolution =
-  { ok: true; lane: ControlPlaneLane } | { ok: false; reason: ConnectionRefusalReason; message: string };
+  | { ok: true; lane: ControlPlaneLane; agentTrust?: AgentTrust; label?: string }
+  | { ok: false; reason: ConnectionRefusalReason; message: string };
 
 /** Which other objects of the fleet (the operator's cache) lay claim to a name or an id. */
 export interface FleetPort {

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Deployment, DeploymentCreateRequest, Secret } from '../../controlplane/models/index.js';
 import { SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS } from '../../api/agentdeployment/index.js';
 import { isRetryable } from '../../agentruntime/errors.js';
+import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Action, EventSpec, PublishOptions } from './action.js';
 import { isReadyAt } from './conditions.js';
@@ -51,6 +52,7 @@ import type {
   FleetPort,
   KubePort,
   LaneResolution,
+  OrphanRecordsPort,
   NameLookup,
   Outcome,
   ResolvedIds,
@@ -91,10 +93,14 @@ export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   timings?: Partial<ReconcilerTimings>;
   /** Calls to deployed agents (spec.smokeTest); without it a smoke test fails, saying so. */
   agents?: AgentCallPort;
+  /** Where the default connection's key may be sent besides its control plane (a lane's own trust wins). */
+  agentTrust?: AgentTrust;
   /** Enqueues a key: a background smoke-test call that ended wakes its object. */
   wake?: (key: string) => void;
   /** Why adopting an existing deployment is not permitted in `namespace` (the rule), or undefined when it is. Default: permitted everywhere. */
   adoptionForbidden?: (namespace: string) => string | undefined;
+  /** Who orphaned which deployment: recorded before an orphaning object lets go, read for adoption. */
+  orphans?: OrphanRecordsPort;
 }
 
 /** Reads a pass may make before it acts (a name lookup, a deployment, a revision). */
@@ -108,6 +114,7 @@ const WARN_ON_ENTER: ReadonlySet<SyncState['kind']> = new Set([
   'ConnectionNotFound',
   'ConnectionNotReady',
   'ConnectionNotAllowed',
+  'SmokeTestRefused',
 ]);
 const DEFAULT_LANE_ID = 'default';
 
@@ -257,6 +264,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const disputedBy =
       ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
     const adoptionForbidden = this.deps.adoptionForbidden?.(object.metadata.namespace);
+    const orphanedHere =
+      adoptionForbidden === undefined ? [] : (this.deps.orphans?.orphanedBy(object.metadata.namespace) ?? []);
     const observed: Observed = {
       now,
       object: observedObject,
@@ -268,6 +277,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       },
       spec,
       ...(adoptionForbidden !== undefined ? { adoptionForbidden } : {}),
+      ...(orphanedHere.length > 0 ? { orphanedHere } : {}),
       claims,
       deployment: { kind: 'unobserved' },
       byName: { kind: 'unobserved' },
@@ -285,6 +295,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       const { reason, message } = connection;
       return { ...observed, connectionRefused: { reason, message } };
     }
+    const agentTrust = connection.agentTrust ?? this.deps.agentTrust;
+    if (agentTrust !== undefined) observed.agentTrust = agentTrust;
+    if (connection.label !== undefined) observed.connectionLabel = connection.label;
     const rival = ownedId === undefined ? rivalFor(self, claimants) : undefined;
     const refused = memory.refused ?? refusedFromStatus(observed);
     return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
@@ -471,7 +484,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           : this.failed(object, published.error, signal);
       }
       case 'release':
-        return this.release(key, object, action.event, signal);
+        return this.release(key, object, action.event, signal, action.orphaned);
       case 'smokeTest':
         return this.smokeTest(key, object, action, signal);
       case 'observeDeployment':
@@ -617,6 +630,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     );
     this.laneOf(key).observations.recordPresent(deployment, this.deps.clock.now());
     this.memory.get(key).refused = undefined;
+    // Adopted back: the orphan record is spent (a failure only leaves a stale record, which
+    // lets this same namespace adopt it again; it is retried at the next adoption).
+    await this.deps.orphans?.forget(deployment.id, signal);
     return { requeueNow: true };
   }
 
@@ -732,9 +748,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     try {
       const answer = await agents.runOnce(
         key,
-        action.url,
-        action.input,
-        action.timeoutMs,
+        { url: action.url, credential: action.credential, input: action.input, timeoutMs: action.timeoutMs },
         this.background.signal,
       );
       if (!answer.ok) {
@@ -760,7 +774,22 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     object: Object,
     event: EventSpec | undefined,
     signal: AbortSignal,
+    orphaned?: string,
   ): Promise<ReconcileResult> {
+    // The record comes first: released without it, the deployment would be adoptable only
+    // from --adoption-namespaces (safe, but the team that orphaned it could not take it back).
+    if (orphaned !== undefined && this.deps.orphans !== undefined) {
+      const recorded = await this.deps.orphans.record(
+        orphaned,
+        {
+          namespace: object.metadata.namespace,
+          name: object.metadata.name,
+          orphanedAt: new Date(this.deps.clock.now()).toISOString(),
+        },
+        signal,
+      );
+      if (!recorded.ok) return this.failed(object, recorded.error, signal);
+    }
     // Only what this key follows: a forged record must not stop the owner's observation.
     this.laneOf(key).poller.untrackKey(key);
     const released = await this.deps.kube.patchFinalizers(

@@ -21,11 +21,9 @@ export function resolveSecrets(
   const resolved = toWireSecrets(references, ({ name, key }) => {
     const source = lookup(name);
     if (!source) return undefined;
-    const plain = source.stringData?.[key];
-    const encoded = source.data?.[key];
-    if (plain === undefined && encoded === undefined) return undefined;
-    versions[name] = source.metadata?.resourceVersion ?? '';
-    return plain ?? Buffer.from(encoded ?? '', 'base64').toString('utf8');
+    const value = secretKeyValue(source, key);
+    if (value !== undefined) versions[name] = source.metadata?.resourceVersion ?? '';
+    return value;
   });
   if (resolved.ok) return { ok: true, secrets: resolved.secrets, versions };
   const { env, selector } = resolved.missing;
@@ -36,6 +34,14 @@ export function resolveSecrets(
       ? `spec.secrets (${env}): Secret "${selector.name}" has no key "${selector.key}"`
       : `spec.secrets (${env}): Secret "${selector.name}" not found`,
   };
+}
+
+/** One key's value of a Secret (stringData first, as the API server merges it), or undefined. */
+export function secretKeyValue(source: SecretSource, key: string): string | undefined {
+  const plain = source.stringData?.[key];
+  if (plain !== undefined) return plain;
+  const encoded = source.data?.[key];
+  return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 /** Names of the Secrets an object refers to, for the "objects by secret" index. */

@@ -17,7 +17,11 @@ import { conditionsFor, type SyncState } from './sync-state.js';
 
 /** What status says of spec.smokeTest: a verdict, a test under way, or nothing (none configured). */
 export type SmokeTestFacts =
-  { kind: 'verdict'; verdict: SmokeTestStatus } | { kind: 'pending'; message: string } | { kind: 'none' };
+  | { kind: 'verdict'; verdict: SmokeTestStatus }
+  | { kind: 'pending'; message: string }
+  /** Not run: the call would send a shared key where its owner did not allow; no verdict is recorded. */
+  | { kind: 'refused'; message: string }
+  | { kind: 'none' };
 
 export interface StatusFacts {
   deployment?: Deployment;
@@ -91,6 +95,9 @@ function smokeTestCondition(facts: SmokeTestFacts | undefined): ConditionUpdate[
     return [
       { type: 'SmokeTestPassed', status: 'Unknown', reason: 'SmokeTestPending', message: facts.message },
     ];
+  }
+  if (facts.kind === 'refused') {
+    return [{ type: 'SmokeTestPassed', status: 'False', reason: 'SmokeTestRefused', message: facts.message }];
   }
   const { verdict } = facts;
   const passed = verdict.result === 'Passed';

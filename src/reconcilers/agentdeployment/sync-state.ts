@@ -24,6 +24,11 @@ export type SyncState =
   | { kind: 'SmokeTestPending'; message: string }
   /** spec.smokeTest failed within its budget: not Ready, not retried until the spec or revision changes. */
   | { kind: 'SmokeTestFailed'; message: string }
+  /**
+   * spec.smokeTest would send a shared key to an address its owner did not allow: no call is
+   * made until the connection's agentHosts, the agent's URL or spec.smokeTest changes.
+   */
+  | { kind: 'SmokeTestRefused'; message: string }
   | { kind: ConnectionRefusalReason; message: string };
 
 export type SyncReason = SyncState['kind'];
@@ -36,6 +41,7 @@ const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
   'NameConflict',
   'OwnershipConflict',
   'AdoptionNotAllowed',
+  'SmokeTestRefused',
   'ConnectionNotFound',
   'ConnectionNotReady',
   'ConnectionNotAllowed',

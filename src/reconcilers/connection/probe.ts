@@ -2,7 +2,10 @@
 // whether the credential authenticates; GET /ok on the platform API, and through the private
 // domain when one is set, says whether the platform is reachable. /ok needs no credential, so
 // none is sent there.
+import { fetch as undiciFetch } from 'undici';
 import type { ControlPlaneApi } from '../../controlplane/client/index.js';
+import type { AddressPolicy } from '../../egress/address-policy.js';
+import { AddressNotAllowedError, guardedAgent, urlAddressProblem } from '../../egress/guarded-lookup.js';
 import type { ConnectionEndpoints } from '../../connections/endpoints.js';
 
 export type AuthOutcome =
@@ -27,6 +30,21 @@ export const fetchGet: HttpGet = async (url, signal) => {
   await response.body?.cancel();
   return { status: response.status };
 };
+
+/**
+ * A GET held to `policy`: an address the policy refuses (an IP literal, or what a name
+ * resolves to) fails as unreachable, saying so, and nothing is sent.
+ */
+export function guardedGet(policy: AddressPolicy): HttpGet {
+  const dispatcher = guardedAgent(policy);
+  return async (url, signal) => {
+    const refused = urlAddressProblem(new URL(url), policy);
+    if (refused !== undefined) throw new AddressNotAllowedError(refused);
+    const response = await undiciFetch(url, { method: 'GET', signal, redirect: 'manual', dispatcher });
+    await response.body?.cancel();
+    return { status: response.status };
+  };
+}
 
 export interface ProbeOptions {
   client: Pick<ControlPlaneApi, 'listListeners'>;
@@ -78,8 +96,13 @@ async function checkOk(
       : { ok: false, message: `GET ${url} answered HTTP ${status}` };
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    // A refused address says which rule refused it; other errors are named by their code.
     const reason =
-      cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : String(cause);
+      cause instanceof AddressNotAllowedError
+        ? cause.message
+        : cause instanceof Error
+          ? ((cause as NodeJS.ErrnoException).code ?? cause.message)
+          : String(cause);
     return { ok: false, message: `GET ${url} failed: ${reason}` };
   }
 }

@@ -26,7 +26,8 @@ import {
   type ProbeTimings,
 } from './outcome-status.js';
 import type { ConnectionKubePort, WriteOutcome } from './ports.js';
-import { probeConnection, type ProbeOutcome } from './probe.js';
+import { guardedGet, probeConnection, type HttpGet, type ProbeOutcome } from './probe.js';
+import type { AddressPolicy } from '../../egress/address-policy.js';
 
 /** How often a deleting connection that is still in use is looked at again (the users' watch also wakes it). */
 const HOLD_RECHECK_MS = 30_000;
@@ -36,6 +37,8 @@ export type Prober = (
   client: ControlPlaneClient,
   endpoints: ConnectionEndpoints,
   signal: AbortSignal,
+  /** The /ok checks' GET: held to the address policy when a tenant chose the URLs. */
+  get?: HttpGet,
 ) => Promise<ProbeOutcome>;
 
 export interface ConnectionReconcilerOptions {
@@ -49,6 +52,8 @@ export interface ConnectionReconcilerOptions {
   timings?: Partial<ProbeTimings>;
   metrics?: ConnectionMetrics;
   logger: Logger;
+  /** What a PlatformConnection's URLs may reach from the operator's pod (--allow-private-networks). */
+  tenantAddressPolicy?: AddressPolicy;
 }
 
 export class ConnectionReconciler {
@@ -56,6 +61,7 @@ export class ConnectionReconciler {
   private readonly timings: ProbeTimings;
   private readonly metrics: ConnectionMetrics;
   private readonly probe: Prober;
+  private readonly tenantGet: HttpGet | undefined;
   private readonly random: () => number;
 
   constructor(private readonly options: ConnectionReconcilerOptions) {
@@ -63,7 +69,11 @@ export class ConnectionReconciler {
     this.metrics = options.metrics ?? noopConnectionMetrics;
     this.random = options.random ?? Math.random;
     this.probe =
-      options.probe ?? ((client, endpoints, signal) => probeConnection({ client, endpoints, signal }));
+      options.probe ??
+      ((client, endpoints, signal, get) =>
+        probeConnection({ client, endpoints, signal, ...(get === undefined ? {} : { get }) }));
+    this.tenantGet =
+      options.tenantAddressPolicy === undefined ? undefined : guardedGet(options.tenantAddressPolicy);
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | Error | void> {
@@ -170,7 +180,10 @@ export class ConnectionReconciler {
     access: Extract<ReturnType<ConnectionRegistry['clientFor']>, { ok: true }>,
     signal: AbortSignal,
   ): Promise<ReconcileResult | Error | void> {
-    const outcome = await this.probe(access.client, access.endpoints, signal);
+    // A PlatformConnection's URLs are its tenant's choice: the probe must not be an oracle
+    // for what answers at internal addresses.
+    const get = connection.kind === 'PlatformConnection' ? this.tenantGet : undefined;
+    const outcome = await this.probe(access.client, access.endpoints, signal, get);
     if (signal.aborted) return { requeue: true };
     const labels = labelsOf(connection);
     const previous = this.memory.get(key);
