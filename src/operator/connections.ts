@@ -284,9 +284,29 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     watchOf(options.secrets, connectionsBySecret),
     ...(operatorSecrets === undefined ? [] : [watchOf(operatorSecrets, connectionsBySecret)]),
   ];
-  const userWatches = [namespacedConnections, clusterConnections]
+  const userWatches: Array<Watch<KubeObject>> = [namespacedConnections, clusterConnections]
     .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
-    .map((informer) => watchOf(informer, usersOf, readinessChanged));
+    .map((informer) => watchOf(informer, usersOf, readinessOrSpecChanged));
+  // A namespace's labels decide which ClusterPlatformConnections serve it: a change wakes
+  // the objects there that name one, so that a refusal heals (or a grant is withdrawn).
+  if (namespaceCache !== undefined) {
+    userWatches.push(
+      watchOf(
+        namespaceCache,
+        (namespace: KubeObject) =>
+          options.agentDeployments.store
+            .list()
+            .filter(
+              (object) =>
+                object.metadata.namespace === namespace.metadata.name &&
+                connectionRefOf(object)?.kind === 'ClusterPlatformConnection',
+            )
+            .map((object) => objectKey(object)),
+        (old, current) =>
+          JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {}),
+      ),
+    );
+  }
   return { registry, controller, watches, userWatches, informers, close };
 }
 
@@ -300,11 +320,20 @@ function splitKey(key: string): [ConnectionKind, string, string] {
   return [kind === 'ClusterPlatformConnection' ? kind : 'PlatformConnection', namespace, name.join('/')];
 }
 
-function readinessChanged(old: ConnectionObject, current: ConnectionObject): boolean {
-  const ready = (object: ConnectionObject) =>
-    object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+/**
+ * What its users must hear about: Ready flipping, deletion starting, and any spec change
+ * (the namespaces it serves, the agent hosts its key may go to).
+ */
+function readinessOrSpecChanged(old: ConnectionObject, current: ConnectionObject): boolean {
+  // Ready's generation too: after a spec change users wait for the probe of the new spec.
+  const ready = (object: ConnectionObject) => {
+    const condition = object.status?.conditions?.find((c) => c.type === 'Ready');
+    return `${condition?.status ?? ''}@${condition?.observedGeneration ?? ''}`;
+  };
   return (
-    ready(old) !== ready(current) || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp
+    ready(old) !== ready(current) ||
+    old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp ||
+    old.metadata.generation !== current.metadata.generation
   );
 }
 

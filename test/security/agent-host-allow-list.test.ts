@@ -64,7 +64,9 @@ describe('host patterns', () => {
   });
 
   it('refuses patterns that are not host, *.domain or either with :port, naming the rule', () => {
-    expect(parseHostPattern('https://agents.example.com')).toMatch(/is not host, \*\.domain or either with :port/);
+    expect(parseHostPattern('https://agents.example.com')).toMatch(
+      /is not host, \*\.domain or either with :port/,
+    );
     expect(parseHostPattern('*.com')).toMatch(/a wildcard must name a domain with at least two labels/);
     expect(parseHostPattern('agents.example.com:0')).toMatch(/port must be 1 to 65535/);
     expect(parseHostPattern('a_b.example')).toMatch(/is not a DNS name or an IPv4 address/);
@@ -182,7 +184,9 @@ describe('addresses the operator connects to for a tenant', () => {
   it('reads URL hosts as the parser does: localhost, decimal and hex IPv4, bracketed IPv6', () => {
     const closed = { allowPrivateNetworks: false };
     expect(urlAddressProblem(new URL('http://localhost:8080/'), closed)).toMatch(/loopback/);
-    expect(urlAddressProblem(new URL('http://2852039166/'), closed)).toMatch(/169.254.169.254 is a link-local/);
+    expect(urlAddressProblem(new URL('http://2852039166/'), closed)).toMatch(
+      /169.254.169.254 is a link-local/,
+    );
     expect(urlAddressProblem(new URL('http://0xa9.0xfe.0xa9.0xfe/'), closed)).toMatch(/link-local/);
     expect(urlAddressProblem(new URL('http://[::ffff:169.254.169.254]/'), closed)).toMatch(/link-local/);
     expect(urlAddressProblem(new URL('https://agents.example.com/'), closed)).toBeUndefined();

@@ -184,6 +184,9 @@ export function classifyResponse<T>(
   };
 }
 
+/** The code a connection refused by the address policy (src/egress) fails with. */
+const ADDRESS_NOT_ALLOWED = 'ERR_ADDRESS_NOT_ALLOWED';
+
 export function classifyTransportFailure(
   context: AttemptContext,
   result: Extract<TransportResult, { type: 'failure' }>,
@@ -193,6 +196,26 @@ export function classifyTransportFailure(
   const where = `${method} ${route}`;
   switch (result.cause) {
     case 'connect':
+      // The address policy refused a tenant-chosen address: deterministic, so never retried,
+      // and a property of the URL (like a 400), not of the moment.
+      if (result.code === ADDRESS_NOT_ALLOWED) {
+        const detail =
+          "the operator's address policy refuses this address (a tenant-chosen URL never reaches link-local or metadata addresses, nor loopback or private ones without --allow-private-networks)";
+        return {
+          type: 'failure',
+          error: {
+            kind: 'Terminal',
+            ...base,
+            status: 0,
+            detail,
+            validation: [],
+            message: `${where}: not sent: ${detail}`,
+          },
+          retryable: false,
+          neverReached: true,
+          reason: 'connect',
+        };
+      }
       return {
         type: 'failure',
         error: {

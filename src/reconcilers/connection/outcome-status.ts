@@ -67,6 +67,15 @@ function readyCondition(
         message: 'The credential authenticates (GET /v2/listeners answered).',
       };
     case 'refused':
+      // Status 0: the operator itself did not send it (the address policy refused the URL).
+      if (auth.status === 0) {
+        return {
+          type: 'Ready',
+          status: 'False',
+          reason: 'AddressNotAllowed',
+          message: `The probe was not sent: ${auth.message}`,
+        };
+      }
       return auth.status === 401 || auth.status === 403
         ? {
             type: 'Ready',
