@@ -94,8 +94,14 @@ describe('values reach the operator as meant', () => {
     const namespaced = await configFor('namespaced watch');
     expect(namespaced.namespaces).toEqual(['team-a', 'team-b']);
     expect(namespaced.adoptionNamespaces).toEqual(['team-a']);
-    // The default ["*"] keeps adoption where it was: every watched namespace.
-    expect((await configFor('defaults')).adoptionNamespaces).toBeUndefined();
+    // The default []: no namespace adopts what it did not orphan itself.
+    const defaults = await configFor('defaults');
+    expect(defaults.adoptionNamespaces).toEqual([]);
+    // Nor may any namespace but the release's delete data, send the key to a chosen host, or
+    // reach private addresses through a URL it wrote.
+    expect(defaults.dataDeletionNamespaces).toEqual([RELEASE_NAMESPACE]);
+    expect(defaults.agentHosts).toEqual([]);
+    expect(defaults.allowPrivateNetworks).toBe(false);
     expect((await configFor('two replicas, leader election left off')).leaderElect).toBe(true);
   });
 

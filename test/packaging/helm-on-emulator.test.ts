@@ -101,6 +101,10 @@ describe.skipIf(unavailable !== undefined)(
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('REVISION: 2');
       expect(result.stdout).toContain('Watching: team-a, team-b');
+      // The tenancy defaults, as the user reads them after an install.
+      expect(result.stdout).toContain(
+        `Tenancy: adoption from no namespace (each adopts back its own orphans); data deletion through the default connection from ${RELEASE_NAMESPACE}; the operator's key goes to agent hosts assigned by the platform only.`,
+      );
       const clusterRoles = await kube.kubectl(['get', 'clusterrole', RELEASE_NAME]);
       expect(clusterRoles.code).not.toBe(0);
       expect(await kubectlOut(['-n', 'team-a', 'get', 'role', RELEASE_NAME, '-o', 'name'])).toContain(

@@ -6,6 +6,7 @@ import {
   CONNECTION_CLUSTER_PERMISSIONS,
   CONNECTION_KEY_PERMISSIONS,
   LEADER_ELECTION_PERMISSIONS,
+  ORPHAN_RECORD_PERMISSIONS,
   WATCH_PERMISSIONS,
 } from '../../src/operator/rbac.js';
 import { type Manifest, RELEASE_NAMESPACE, VALUE_SETS, renderChart } from './support/helm.js';
@@ -171,6 +172,7 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
       ...LEADER_ELECTION_PERMISSIONS,
       ...CONNECTION_CLUSTER_PERMISSIONS,
       ...CONNECTION_KEY_PERMISSIONS,
+      ...ORPHAN_RECORD_PERMISSIONS,
     ]) {
       const grant = (allowed[`${rule.apiGroup}/${rule.resource}`] ??= []);
       grant.push(...rule.verbs);
@@ -208,7 +210,7 @@ describe('choices made by the values', () => {
         .filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition')
         .map((m) => `${m.kind}/${m.metadata.name}`),
     ).toEqual(['ClusterRole/agent-operator-connections', 'ClusterRoleBinding/agent-operator-connections']);
-    const own = (m: Manifest) => !/(leader-election|connection-keys)$/.test(m.metadata.name);
+    const own = (m: Manifest) => !/(leader-election|connection-keys|orphan-records)$/.test(m.metadata.name);
     const watchRoles = manifests.filter((m) => m.kind === 'Role' && own(m));
     expect(watchRoles.map((r) => r.metadata.namespace).sort()).toEqual(['team-a', 'team-b']);
     const bindings = manifests.filter((m) => m.kind === 'RoleBinding' && own(m));
@@ -217,6 +219,9 @@ describe('choices made by the values', () => {
       (m) => m.kind === 'Role' && m.metadata.name.endsWith('leader-election'),
     );
     expect(leaderRole?.metadata.namespace).toBe(RELEASE_NAMESPACE);
+    // The orphan records live in the release namespace whatever is watched.
+    const orphanRole = manifests.find((m) => m.kind === 'Role' && m.metadata.name.endsWith('orphan-records'));
+    expect(orphanRole?.metadata.namespace).toBe(RELEASE_NAMESPACE);
     expect(args(manifests)).toContain('--namespaces=team-a,team-b');
   });
 

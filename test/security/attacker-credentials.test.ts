@@ -25,6 +25,7 @@ import {
   type AgentDeploymentObject,
 } from '../operator/harness.js';
 import { keyForms, startCaptureServer, type CaptureServer } from './capture-server.js';
+import { tenantObjects } from './tenant-objects.js';
 
 const ATTACKER = 'team-b';
 const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
@@ -71,32 +72,9 @@ function agentAtCapture(name: string, smokeTest: Record<string, unknown> = SMOKE
   return inAttacker(object);
 }
 
-async function attacker(name: string): Promise<AgentDeploymentObject | undefined> {
-  try {
-    return await stack.client.get<AgentDeploymentObject>(AGENT_DEPLOYMENTS, ATTACKER, name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-async function waitAttacker(
-  name: string,
-  predicate: (object: AgentDeploymentObject) => boolean,
-  what: string,
-): Promise<AgentDeploymentObject> {
-  let last: AgentDeploymentObject | undefined;
-  try {
-    await stack.waitUntil(async () => {
-      last = await attacker(name);
-      return last !== undefined && predicate(last);
-    }, `${ATTACKER}/${name} ${what}`);
-  } catch (error) {
-    throw new Error(`${String(error)}; last status: ${JSON.stringify(last?.status)}`);
-  }
-  if (last === undefined) throw new Error('unreachable');
-  return last;
-}
+const team = tenantObjects(() => stack, ATTACKER);
+const attacker = team.get;
+const waitAttacker = team.waitFor;
 
 const reason = (type: string, value: string) => (object: AgentDeploymentObject) =>
   condition(object, type)?.reason === value &&

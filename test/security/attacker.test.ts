@@ -24,6 +24,7 @@ import { runHealthScript } from '../packaging/support/lua.js';
 import { ARGOCD_HEALTH_DIR } from '../packaging/support/paths.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 import { secretForms } from '../support/secret-forms.js';
+import { tenantObjects } from './tenant-objects.js';
 
 const ATTACKER_NAMESPACE = 'team-b';
 const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
@@ -89,31 +90,10 @@ async function victimDeployment(): Promise<unknown> {
   return (await stack.deployments()).find((deployment) => deployment.id === victimId);
 }
 
-async function getAttacker(name: string): Promise<AgentDeploymentObject | undefined> {
-  try {
-    return await stack.client.get<AgentDeploymentObject>(AGENT_DEPLOYMENTS, ATTACKER_NAMESPACE, name);
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitAttacker(
-  name: string,
-  predicate: (object: AgentDeploymentObject) => boolean,
-  what: string,
-): Promise<AgentDeploymentObject> {
-  let last: AgentDeploymentObject | undefined;
-  try {
-    await stack.waitUntil(async () => {
-      last = await getAttacker(name);
-      return last !== undefined && predicate(last);
-    }, `${ATTACKER_NAMESPACE}/${name} ${what}`);
-  } catch (error) {
-    throw new Error(`${String(error)}; last status: ${JSON.stringify(last?.status)}`);
-  }
-  if (!last) throw new Error('unreachable');
-  return last;
-}
+// Only NotFound reads as gone: another API error fails the test instead of passing for a deletion.
+const team = tenantObjects(() => stack, ATTACKER_NAMESPACE);
+const getAttacker = team.get;
+const waitAttacker = team.waitFor;
 
 /**
  * Writes status as a tenant holding agentdeployments/status would (the emulator has no
