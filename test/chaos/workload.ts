@@ -223,6 +223,14 @@ export class Workload {
 
   /** A younger object in another namespace claiming `rival`'s name: it must never take it. */
   private async createClash(rival: TrackedObject): Promise<void> {
+    // Name claims go to the older object, and creation times have one-second resolution: a
+    // clash created in the rival's own second is a tie the uid breaks either way, so the
+    // clash is made from the next second on (the rival exists: its create step returned).
+    const current = await this.retry(`get ${rival.name}`, () => this.stack.get(rival.name));
+    const rivalBorn = Date.parse(current.metadata.creationTimestamp ?? '');
+    const laterSecond = (Number.isNaN(rivalBorn) ? Date.now() : rivalBorn) + 1_000;
+    if (Date.now() < laterSecond)
+      await new Promise((resolve) => setTimeout(resolve, laterSecond - Date.now()));
     rival.contested = true;
     this.stalled.push({
       namespace: CLASH_NAMESPACE,
