@@ -97,9 +97,16 @@ export class AgentRuntimeClient {
   private readonly sdk: Client;
   private readonly timeoutMs: number;
 
+  /** The caller's fetch (or the global one), never following a redirect. */
+  private readonly fetch: typeof fetch;
+
   constructor(private readonly options: AgentClientOptions) {
     if (options.apiKey === '') throw new TypeError('AgentRuntimeClient: apiKey must not be empty');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // fetch keeps X-Api-Key on a cross-origin redirect: following one would hand the key to
+    // whatever host the agent (or something in front of it) names. A redirect is an error.
+    const base = options.fetch ?? fetch;
+    this.fetch = (input, init) => base(input, { ...init, redirect: 'error' });
     this.sdk = new Client({
       apiUrl: options.url,
       // Always explicit: left undefined, the SDK would pick a key from LANGGRAPH_API_KEY & co.
@@ -108,7 +115,7 @@ export class AgentRuntimeClient {
       callerOptions: {
         maxRetries: 0,
         maxConcurrency: Number.POSITIVE_INFINITY,
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        fetch: this.fetch,
       },
     });
   }
@@ -134,9 +141,8 @@ export class AgentRuntimeClient {
   /** GET /ok: whether the agent answers. */
   async ping(options: CallOptions = {}): Promise<AgentCallResult<void>> {
     const deadline = this.deadline(options);
-    const fetchImpl = this.options.fetch ?? fetch;
     try {
-      const response = await fetchImpl(`${this.options.url.replace(/\/$/, '')}/ok`, {
+      const response = await this.fetch(`${this.options.url.replace(/\/$/, '')}/ok`, {
         headers: { 'x-api-key': this.options.apiKey, [AUTH_SCHEME_HEADER]: AUTH_SCHEME },
         signal: deadline.signal,
       });

@@ -1,6 +1,7 @@
 // The operator's runtime client against the runtime emulator: results and failures as
 // typed values, deadlines, abort, no retries, and no key in any error message.
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntimeClient, lastAiText } from '../../src/agentruntime/client.js';
 import { isRetryable } from '../../src/agentruntime/errors.js';
@@ -154,5 +155,29 @@ describe('AgentRuntimeClient', () => {
 
   it('refuses an empty key rather than letting the SDK pick one from the environment', () => {
     expect(() => new AgentRuntimeClient({ url, apiKey: '' })).toThrow(/apiKey must not be empty/);
+  });
+
+  it('follows no redirect, so the key never reaches the host a redirect names', async () => {
+    const seen: string[] = [];
+    const elsewhere = createHttpServer((request, response) => {
+      seen.push(String(request.headers['x-api-key'] ?? ''));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const redirecting = createHttpServer((request, response) => {
+      response.writeHead(307, { location: `${target}${request.url ?? '/'}` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const from = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      const client = new AgentRuntimeClient({ url: from, apiKey: 'sk-redirected-0001' });
+      const results = [await client.wait({ input: userInput('x') }), await client.ping()];
+      for (const result of results) expect(result.ok).toBe(false);
+      expect(seen).toEqual([]);
+    } finally {
+      await new Promise((resolve) => redirecting.close(resolve));
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
   });
 });
