@@ -21,6 +21,7 @@ import {
   type PlatformAccess,
 } from '../deletion/ports.js';
 import { publishStatus, withPhase } from '../deletion/status.js';
+import { decideExampleDeletion } from './decide.js';
 
 export interface ExampleDeletionReconcilerOptions {
   kube: DeletionKubePort<ExampleDeletionObject, ExampleDeletionStatus>;
@@ -44,10 +45,11 @@ export class ExampleDeletionReconciler {
   async reconcile(key: string, signal: AbortSignal): Promise<Result> {
     const object = this.options.kube.get(key);
     if (object === undefined || object.metadata.deletionTimestamp !== undefined) return;
-    const phase = object.status?.phase ?? 'Pending';
-    if (phase === 'Completed' || phase === 'Failed') return;
+    const step = decideExampleDeletion(object.spec, object.status);
+    if (step.kind === 'done') return;
     const access = this.options.platformFor(object);
     if (!access.ok) {
+      const phase = object.status?.phase ?? 'Pending';
       const state: PhaseState = { phase, reason: access.reason, message: access.message, blocked: true };
       if (object.status?.message !== state.message)
         this.options.kube.event(object, 'Warning', state.reason, state.message);
@@ -57,19 +59,19 @@ export class ExampleDeletionReconciler {
         }
       );
     }
-    if (phase === 'Verifying') return this.verify(object, access.client, object.status ?? {}, signal);
-    return this.submit(object, access.client, signal);
+    if (step.kind === 'verify') return this.verify(object, access.client, object.status ?? {}, signal);
+    return this.submit(object, access.client, step.startAtBatch, signal);
   }
 
   private async submit(
     object: ExampleDeletionObject,
     client: PlatformDataClient,
+    startAtBatch: number,
     signal: AbortSignal,
   ): Promise<Result> {
     const { spec } = object;
     const ids = spec.exampleIds ?? (await this.search(object, client, signal));
     if (ids instanceof Error) return ids;
-    const startAtBatch = spec.exampleIds === undefined ? 0 : (object.status?.batchesSent ?? 0);
     const total = Math.ceil(ids.length / MAX_IDS_PER_DELETE);
     const state: PhaseState = {
       phase: 'Submitting',
