@@ -5,21 +5,18 @@
 // recorded batch; the search form searches again, which no longer finds what was deleted.
 import type { Logger } from 'pino';
 import type { ExampleDeletionObject, ExampleDeletionStatus } from '../../api/deletion/index.js';
-import {
-  matchingExampleIds,
-  remainingExampleIds,
-  submitInBatches,
-  type PlatformDataClient,
-} from '../../platformdata/index.js';
+import { matchingExampleIds, remainingExampleIds, submitInBatches } from '../../platformdata/index.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import type { ReconcileResult } from '../../runtime/controller/controller.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import {
   DEFAULT_DELETION_TIMINGS,
   type DeletionKubePort,
+  type DeletionPlatformClient,
   type DeletionTimings,
   type PlatformAccess,
 } from '../deletion/ports.js';
+import { publishBlocked } from '../deletion/blocked.js';
 import { publishStatus, withPhase } from '../deletion/status.js';
 import { decideExampleDeletion } from './decide.js';
 
@@ -49,15 +46,13 @@ export class ExampleDeletionReconciler {
     if (step.kind === 'done') return;
     const access = this.options.platformFor(object);
     if (!access.ok) {
-      const phase = object.status?.phase ?? 'Pending';
-      const state: PhaseState = { phase, reason: access.reason, message: access.message, blocked: true };
-      if (object.status?.message !== state.message)
-        this.options.kube.event(object, 'Warning', state.reason, state.message);
-      return (
-        (await this.publish(object, this.withPhase(object, { ...object.status }, state), signal)) ?? {
-          requeueAfterMs: this.timings.blockedRecheckMs,
-        }
-      );
+      const state = {
+        phase: object.status?.phase ?? 'Pending',
+        reason: access.reason,
+        message: access.message,
+      };
+      const timing = { now: this.options.clock.now(), recheckMs: this.timings.blockedRecheckMs };
+      return publishBlocked(this.options.kube, object, state, timing, signal);
     }
     if (step.kind === 'verify') return this.verify(object, access.client, object.status ?? {}, signal);
     return this.submit(object, access.client, step.startAtBatch, signal);
@@ -65,7 +60,7 @@ export class ExampleDeletionReconciler {
 
   private async submit(
     object: ExampleDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     startAtBatch: number,
     signal: AbortSignal,
   ): Promise<Result> {
@@ -148,7 +143,7 @@ export class ExampleDeletionReconciler {
 
   private async verify(
     object: ExampleDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     status: ExampleDeletionStatus,
     signal: AbortSignal,
   ): Promise<Result> {
@@ -193,7 +188,7 @@ export class ExampleDeletionReconciler {
   /** The ids the search matches: examples created before asOf (default: the object's creation). */
   private async search(
     object: ExampleDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     signal: AbortSignal,
   ): Promise<string[] | Error> {
     const search = object.spec.search;

@@ -5,19 +5,16 @@
 // batches already accepted are not undone.
 import type { Logger } from 'pino';
 import type { TraceDeletionObject, TraceDeletionStatus } from '../../api/deletion/index.js';
-import {
-  findSurvivingTraces,
-  findTracesByMetadata,
-  submitTraceDeletion,
-  type PlatformDataClient,
-} from '../../platformdata/index.js';
+import { findSurvivingTraces, findTracesByMetadata, submitTraceDeletion } from '../../platformdata/index.js';
 import type { ReconcileResult } from '../../runtime/controller/controller.js';
 import type { PhaseState } from '../deletion/conditions.js';
+import { publishBlocked } from '../deletion/blocked.js';
 import { publishStatus, withPhase } from '../deletion/status.js';
 import {
   DEFAULT_DELETION_TIMINGS,
   jittered,
   type DeletionKubePort,
+  type DeletionPlatformClient,
   type DeletionTimings,
   type PlatformAccess,
 } from '../deletion/ports.js';
@@ -92,7 +89,7 @@ export class TraceDeletionReconciler {
 
   private async submit(
     object: TraceDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     startAtBatch: number,
     signal: AbortSignal,
   ): Promise<ReconcileResult | Error | void> {
@@ -194,7 +191,7 @@ export class TraceDeletionReconciler {
   }
 
   private async sendByMetadata(
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     metadata: Record<string, string>,
     signal: AbortSignal,
     recordBatch: (batchesAccepted: number) => Promise<void>,
@@ -206,7 +203,7 @@ export class TraceDeletionReconciler {
 
   private async verify(
     object: TraceDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     pastDeadline: boolean,
     signal: AbortSignal,
   ): Promise<ReconcileResult | Error | void> {
@@ -279,16 +276,13 @@ export class TraceDeletionReconciler {
     return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
   }
 
-  private async blocked(
+  private blocked(
     object: TraceDeletionObject,
-    state: PhaseState,
+    state: Omit<PhaseState, 'blocked'>,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
-    if (object.status?.conditions?.find((c) => c.type === 'Stalled')?.message !== state.message) {
-      this.options.kube.event(object, 'Warning', state.reason, state.message);
-    }
-    const status = this.withPhase(object, { ...object.status }, { ...state, blocked: true });
-    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: this.timings.blockedRecheckMs };
+  ): Promise<ReconcileResult | Error> {
+    const timing = { now: this.options.clock.now(), recheckMs: this.timings.blockedRecheckMs };
+    return publishBlocked(this.options.kube, object, state, timing, signal);
   }
 
   private withPhase(
