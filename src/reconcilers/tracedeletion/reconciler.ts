@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { TraceDeletionObject, TraceDeletionStatus } from '../../api/deletion/index.js';
 import { findSurvivingTraces, findTracesByMetadata, submitTraceDeletion } from '../../platformdata/index.js';
+import type { Result } from '../../controlplane/client/errors.js';
 import type { ReconcileResult } from '../../runtime/controller/controller.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import { publishBlocked } from '../deletion/blocked.js';
@@ -146,7 +147,7 @@ export class TraceDeletionReconciler {
     try {
       const outcome =
         source === undefined
-          ? await this.sendByMetadata(client, spec.metadata ?? {}, stop.signal, recordBatch)
+          ? await this.sendByMetadata(client, spec.metadata ?? {}, startAtBatch, stop.signal, recordBatch)
           : await submitTraceDeletion(client, {
               sessionId: spec.sessionId ?? '',
               traceIds: source.ids(),
@@ -190,12 +191,15 @@ export class TraceDeletionReconciler {
     return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
   }
 
+  /** The metadata form is one request: recorded as accepted, it is not sent again on resume. */
   private async sendByMetadata(
     client: DeletionPlatformClient,
     metadata: Record<string, string>,
+    startAtBatch: number,
     signal: AbortSignal,
     recordBatch: (batchesAccepted: number) => Promise<void>,
-  ) {
+  ): Promise<Result<void>> {
+    if (startAtBatch >= 1) return { ok: true, value: undefined };
     const result = await client.deleteTracesByMetadata(metadata, { priority: 'bulk', signal });
     if (result.ok) await recordBatch(1);
     return result;
