@@ -57,12 +57,7 @@ export async function startDeletionStack(
     // listed it in --data-deletion-namespaces would have it.
     operator: { deletionVerifyIntervalMs: 100, dataDeletionNamespaces: [NAMESPACE], ...options.operator },
   });
-  for (const file of DELETION_CRD_FILES) {
-    const crd = yaml.load(
-      await readFile(new URL(`../../crds/${file}`, import.meta.url), 'utf8'),
-    ) as KubeObject;
-    await stack.client.create(CRDS, crd);
-  }
+  await applyDeletionCrds(stack.client);
   await options.beforeOperator?.(stack);
   await stack.startOperator();
   return stack;
