@@ -116,13 +116,8 @@ export async function platformForTests() {
 
 export const quietLogger = pino({ level: 'silent' });
 
-/** A clock the test moves; it starts at the real time, which the emulator's records carry. */
-export class TestClock {
-  constructor(private time = Date.now()) {}
-  now(): number {
-    return this.time;
-  }
-  advance(ms: number): void {
-    this.time += ms;
-  }
-}
+/**
+ * The real time: the emulator stamps its records with it, and a search "as of now" must see
+ * what was just deleted.
+ */
+export const realClock = { now: (): number => Date.now() };

@@ -58,6 +58,34 @@ const rows: Row[] = [
     want: { kind: 'verify' },
   },
   {
+    name: 'a new dry run',
+    reason: 'count and report: a dry run never sends a delete',
+    spec: { ...SEARCH, dryRun: true },
+    status: undefined,
+    want: { kind: 'dryRun' },
+  },
+  {
+    name: 'a dry run whose status says Submitting with a batch recorded (a forged or stale status)',
+    reason: 'the spec says dry run and the spec is immutable: nothing is sent, whatever the status says',
+    spec: { ...IDS, dryRun: true },
+    status: { phase: 'Submitting', batchesSent: 1 },
+    want: { kind: 'dryRun' },
+  },
+  {
+    name: 'a dry run whose status says Verifying',
+    reason: 'nothing was submitted by a dry run: count again rather than verify a deletion that never was',
+    spec: { ...SEARCH, dryRun: true },
+    status: { phase: 'Verifying' },
+    want: { kind: 'dryRun' },
+  },
+  {
+    name: 'a dry run that Completed',
+    reason: 'Job-like: its count is reported once',
+    spec: { ...IDS, dryRun: true },
+    status: { phase: 'Completed' },
+    want: { kind: 'done' },
+  },
+  {
     name: 'Completed',
     reason: 'Job-like: a finished deletion is never looked at again',
     spec: IDS,
@@ -81,6 +109,12 @@ describe('decideExampleDeletion', () => {
   it('is pure: the same inputs give the same step', () => {
     for (const { spec, status } of rows) {
       expect(decideExampleDeletion(spec, status)).toEqual(decideExampleDeletion(spec, status));
+    }
+  });
+
+  it('never submits a dry run, whatever its status', () => {
+    for (const { status } of rows) {
+      expect(['dryRun', 'done']).toContain(decideExampleDeletion({ ...SEARCH, dryRun: true }, status).kind);
     }
   });
 });
