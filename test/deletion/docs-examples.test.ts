@@ -6,12 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
+import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { applyConnectionCrds } from '../connections/support/platform.js';
 import { startKubeWithDeletionCrds } from './kube-only.js';
 
 const TYPES: Record<string, ResourceType> = {
   TraceDeletion: { group: 'agentplatform.io', version: 'v1alpha1', plural: 'tracedeletions' },
   ExampleDeletion: { group: 'agentplatform.io', version: 'v1alpha1', plural: 'exampledeletions' },
   ConfigMap: { group: '', version: 'v1', plural: 'configmaps' },
+  ClusterPlatformConnection: CLUSTER_PLATFORM_CONNECTIONS,
   Namespace: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
 };
 
@@ -22,6 +25,8 @@ describe('docs/data-deletion.md', () => {
   beforeAll(async () => {
     kube = await startKubeWithDeletionCrds();
     client = kube.client;
+    // The page shows who may delete through a ClusterPlatformConnection.
+    await applyConnectionCrds(client);
   });
   afterAll(() => kube.close());
 
@@ -31,9 +36,9 @@ describe('docs/data-deletion.md', () => {
       yaml.loadAll(match[1] ?? '').map((doc) => doc as KubeObject),
     );
     expect(objects.map((object) => object.kind)).toEqual(
-      expect.arrayContaining(['TraceDeletion', 'ExampleDeletion', 'ConfigMap']),
+      expect.arrayContaining(['TraceDeletion', 'ExampleDeletion', 'ConfigMap', 'ClusterPlatformConnection']),
     );
-    const namespaces = new Set(objects.map((object) => object.metadata.namespace ?? ''));
+    const namespaces = new Set(objects.flatMap((object) => object.metadata.namespace ?? []));
     for (const name of namespaces) {
       await client.create(TYPES.Namespace as ResourceType, {
         apiVersion: 'v1',
