@@ -2,22 +2,10 @@
 // client that records its calls): dryRun counts and deletes nothing; maxMatches refuses before
 // the delete when more would be deleted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  ExampleDeletionObject,
-  ExampleDeletionSpec,
-  ExampleDeletionStatus,
-} from '../../src/api/deletion/index.js';
+import type { ExampleDeletionSpec, ExampleDeletionStatus } from '../../src/api/deletion/index.js';
 import type { PlatformDataClient } from '../../src/platformdata/index.js';
-import { ExampleDeletionReconciler } from '../../src/reconcilers/exampledeletion/reconciler.js';
 import type { EmulatorClient } from '../controlplane-emulator/helpers.js';
-import {
-  MemoryKube,
-  SwitchableConnection,
-  TIMINGS,
-  platformForTests,
-  quietLogger,
-  realClock,
-} from './reconciler-fixture.js';
+import { exampleDeletionRig, platformForTests } from './reconciler-fixture.js';
 
 let api: EmulatorClient;
 let client: PlatformDataClient;
@@ -52,15 +40,7 @@ async function readable(ids: string[]): Promise<number> {
 }
 
 function setUp() {
-  const kube = new MemoryKube<ExampleDeletionObject, ExampleDeletionStatus>();
-  const connection = new SwitchableConnection(client);
-  const reconciler = new ExampleDeletionReconciler({
-    kube,
-    platformFor: connection.platformFor,
-    clock: realClock,
-    timings: TIMINGS,
-    logger: quietLogger,
-  });
+  const { kube, connection, reconciler } = exampleDeletionRig(client);
   const run = async (name: string, spec: ExampleDeletionSpec, status?: ExampleDeletionStatus) => {
     const key = kube.put({
       // Created after the examples: the search's asOf defaults to this time.

@@ -3,8 +3,16 @@
 // platform emulator that records every call it is asked to make. Fast enough for a row per
 // situation; the operator end to end is in the other files of this folder.
 import { pino } from 'pino';
-import type { DeletionObjectMeta } from '../../src/api/deletion/index.js';
+import type {
+  DeletionObjectMeta,
+  ExampleDeletionObject,
+  ExampleDeletionStatus,
+  TraceDeletionObject,
+  TraceDeletionStatus,
+} from '../../src/api/deletion/index.js';
 import { PlatformDataClient } from '../../src/platformdata/index.js';
+import { ExampleDeletionReconciler } from '../../src/reconcilers/exampledeletion/reconciler.js';
+import { TraceDeletionReconciler } from '../../src/reconcilers/tracedeletion/reconciler.js';
 import type {
   DeletionKubePort,
   DeletionPlatformClient,
@@ -121,3 +129,32 @@ export const quietLogger = pino({ level: 'silent' });
  * what was just deleted.
  */
 export const realClock = { now: (): number => Date.now() };
+
+/** A TraceDeletion reconciler on a memory cache and a switchable connection; ConfigMaps by `name/key`. */
+export function traceDeletionRig(client: DeletionPlatformClient, configMaps: Record<string, string> = {}) {
+  const kube = new MemoryKube<TraceDeletionObject, TraceDeletionStatus>();
+  const connection = new SwitchableConnection(client);
+  const reconciler = new TraceDeletionReconciler({
+    kube,
+    platformFor: connection.platformFor,
+    configMapValue: (_namespace, name, key) => Promise.resolve(configMaps[`${name}/${key}`]),
+    clock: realClock,
+    timings: TIMINGS,
+    logger: quietLogger,
+  });
+  return { kube, connection, reconciler };
+}
+
+/** An ExampleDeletion reconciler on a memory cache and a switchable connection. */
+export function exampleDeletionRig(client: DeletionPlatformClient) {
+  const kube = new MemoryKube<ExampleDeletionObject, ExampleDeletionStatus>();
+  const connection = new SwitchableConnection(client);
+  const reconciler = new ExampleDeletionReconciler({
+    kube,
+    platformFor: connection.platformFor,
+    clock: realClock,
+    timings: TIMINGS,
+    logger: quietLogger,
+  });
+  return { kube, connection, reconciler };
+}

@@ -8,24 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   DeletionPhase,
   ExampleDeletionObject,
-  ExampleDeletionStatus,
   TraceDeletionObject,
-  TraceDeletionStatus,
 } from '../../src/api/deletion/index.js';
 import type { PlatformDataClient } from '../../src/platformdata/index.js';
-import { ExampleDeletionReconciler } from '../../src/reconcilers/exampledeletion/reconciler.js';
-import { TraceDeletionReconciler } from '../../src/reconcilers/tracedeletion/reconciler.js';
 import type { EmulatorClient } from '../controlplane-emulator/helpers.js';
 import { ingestTrace, sessionId } from '../platform-emulator/helpers.js';
 import {
-  MemoryKube,
   RECHECK_MS,
-  SwitchableConnection,
-  TIMINGS,
+  exampleDeletionRig,
   platformForTests,
-  quietLogger,
-  realClock,
+  traceDeletionRig,
+  type MemoryKube,
   type Refusal,
+  type SwitchableConnection,
 } from './reconciler-fixture.js';
 
 const REFUSALS: Refusal[] = [
@@ -219,31 +214,14 @@ async function refusedThenAllowed<T extends { status?: S }, S extends { phase?: 
 
 describe('a TraceDeletion whose connection is refused', () => {
   it.each(rows(traceCases))('$name', async ({ object, refusal, blockedPhase, thenPhase }) => {
-    const kube = new MemoryKube<TraceDeletionObject, TraceDeletionStatus>();
-    const connection = new SwitchableConnection(client);
-    const reconciler = new TraceDeletionReconciler({
-      kube,
-      platformFor: connection.platformFor,
-      configMapValue: () => Promise.resolve(undefined),
-      clock: realClock,
-      timings: TIMINGS,
-      logger: quietLogger,
-    });
+    const { kube, connection, reconciler } = traceDeletionRig(client);
     await refusedThenAllowed(kube, connection, reconciler, await object(), refusal, blockedPhase, thenPhase);
   });
 });
 
 describe('an ExampleDeletion whose connection is refused', () => {
   it.each(rows(exampleCases))('$name', async ({ object, refusal, blockedPhase, thenPhase }) => {
-    const kube = new MemoryKube<ExampleDeletionObject, ExampleDeletionStatus>();
-    const connection = new SwitchableConnection(client);
-    const reconciler = new ExampleDeletionReconciler({
-      kube,
-      platformFor: connection.platformFor,
-      clock: realClock,
-      timings: TIMINGS,
-      logger: quietLogger,
-    });
+    const { kube, connection, reconciler } = exampleDeletionRig(client);
     await refusedThenAllowed(kube, connection, reconciler, await object(), refusal, blockedPhase, thenPhase);
   });
 });

@@ -4,23 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   COUNT_CEILING,
-  type TraceDeletionObject,
   type TraceDeletionSpec,
   type TraceDeletionStatus,
 } from '../../src/api/deletion/index.js';
 import type { PlatformDataClient } from '../../src/platformdata/index.js';
 import type { DeletionPlatformClient } from '../../src/reconcilers/deletion/ports.js';
-import { TraceDeletionReconciler } from '../../src/reconcilers/tracedeletion/reconciler.js';
 import type { EmulatorClient } from '../controlplane-emulator/helpers.js';
 import { ingestTrace, sessionId } from '../platform-emulator/helpers.js';
-import {
-  MemoryKube,
-  SwitchableConnection,
-  TIMINGS,
-  platformForTests,
-  quietLogger,
-  realClock,
-} from './reconciler-fixture.js';
+import { platformForTests, traceDeletionRig } from './reconciler-fixture.js';
 
 let api: EmulatorClient;
 let client: PlatformDataClient;
@@ -34,16 +25,7 @@ beforeAll(async () => {
 afterAll(() => client.close());
 
 function setUp(platform: DeletionPlatformClient = client, configMaps: Record<string, string> = {}) {
-  const kube = new MemoryKube<TraceDeletionObject, TraceDeletionStatus>();
-  const connection = new SwitchableConnection(platform);
-  const reconciler = new TraceDeletionReconciler({
-    kube,
-    platformFor: connection.platformFor,
-    configMapValue: (_namespace, name, key) => Promise.resolve(configMaps[`${name}/${key}`]),
-    clock: realClock,
-    timings: TIMINGS,
-    logger: quietLogger,
-  });
+  const { kube, connection, reconciler } = traceDeletionRig(platform, configMaps);
   const run = async (name: string, spec: TraceDeletionSpec, status?: TraceDeletionStatus) => {
     const key = kube.put({ metadata: meta(name), spec, ...(status === undefined ? {} : { status }) });
     const result = await reconciler.reconcile(key, new AbortController().signal);

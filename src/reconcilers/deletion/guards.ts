@@ -74,14 +74,14 @@ export function withMatches<S extends CountedStatus>(status: S, matches: Matches
 
 /** Ends a deletion that sends nothing (refused by maxMatches, or a dry run) with one event. */
 export async function publishWithoutDeleting<T extends PhasedObject<S>, S extends CountedStatus>(
-  kube: DeletionKubePort<T, S>,
+  ports: { kube: DeletionKubePort<T, S>; clock: { now(): number } },
   object: T,
   state: PhaseState,
   matches: Matches,
-  now: number,
   signal: AbortSignal,
 ): Promise<Error | undefined> {
+  const { kube, clock } = ports;
   kube.event(object, state.phase === 'Failed' ? 'Warning' : 'Normal', state.reason, state.message);
-  const status = withPhase(object, withMatches({ ...object.status } as S, matches), state, now);
+  const status = withPhase(object, withMatches({ ...object.status } as S, matches), state, clock.now());
   return publishStatus(kube, object, status, signal);
 }

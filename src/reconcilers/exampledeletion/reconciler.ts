@@ -78,7 +78,7 @@ export class ExampleDeletionReconciler {
     const named = await this.named(object, client, countBound(object.spec), signal);
     if (named instanceof Error) return named;
     const state = dryRunOutcome(object.spec, named.matches, named.subject);
-    return this.endWithoutDeleting(object, state, named.matches, signal);
+    return publishWithoutDeleting(this.options, object, state, named.matches, signal);
   }
 
   /**
@@ -103,22 +103,6 @@ export class ExampleDeletionReconciler {
     return { ids, matches, subject: 'example(s) match the search' };
   }
 
-  private endWithoutDeleting(
-    object: ExampleDeletionObject,
-    state: PhaseState,
-    matches: Matches,
-    signal: AbortSignal,
-  ): Promise<Error | undefined> {
-    return publishWithoutDeleting(
-      this.options.kube,
-      object,
-      state,
-      matches,
-      this.options.clock.now(),
-      signal,
-    );
-  }
-
   private async submit(
     object: ExampleDeletionObject,
     client: DeletionPlatformClient,
@@ -131,7 +115,8 @@ export class ExampleDeletionReconciler {
     const named = await this.named(object, client, atMost, signal);
     if (named instanceof Error) return named;
     const refused = tooManyMatches(spec, named.matches, named.subject);
-    if (refused !== undefined) return this.endWithoutDeleting(object, refused, named.matches, signal);
+    if (refused !== undefined)
+      return publishWithoutDeleting(this.options, object, refused, named.matches, signal);
     const { ids } = named;
     const total = Math.ceil(ids.length / MAX_IDS_PER_DELETE);
     const state: PhaseState = {

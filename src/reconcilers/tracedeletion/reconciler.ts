@@ -349,14 +349,7 @@ export class TraceDeletionReconciler {
     signal: AbortSignal,
   ): Promise<Error | undefined> {
     this.recorded.delete(keyOf(object));
-    return publishWithoutDeleting(
-      this.options.kube,
-      object,
-      state,
-      matches,
-      this.options.clock.now(),
-      signal,
-    );
+    return publishWithoutDeleting(this.options, object, state, matches, signal);
   }
 
   private blocked(
