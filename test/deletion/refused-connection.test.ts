@@ -1,9 +1,9 @@
 // A deletion whose connection is refused (DataDeletionNotAllowed, or the connection not found,
 // not Ready or not allowed) changes nothing on the platform and says why, on every path of
-// both reconcilers: a new submission, a resumed one, and a verification of one already
-// submitted (verification reads the workspace's data too). It stays in its phase, Stalled with
-// the reason and message, says so in one Warning event, looks again only on the slow re-check,
-// and goes on once the connection allows it.
+// both reconcilers: a new submission, a resumed one, a verification of one already submitted,
+// and a dry run (verification and counting read the workspace's data too). It stays in its
+// phase, Stalled with the reason and message, says so in one Warning event, looks again only
+// on the slow re-check, and goes on once the connection allows it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   DeletionPhase,
@@ -123,6 +123,16 @@ const traceCases: Array<Case<TraceDeletionObject>> = [
     blockedPhase: 'Submitted',
     thenPhase: 'Completed',
   },
+  {
+    path: 'a dry run (it would read how many traces match)',
+    object: () =>
+      Promise.resolve({
+        metadata: meta('dry-run'),
+        spec: { metadata: { tenant: 'team-a' }, dryRun: true },
+      }),
+    blockedPhase: 'Pending',
+    thenPhase: 'Completed',
+  },
 ];
 
 const exampleCases: Array<Case<ExampleDeletionObject>> = [
@@ -166,6 +176,16 @@ const exampleCases: Array<Case<ExampleDeletionObject>> = [
         status: { phase: 'Verifying', batchesSent: 1, batchesTotal: 1, matched: 0, deleted: 0 },
       }),
     blockedPhase: 'Verifying',
+    thenPhase: 'Completed',
+  },
+  {
+    path: 'a dry run of a search (it would read how many examples match)',
+    object: () =>
+      Promise.resolve({
+        metadata: meta('dry-run'),
+        spec: { search: { metadata: { tenant: 'team-a' } }, hardDelete: true, dryRun: true },
+      }),
+    blockedPhase: 'Pending',
     thenPhase: 'Completed',
   },
 ];
