@@ -7,13 +7,14 @@ import type { ExampleSearch, PlatformDataClient } from './platform-data-client.j
 
 const PAGE = 100;
 
-/** Every id the search matches, paging until a short page. */
+/** The ids the search matches, paging until a short page, or until `atMost` are found. */
 export async function matchingExampleIds(
   client: Pick<PlatformDataClient, 'searchExamples'>,
   search: Omit<ExampleSearch, 'offset' | 'limit'>,
   signal?: AbortSignal,
+  atMost = Number.POSITIVE_INFINITY,
 ): Promise<Result<string[]>> {
-  const found = await matchingExamples(client, search, signal);
+  const found = await matchingExamples(client, search, signal, atMost);
   return found.ok ? { ok: true, value: found.value.map((example) => example.id) } : found;
 }
 
@@ -40,17 +41,20 @@ async function matchingExamples(
   client: Pick<PlatformDataClient, 'searchExamples'>,
   search: Omit<ExampleSearch, 'offset' | 'limit'>,
   signal?: AbortSignal,
+  atMost = Number.POSITIVE_INFINITY,
 ): Promise<Result<FoundExample[]>> {
-  const ids: FoundExample[] = [];
-  for (let offset = 0; ; offset += PAGE) {
+  const found: FoundExample[] = [];
+  while (found.length < atMost) {
+    const limit = Math.min(PAGE, atMost - found.length);
     const page = await client.searchExamples(
-      { ...search, offset, limit: PAGE },
+      { ...search, offset: found.length, limit },
       { priority: 'bulk', ...(signal === undefined ? {} : { signal }) },
     );
     if (!page.ok) return page;
-    ids.push(...page.value);
-    if (page.value.length < PAGE) return { ok: true, value: ids };
+    found.push(...page.value);
+    if (page.value.length < limit) break;
   }
+  return { ok: true, value: found.slice(0, atMost) };
 }
 
 export interface ExampleDeletionRequest extends Omit<BatchSubmission, 'ids'> {

@@ -7,4 +7,5 @@ export * from './batch-submission.js';
 export * from './trace-deletion.js';
 export * from './example-deletion.js';
 export * from './trace-verification.js';
+export * from './match-count.js';
 export * from './metadata-filter.js';

@@ -1,49 +1,34 @@
 // The manifests of docs/data-deletion.md must be ones the API server accepts: users copy them.
 // They are applied to the Kubernetes emulator with the generated CRDs (schema and CEL rules).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
-import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
+import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { applyConnectionCrds } from '../connections/support/platform.js';
+import { startKubeWithDeletionCrds } from './kube-only.js';
 
-const CRDS: ResourceType = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const TYPES: Record<string, ResourceType> = {
   TraceDeletion: { group: 'agentplatform.io', version: 'v1alpha1', plural: 'tracedeletions' },
   ExampleDeletion: { group: 'agentplatform.io', version: 'v1alpha1', plural: 'exampledeletions' },
   ConfigMap: { group: '', version: 'v1', plural: 'configmaps' },
+  ClusterPlatformConnection: CLUSTER_PLATFORM_CONNECTIONS,
   Namespace: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
 };
 
 describe('docs/data-deletion.md', () => {
-  let kube: KubeEmulator;
+  let kube: Awaited<ReturnType<typeof startKubeWithDeletionCrds>>;
   let client: KubeClient;
-  let dir: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'deletion-docs-'));
-    kube = await startKubeEmulator({ kubeconfigPath: join(dir, 'kubeconfig') });
-    client = kubeClientFrom(
-      await loadClusterAccess({ kind: 'file', path: kube.kubeconfigPath ?? '' }),
-    ).client;
-    for (const plural of ['tracedeletions', 'exampledeletions']) {
-      const file = new URL(`../../crds/agentplatform.io_${plural}.yaml`, import.meta.url);
-      await client.create(CRDS, yaml.load(await readFile(file, 'utf8')) as KubeObject);
-    }
+    kube = await startKubeWithDeletionCrds();
+    client = kube.client;
+    // The page shows who may delete through a ClusterPlatformConnection.
+    await applyConnectionCrds(client);
   });
-  afterAll(async () => {
-    await kube.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => kube.close());
 
   it('has manifests the API server accepts', async () => {
     const page = await readFile(new URL('../../docs/data-deletion.md', import.meta.url), 'utf8');
@@ -51,9 +36,9 @@ describe('docs/data-deletion.md', () => {
       yaml.loadAll(match[1] ?? '').map((doc) => doc as KubeObject),
     );
     expect(objects.map((object) => object.kind)).toEqual(
-      expect.arrayContaining(['TraceDeletion', 'ExampleDeletion', 'ConfigMap']),
+      expect.arrayContaining(['TraceDeletion', 'ExampleDeletion', 'ConfigMap', 'ClusterPlatformConnection']),
     );
-    const namespaces = new Set(objects.map((object) => object.metadata.namespace ?? ''));
+    const namespaces = new Set(objects.flatMap((object) => object.metadata.namespace ?? []));
     for (const name of namespaces) {
       await client.create(TYPES.Namespace as ResourceType, {
         apiVersion: 'v1',

@@ -4,13 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_DELETIONS } from '../../src/operator/deletions.js';
 import { API_KEY, type Stack } from '../operator/harness.js';
-import { createExampleDeletion, startDeletionStack, waitForDeletion, type DeletionObject } from './stack.js';
-
-interface ExampleWire {
-  id: string;
-  inputs: Record<string, unknown> | null;
-  metadata: Record<string, unknown> | null;
-}
+import {
+  createDataset,
+  createExample,
+  createExampleDeletion,
+  readExample,
+  startDeletionStack,
+  waitForDeletion,
+  type DeletionObject,
+} from './stack.js';
 
 const isFinished = (object: DeletionObject) =>
   object.status?.phase === 'Completed' || object.status?.phase === 'Failed';
@@ -21,27 +23,14 @@ describe('ExampleDeletion', () => {
 
   beforeAll(async () => {
     stack = await startDeletionStack();
-    const dataset = await stack.api<{ id: string }>('POST', '/datasets', { name: 'evaluation' });
-    datasetId = dataset.body.id;
+    datasetId = await createDataset(stack, 'evaluation');
   });
   afterAll(() => stack.close());
 
-  async function example(metadata: Record<string, string>, createdAt?: Date): Promise<string> {
-    const response = await stack.api<{ id: string }>('POST', '/examples', {
-      dataset_id: datasetId,
-      inputs: { question: 'what is 2 + 2?' },
-      outputs: { answer: '4' },
-      metadata,
-      ...(createdAt === undefined ? {} : { created_at: createdAt.toISOString() }),
-    });
-    if (response.status >= 300) throw new Error(`example create failed: ${response.status}`);
-    return response.body.id;
-  }
+  const example = (metadata: Record<string, string>, createdAt?: Date) =>
+    createExample(stack, datasetId, metadata, createdAt);
 
-  function read(id: string, asOf?: Date): Promise<{ status: number; body: ExampleWire }> {
-    const query = asOf === undefined ? '' : `?as_of=${encodeURIComponent(asOf.toISOString())}`;
-    return stack.api<ExampleWire>('GET', `/examples/${id}${query}`);
-  }
+  const read = (id: string, asOf?: Date) => readExample(stack, id, asOf);
 
   it('soft delete tombstones the current version only; hard delete zeroes every version', async () => {
     const soft = await example({ suite: 'v1' });

@@ -57,12 +57,7 @@ export async function startDeletionStack(
     // listed it in --data-deletion-namespaces would have it.
     operator: { deletionVerifyIntervalMs: 100, dataDeletionNamespaces: [NAMESPACE], ...options.operator },
   });
-  for (const file of DELETION_CRD_FILES) {
-    const crd = yaml.load(
-      await readFile(new URL(`../../crds/${file}`, import.meta.url), 'utf8'),
-    ) as KubeObject;
-    await stack.client.create(CRDS, crd);
-  }
+  await applyDeletionCrds(stack.client);
   await options.beforeOperator?.(stack);
   await stack.startOperator();
   return stack;
@@ -133,6 +128,95 @@ export async function requestCounts(
   return { accepted: sum((status) => status < 300), throttled: sum((status) => status === 429) };
 }
 
+interface RouteRef {
+  method: string;
+  route: string;
+}
+
+/** Every platform route that deletes data (traces, examples), as the emulator's stats name them. */
+export const DATA_DELETE_ROUTES: readonly RouteRef[] = [
+  { method: 'POST', route: DELETE_ROUTE },
+  { method: 'POST', route: '/v1/platform/datasets/examples/delete' },
+  { method: 'DELETE', route: '/examples' },
+  { method: 'DELETE', route: '/examples/{example_id}' },
+];
+
+/** The platform routes a deletion reads the workspace's data with (to count or verify). */
+export const DATA_READ_ROUTES: readonly RouteRef[] = [
+  { method: 'POST', route: '/runs/query' },
+  { method: 'GET', route: '/examples' },
+];
+
+/** Requests the emulator received on any of `routes`, whatever it answered. */
+export async function callsTo(stack: Stack, routes: readonly RouteRef[]): Promise<number> {
+  const stats = await stack.admin<{ byRoute: Array<RouteRef & { count: number }> }>('GET', '/stats');
+  return stats.byRoute
+    .filter((row) => routes.some((route) => route.method === row.method && route.route === row.route))
+    .reduce((total, row) => total + row.count, 0);
+}
+
+const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
+
+export function createNamespace(stack: Stack, name: string, labels: Record<string, string> = {}) {
+  return stack.client.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+}
+
+/** Stalled=True with `reason`: blocked or failed, and why. */
+export const stalledWith = (reason: string) => (object: DeletionObject) =>
+  object.status?.conditions?.some(
+    (c) => c.type === 'Stalled' && c.status === 'True' && c.reason === reason,
+  ) ?? false;
+
+/** A dataset, through the platform API. */
+export async function createDataset(stack: Stack, name: string): Promise<string> {
+  const response = await stack.api<{ id: string }>('POST', '/datasets', { name });
+  if (response.status >= 300) throw new Error(`dataset create failed: ${response.status}`);
+  return response.body.id;
+}
+
+/** One example with fixed inputs and outputs, through the platform API. */
+export async function createExample(
+  stack: Stack,
+  datasetId: string,
+  metadata: Record<string, string>,
+  createdAt?: Date,
+): Promise<string> {
+  const response = await stack.api<{ id: string }>('POST', '/examples', {
+    dataset_id: datasetId,
+    inputs: { question: 'what is 2 + 2?' },
+    outputs: { answer: '4' },
+    metadata,
+    ...(createdAt === undefined ? {} : { created_at: createdAt.toISOString() }),
+  });
+  if (response.status >= 300) throw new Error(`example create failed: ${response.status}`);
+  return response.body.id;
+}
+
+export interface ExampleWire {
+  id: string;
+  inputs: Record<string, unknown> | null;
+  outputs?: Record<string, unknown> | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** An example as the platform API reads it now, or as of an earlier time. */
+export function readExample(
+  stack: Stack,
+  id: string,
+  asOf?: Date,
+): Promise<{ status: number; body: ExampleWire }> {
+  const query = asOf === undefined ? '' : `?as_of=${encodeURIComponent(asOf.toISOString())}`;
+  return stack.api<ExampleWire>('GET', `/examples/${id}${query}`);
+}
+
+/** A trace's root run as the platform API reads it. */
+export function readTrace(
+  stack: Stack,
+  id: string,
+): Promise<{ status: number; body: { id: string; inputs?: unknown; extra?: { metadata?: unknown } } }> {
+  return stack.api('GET', `/runs/${id}`);
+}
+
 const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
 
 /** A ConfigMap in the test namespace whose `key` holds the ids, one per line. */
@@ -145,28 +229,35 @@ export function createIdsConfigMap(stack: Stack, name: string, ids: readonly str
   });
 }
 
+/** Where a deletion lives: a name in the test namespace, or a name in another namespace. */
+export type DeletionRef = string | { namespace: string; name: string };
+
+function refOf(ref: DeletionRef): { namespace: string; name: string } {
+  return typeof ref === 'string' ? { namespace: NAMESPACE, name: ref } : ref;
+}
+
 export function createTraceDeletion(
   stack: Stack,
-  name: string,
+  ref: DeletionRef,
   spec: Record<string, unknown>,
 ): Promise<DeletionObject> {
   return stack.client.create<DeletionObject>(TRACE_DELETIONS, {
     apiVersion: 'agentplatform.io/v1alpha1',
     kind: 'TraceDeletion',
-    metadata: { name, namespace: NAMESPACE },
+    metadata: refOf(ref),
     spec,
   });
 }
 
 export function createExampleDeletion(
   stack: Stack,
-  name: string,
+  ref: DeletionRef,
   spec: Record<string, unknown>,
 ): Promise<DeletionObject> {
   return stack.client.create<DeletionObject>(EXAMPLE_DELETIONS, {
     apiVersion: 'agentplatform.io/v1alpha1',
     kind: 'ExampleDeletion',
-    metadata: { name, namespace: NAMESPACE },
+    metadata: refOf(ref),
     spec,
   });
 }
@@ -198,15 +289,16 @@ export async function resumeAfterRecordedBatches(
 export async function waitForDeletion(
   stack: Stack,
   type: ResourceType,
-  name: string,
+  ref: DeletionRef,
   predicate: (object: DeletionObject) => boolean,
   phasesSeen: string[] = [],
   timeoutMs = 20_000,
 ): Promise<DeletionObject> {
+  const { namespace, name } = refOf(ref);
   const deadline = Date.now() + timeoutMs;
   let last: DeletionObject | undefined;
   while (Date.now() < deadline) {
-    last = await stack.client.get<DeletionObject>(type, NAMESPACE, name);
+    last = await stack.client.get<DeletionObject>(type, namespace, name);
     const phase = last.status?.phase;
     if (phase !== undefined && phasesSeen.at(-1) !== phase) phasesSeen.push(phase);
     if (predicate(last)) return last;

@@ -1,16 +1,47 @@
-// What both deletion resources share: the connection reference, metadata pairs, the phases'
-// conditions and the Job-like immutability of the spec.
+// What both deletion resources share: the connection reference, a dry run and a bound on how
+// much one object may delete, metadata pairs, the phases' conditions and the Job-like
+// immutability of the spec.
 import { z } from 'zod';
 import { CEL_RULES_KEY, celRule } from '../agentdeployment/cel.js';
 import { Condition } from '../agentdeployment/status.js';
 
-export { ConnectionRef } from '../agentdeployment/spec.js';
+import { ConnectionRef } from '../agentdeployment/spec.js';
+
+export { ConnectionRef };
+
+/**
+ * Where a count stops when nothing else bounds it (a dry run without maxMatches): 100 pages of
+ * the run query, about 70 s of its rate row (15 per 10 s per key).
+ */
+export const COUNT_CEILING = 10_000;
 
 /** A Job-like spec: fixed at creation, so that status always describes what was asked. */
 export const IMMUTABLE_SPEC = celRule('self == oldSelf', 'spec is immutable: create a new object instead');
 
 export function withSpecRules<T extends z.ZodType>(schema: T, description: string, rules: object[]): T {
   return schema.meta({ description, [CEL_RULES_KEY]: [IMMUTABLE_SPEC, ...rules] });
+}
+
+/** The spec fields of both kinds besides what to delete: which connection, and the guards. */
+export function deletionSpecFields(what: { plural: string; counted: string }) {
+  return {
+    connectionRef: ConnectionRef.optional(),
+    dryRun: z
+      .boolean()
+      .describe(
+        'true: delete nothing. Count what the deletion would touch into status.matched, apply maxMatches, and end Completed with the Ready reason DryRun (or Failed with TooManyMatches). Default false.',
+      )
+      .optional(),
+    maxMatches: z
+      .number()
+      .int()
+      .min(1)
+      .meta({
+        description: `The most ${what.plural} this object may delete: ${what.counted}, counted before anything is sent (up to maxMatches + 1). More fails it with the reason TooManyMatches, and nothing is deleted. Absent: no limit.`,
+        format: 'int64',
+      })
+      .optional(),
+  };
 }
 
 export const MetadataPairs = z
@@ -58,4 +89,10 @@ export const deletionStatusBase = {
   submittedAt: optionalTimestamp('When the last batch was accepted.'),
   verifiedAt: optionalTimestamp('When verification found nothing left.'),
   message: z.string().max(4096).describe('What the operator last did or found, for people.').optional(),
+  matchedIsLowerBound: z
+    .boolean()
+    .describe(
+      `true when counting stopped before the end (at maxMatches + 1, or at ${COUNT_CEILING} in a dry run without maxMatches): at least status.matched match.`,
+    )
+    .optional(),
 };

@@ -4,7 +4,7 @@
 // at once, so the operator verifies right after with the same search.
 import { z } from 'zod';
 import { celRule } from '../agentdeployment/cel.js';
-import { ConnectionRef, MetadataPairs, count, deletionStatusBase, withSpecRules } from './common.js';
+import { MetadataPairs, count, deletionSpecFields, deletionStatusBase, withSpecRules } from './common.js';
 import type { DeletionObjectMeta } from './trace-deletion.js';
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -21,7 +21,10 @@ export const ExampleSearch = z
 
 export const ExampleDeletionSpec = withSpecRules(
   z.object({
-    connectionRef: ConnectionRef.optional(),
+    ...deletionSpecFields({
+      plural: 'examples',
+      counted: 'the ids, or the examples the search matches',
+    }),
     exampleIds: z
       .array(z.string().regex(UUID))
       .min(1)
@@ -43,7 +46,7 @@ export const ExampleDeletionSpec = withSpecRules(
 export const ExampleDeletionStatus = z
   .object({
     ...deletionStatusBase,
-    matched: count('Examples the ids or the search named.'),
+    matched: count('Examples the deletion names: the ids, or the examples the search matches.'),
     deleted: count('Examples the platform reported deleted.'),
     verified: z
       .boolean()

@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import { CEL_RULES_KEY, celRule } from '../agentdeployment/cel.js';
 import {
-  ConnectionRef,
   MetadataPairs,
   count,
+  deletionSpecFields,
   deletionStatusBase,
   optionalTimestamp,
   withSpecRules,
@@ -49,7 +49,10 @@ export const TraceIdsFrom = z
 
 export const TraceDeletionSpec = withSpecRules(
   z.object({
-    connectionRef: ConnectionRef.optional(),
+    ...deletionSpecFields({
+      plural: 'traces',
+      counted: 'the ids, or the traces the metadata matches',
+    }),
     sessionId: z
       .string()
       .regex(new RegExp(UUID_PATTERN))
@@ -77,6 +80,9 @@ export const TraceDeletionSpec = withSpecRules(
 export const TraceDeletionStatus = z
   .object({
     ...deletionStatusBase,
+    matched: count(
+      'Traces the deletion names, known before anything is sent: the ids, or the traces the metadata matches (counted for dryRun or maxMatches only).',
+    ),
     idsRequested: count('Trace ids sent for deletion.'),
     tracesRemaining: count('Traces still found at the last verification.'),
     nextCheckAt: optionalTimestamp('When verification looks again.'),

@@ -12,8 +12,15 @@ export interface DeletionKubePort<T, S> {
   event(object: T, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
+/** The platform data calls a deletion makes: deletes, and the reads that count and verify. */
+export type DeletionPlatformClient = Pick<
+  PlatformDataClient,
+  'deleteTraces' | 'deleteTracesByMetadata' | 'queryRuns' | 'searchExamples' | 'deleteExamples'
+>;
+
 export type PlatformAccess =
-  { ok: true; client: PlatformDataClient; label: string } | { ok: false; reason: string; message: string };
+  | { ok: true; client: DeletionPlatformClient; label: string }
+  | { ok: false; reason: string; message: string };
 
 export interface DeletionTimings {
   /** Mean time between verification checks (jittered ±20%). */

@@ -5,14 +5,14 @@ import type { DeletionPhase } from '../../api/deletion/index.js';
 import { deletionConditions, type PhaseState } from './conditions.js';
 import type { DeletionKubePort } from './ports.js';
 
-interface PhasedStatus {
+export interface PhasedStatus {
   observedGeneration?: number;
   phase?: DeletionPhase;
   message?: string;
   conditions?: Condition[];
 }
 
-interface PhasedObject<S> {
+export interface PhasedObject<S> {
   metadata: { generation?: number };
   status?: S;
 }

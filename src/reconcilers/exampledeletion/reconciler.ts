@@ -3,24 +3,32 @@
 // status written after each, then search again to verify. Example deletion takes effect at
 // once, so there is no slow schedule. On resume after a crash the ids form continues after the
 // recorded batch; the search form searches again, which no longer finds what was deleted.
+// Every step that calls the platform first asks whether the object's connection allows it. A
+// dry run counts and ends; maxMatches is checked against the count before the first delete.
 import type { Logger } from 'pino';
 import type { ExampleDeletionObject, ExampleDeletionStatus } from '../../api/deletion/index.js';
-import {
-  matchingExampleIds,
-  remainingExampleIds,
-  submitInBatches,
-  type PlatformDataClient,
-} from '../../platformdata/index.js';
+import { matchingExampleIds, remainingExampleIds, submitInBatches } from '../../platformdata/index.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import type { ReconcileResult } from '../../runtime/controller/controller.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import {
   DEFAULT_DELETION_TIMINGS,
   type DeletionKubePort,
+  type DeletionPlatformClient,
   type DeletionTimings,
   type PlatformAccess,
 } from '../deletion/ports.js';
+import { publishBlocked } from '../deletion/blocked.js';
+import {
+  countBound,
+  dryRunOutcome,
+  publishWithoutDeleting,
+  tooManyMatches,
+  withMatches,
+  type Matches,
+} from '../deletion/guards.js';
 import { publishStatus, withPhase } from '../deletion/status.js';
+import { decideExampleDeletion } from './decide.js';
 
 export interface ExampleDeletionReconcilerOptions {
   kube: DeletionKubePort<ExampleDeletionObject, ExampleDeletionStatus>;
@@ -44,32 +52,72 @@ export class ExampleDeletionReconciler {
   async reconcile(key: string, signal: AbortSignal): Promise<Result> {
     const object = this.options.kube.get(key);
     if (object === undefined || object.metadata.deletionTimestamp !== undefined) return;
-    const phase = object.status?.phase ?? 'Pending';
-    if (phase === 'Completed' || phase === 'Failed') return;
+    const step = decideExampleDeletion(object.spec, object.status);
+    if (step.kind === 'done') return;
     const access = this.options.platformFor(object);
     if (!access.ok) {
-      const state: PhaseState = { phase, reason: access.reason, message: access.message, blocked: true };
-      if (object.status?.message !== state.message)
-        this.options.kube.event(object, 'Warning', state.reason, state.message);
-      return (
-        (await this.publish(object, this.withPhase(object, { ...object.status }, state), signal)) ?? {
-          requeueAfterMs: this.timings.blockedRecheckMs,
-        }
-      );
+      const state = {
+        phase: object.status?.phase ?? 'Pending',
+        reason: access.reason,
+        message: access.message,
+      };
+      const timing = { now: this.options.clock.now(), recheckMs: this.timings.blockedRecheckMs };
+      return publishBlocked(this.options.kube, object, state, timing, signal);
     }
-    if (phase === 'Verifying') return this.verify(object, access.client, object.status ?? {}, signal);
-    return this.submit(object, access.client, signal);
+    if (step.kind === 'dryRun') return this.dryRun(object, access.client, signal);
+    if (step.kind === 'verify') return this.verify(object, access.client, object.status ?? {}, signal);
+    return this.submit(object, access.client, step.startAtBatch, signal);
+  }
+
+  /** Counts what the deletion would touch and ends, Completed (DryRun) or Failed (TooManyMatches). */
+  private async dryRun(
+    object: ExampleDeletionObject,
+    client: DeletionPlatformClient,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const named = await this.named(object, client, countBound(object.spec), signal);
+    if (named instanceof Error) return named;
+    const state = dryRunOutcome(object.spec, named.matches, named.subject);
+    return publishWithoutDeleting(this.options, object, state, named.matches, signal);
+  }
+
+  /**
+   * The ids the deletion names and how many: the exampleIds (no platform call), or what the
+   * search finds, up to `atMost`. On resume, what this object already deleted no longer
+   * matches the search, but it counts.
+   */
+  private async named(
+    object: ExampleDeletionObject,
+    client: DeletionPlatformClient,
+    atMost: number,
+    signal: AbortSignal,
+  ): Promise<{ ids: readonly string[]; matches: Matches; subject: string } | Error> {
+    const { exampleIds } = object.spec;
+    if (exampleIds !== undefined) {
+      const matches = { count: exampleIds.length, atLeast: false };
+      return { ids: exampleIds, matches, subject: 'example id(s) named' };
+    }
+    const ids = await this.search(object, client, atMost, signal);
+    if (ids instanceof Error) return ids;
+    const matches = { count: (object.status?.deleted ?? 0) + ids.length, atLeast: ids.length >= atMost };
+    return { ids, matches, subject: 'example(s) match the search' };
   }
 
   private async submit(
     object: ExampleDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
+    startAtBatch: number,
     signal: AbortSignal,
   ): Promise<Result> {
     const { spec } = object;
-    const ids = spec.exampleIds ?? (await this.search(object, client, signal));
-    if (ids instanceof Error) return ids;
-    const startAtBatch = spec.exampleIds === undefined ? 0 : (object.status?.batchesSent ?? 0);
+    // Without maxMatches the search form finds every match: it deletes them all.
+    const atMost = spec.maxMatches === undefined ? Number.POSITIVE_INFINITY : countBound(spec);
+    const named = await this.named(object, client, atMost, signal);
+    if (named instanceof Error) return named;
+    const refused = tooManyMatches(spec, named.matches, named.subject);
+    if (refused !== undefined)
+      return publishWithoutDeleting(this.options, object, refused, named.matches, signal);
+    const { ids } = named;
     const total = Math.ceil(ids.length / MAX_IDS_PER_DELETE);
     const state: PhaseState = {
       phase: 'Submitting',
@@ -80,8 +128,7 @@ export class ExampleDeletionReconciler {
       this.options.kube.event(object, 'Normal', 'Submitting', state.message);
     let status = this.withPhase(object, { ...object.status }, state);
     status = {
-      ...status,
-      matched: (spec.exampleIds === undefined ? (object.status?.deleted ?? 0) : 0) + ids.length,
+      ...withMatches(status, named.matches),
       batchesSent: startAtBatch,
       batchesTotal: total,
     };
@@ -146,7 +193,7 @@ export class ExampleDeletionReconciler {
 
   private async verify(
     object: ExampleDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     status: ExampleDeletionStatus,
     signal: AbortSignal,
   ): Promise<Result> {
@@ -191,7 +238,8 @@ export class ExampleDeletionReconciler {
   /** The ids the search matches: examples created before asOf (default: the object's creation). */
   private async search(
     object: ExampleDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
+    atMost: number,
     signal: AbortSignal,
   ): Promise<string[] | Error> {
     const search = object.spec.search;
@@ -200,6 +248,7 @@ export class ExampleDeletionReconciler {
       client,
       { metadata: search.metadata, asOf: this.asOf(object) },
       signal,
+      atMost,
     );
     return found.ok ? found.value : new Error(`example search failed: ${found.error.message}`);
   }

@@ -2,28 +2,42 @@
 // changed. Submission writes status after every accepted batch, so that a crash resumes from
 // the recorded batch index: no id is sent twice and none is skipped. Deleting the object while
 // it submits stops further batches at the next status write (it finds the object gone);
-// batches already accepted are not undone.
+// batches already accepted are not undone. Every step that calls the platform (a count, a
+// submission, a verification) first asks whether the object's connection allows it.
+// A dry run counts and ends; maxMatches is checked against the count before the first request.
 import type { Logger } from 'pino';
 import type { TraceDeletionObject, TraceDeletionStatus } from '../../api/deletion/index.js';
 import {
+  countTracesByMetadata,
   findSurvivingTraces,
   findTracesByMetadata,
   submitTraceDeletion,
-  type PlatformDataClient,
 } from '../../platformdata/index.js';
+import type { Result } from '../../controlplane/client/errors.js';
 import type { ReconcileResult } from '../../runtime/controller/controller.js';
 import type { PhaseState } from '../deletion/conditions.js';
+import { publishBlocked } from '../deletion/blocked.js';
+import {
+  countBound,
+  dryRunOutcome,
+  matchesCounted,
+  publishWithoutDeleting,
+  tooManyMatches,
+  withMatches,
+  type Matches,
+} from '../deletion/guards.js';
 import { publishStatus, withPhase } from '../deletion/status.js';
 import {
   DEFAULT_DELETION_TIMINGS,
   jittered,
   type DeletionKubePort,
+  type DeletionPlatformClient,
   type DeletionTimings,
   type PlatformAccess,
 } from '../deletion/ports.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import { decideTraceDeletion } from './decide.js';
-import { IdSourceChanged, traceIdsOf } from './trace-ids.js';
+import { IdSourceChanged, traceIdsOf, type IdSource } from './trace-ids.js';
 
 /** How many surviving ids a Failed message names. */
 const SURVIVORS_SHOWN = 5;
@@ -70,7 +84,7 @@ export class TraceDeletionReconciler {
       return;
     }
     const now = this.options.clock.now();
-    const step = decideTraceDeletion(object.status, now, this.timings.verifyDeadlineMs);
+    const step = decideTraceDeletion(object.spec, object.status, now, this.timings.verifyDeadlineMs);
     if (step.kind === 'done') return;
     if (step.kind === 'wait') return { requeueAfterMs: step.ms };
     const access = this.options.platformFor(object);
@@ -82,36 +96,78 @@ export class TraceDeletionReconciler {
       };
       return this.blocked(object, state, signal);
     }
+    if (step.kind === 'dryRun') return this.dryRun(object, access.client, signal);
     if (step.kind === 'submit') {
       const memory = this.recorded.get(key);
       const remembered = memory !== undefined && memory.uid === object.metadata.uid ? memory.batches : 0;
-      return this.submit(object, access.client, Math.max(step.startAtBatch, remembered), signal);
+      const startAtBatch = Math.max(step.startAtBatch, remembered);
+      return this.submit(object, access.client, startAtBatch, step.countFirst && remembered === 0, signal);
     }
     return this.verify(object, access.client, step.pastDeadline, signal);
   }
 
+  /** Counts what the deletion would touch and ends, Completed (DryRun) or Failed (TooManyMatches). */
+  private async dryRun(
+    object: TraceDeletionObject,
+    client: DeletionPlatformClient,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | Error | void> {
+    const measured = await this.measure(object, client, countBound(object.spec), signal);
+    if (measured.kind === 'error') return measured.error;
+    if (measured.kind === 'unavailable') return this.idsUnavailable(object, measured.message, signal);
+    const state = dryRunOutcome(object.spec, measured.matches, subjectOf(measured));
+    return this.endWithoutDeleting(object, state, measured.matches, signal);
+  }
+
+  /**
+   * What the deletion names: the ids of the id forms (read, checked and counted, no platform
+   * call), or the traces the metadata matches, counted up to `countTo`.
+   */
+  private async measure(
+    object: TraceDeletionObject,
+    client: DeletionPlatformClient,
+    countTo: number,
+    signal: AbortSignal,
+  ): Promise<Measured> {
+    const { spec } = object;
+    if (spec.metadata !== undefined) {
+      const counted = await countTracesByMetadata(client, spec.metadata, countTo, signal);
+      if (!counted.ok) {
+        const error = new Error(`counting the matching traces failed: ${counted.error.message}`);
+        return { kind: 'error', error };
+      }
+      return { kind: 'metadata', matches: matchesCounted(counted.value, countTo) };
+    }
+    const namespace = object.metadata.namespace ?? '';
+    const source = await traceIdsOf(spec, (name, key) =>
+      this.options.configMapValue(namespace, name, key, signal),
+    );
+    if (!source.ok) return { kind: 'unavailable', message: source.message };
+    return { kind: 'ids', source, matches: { count: source.total, atLeast: false } };
+  }
+
   private async submit(
     object: TraceDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     startAtBatch: number,
+    countFirst: boolean,
     signal: AbortSignal,
   ): Promise<ReconcileResult | Error | void> {
     const { spec } = object;
-    const namespace = object.metadata.namespace ?? '';
-    const source =
-      spec.metadata !== undefined
-        ? undefined
-        : await traceIdsOf(spec, (name, key) => this.options.configMapValue(namespace, name, key, signal));
-    if (source !== undefined && !source.ok) {
-      return this.blocked(
-        object,
-        { phase: 'Pending', reason: 'IdsUnavailable', message: source.message },
-        signal,
-      );
+    // The metadata form is counted only for maxMatches, and only before its request is sent.
+    const skipCount = spec.metadata !== undefined && !countFirst;
+    const measured = skipCount ? undefined : await this.measure(object, client, countBound(spec), signal);
+    if (measured?.kind === 'error') return measured.error;
+    if (measured?.kind === 'unavailable') return this.idsUnavailable(object, measured.message, signal);
+    if (measured !== undefined) {
+      const refused = tooManyMatches(spec, measured.matches, subjectOf(measured));
+      if (refused !== undefined) return this.endWithoutDeleting(object, refused, measured.matches, signal);
     }
+    const matches = measured?.matches;
+    const source = measured?.kind === 'ids' ? measured.source : undefined;
     const total = source === undefined ? 1 : Math.ceil(source.total / MAX_IDS_PER_DELETE);
     let status: TraceDeletionStatus = {
-      ...object.status,
+      ...(matches === undefined ? object.status : withMatches({ ...object.status }, matches)),
       batchesSent: startAtBatch,
       batchesTotal: total,
       ...(source === undefined ? {} : { idsRequested: source.total }),
@@ -149,7 +205,7 @@ export class TraceDeletionReconciler {
     try {
       const outcome =
         source === undefined
-          ? await this.sendByMetadata(client, spec.metadata ?? {}, stop.signal, recordBatch)
+          ? await this.sendByMetadata(client, spec.metadata ?? {}, startAtBatch, stop.signal, recordBatch)
           : await submitTraceDeletion(client, {
               sessionId: spec.sessionId ?? '',
               traceIds: source.ids(),
@@ -193,12 +249,15 @@ export class TraceDeletionReconciler {
     return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
   }
 
+  /** The metadata form is one request: recorded as accepted, it is not sent again on resume. */
   private async sendByMetadata(
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     metadata: Record<string, string>,
+    startAtBatch: number,
     signal: AbortSignal,
     recordBatch: (batchesAccepted: number) => Promise<void>,
-  ) {
+  ): Promise<Result<void>> {
+    if (startAtBatch >= 1) return { ok: true, value: undefined };
     const result = await client.deleteTracesByMetadata(metadata, { priority: 'bulk', signal });
     if (result.ok) await recordBatch(1);
     return result;
@@ -206,7 +265,7 @@ export class TraceDeletionReconciler {
 
   private async verify(
     object: TraceDeletionObject,
-    client: PlatformDataClient,
+    client: DeletionPlatformClient,
     pastDeadline: boolean,
     signal: AbortSignal,
   ): Promise<ReconcileResult | Error | void> {
@@ -220,18 +279,12 @@ export class TraceDeletionReconciler {
         this.options.configMapValue(namespace, name, key, signal),
       );
       // Blocked, not failed: verification only reads, and looks again once the ids are back.
-      const unavailable = (message: string) =>
-        this.blocked(
-          object,
-          { phase: object.status?.phase ?? 'Verifying', reason: 'IdsUnavailable', message },
-          signal,
-        );
-      if (!source.ok) return unavailable(source.message);
+      if (!source.ok) return this.idsUnavailable(object, source.message, signal);
       try {
         found = await findSurvivingTraces(client, spec.sessionId ?? '', source.ids(), signal);
       } catch (error) {
         if (!(error instanceof IdSourceChanged)) throw error;
-        return unavailable(error.message);
+        return this.idsUnavailable(object, error.message, signal);
       }
     }
     if (!found.ok) return new Error(`verification failed: ${found.error.message}`);
@@ -279,16 +332,33 @@ export class TraceDeletionReconciler {
     return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
   }
 
-  private async blocked(
+  /** Blocked, not failed, in the phase it is in: the ConfigMaps may come back (or be fixed). */
+  private idsUnavailable(
+    object: TraceDeletionObject,
+    message: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | Error> {
+    const phase = object.status?.phase ?? 'Pending';
+    return this.blocked(object, { phase, reason: 'IdsUnavailable', message }, signal);
+  }
+
+  private endWithoutDeleting(
     object: TraceDeletionObject,
     state: PhaseState,
+    matches: Matches,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
-    if (object.status?.conditions?.find((c) => c.type === 'Stalled')?.message !== state.message) {
-      this.options.kube.event(object, 'Warning', state.reason, state.message);
-    }
-    const status = this.withPhase(object, { ...object.status }, { ...state, blocked: true });
-    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: this.timings.blockedRecheckMs };
+  ): Promise<Error | undefined> {
+    this.recorded.delete(keyOf(object));
+    return publishWithoutDeleting(this.options, object, state, matches, signal);
+  }
+
+  private blocked(
+    object: TraceDeletionObject,
+    state: Omit<PhaseState, 'blocked'>,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | Error> {
+    const timing = { now: this.options.clock.now(), recheckMs: this.timings.blockedRecheckMs };
+    return publishBlocked(this.options.kube, object, state, timing, signal);
   }
 
   private withPhase(
@@ -307,6 +377,16 @@ export class TraceDeletionReconciler {
   ): Promise<Error | undefined> {
     return publishStatus(this.options.kube, object, status, signal);
   }
+}
+
+type Measured =
+  | { kind: 'ids'; source: Extract<IdSource, { ok: true }>; matches: Matches }
+  | { kind: 'metadata'; matches: Matches }
+  | { kind: 'unavailable'; message: string }
+  | { kind: 'error'; error: Error };
+
+function subjectOf(measured: Measured): string {
+  return measured.kind === 'ids' ? 'trace id(s) named' : 'trace(s) match the metadata';
 }
 
 function keyOf(object: TraceDeletionObject): string {
