@@ -25,6 +25,13 @@ interface DeletionResource {
 
 const PHASE: PrinterColumn = { name: 'Phase', type: 'string', jsonPath: '.status.phase' };
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+/** A dry run ends Completed too: the column tells it from a deletion at a glance. */
+const DRY_RUN: PrinterColumn = {
+  name: 'DryRun',
+  type: 'boolean',
+  jsonPath: '.spec.dryRun',
+  description: 'Counts what it would delete; deletes nothing.',
+};
 
 export const TRACE_DELETION_RESOURCE: DeletionResource = {
   names: TRACE_DELETION,
@@ -34,6 +41,13 @@ export const TRACE_DELETION_RESOURCE: DeletionResource = {
   status: TraceDeletionStatus,
   columns: [
     PHASE,
+    DRY_RUN,
+    {
+      name: 'Matched',
+      type: 'integer',
+      jsonPath: '.status.matched',
+      description: 'Traces the metadata matched (counted for dryRun and maxMatches).',
+    },
     {
       name: 'Batches',
       type: 'integer',
@@ -58,6 +72,7 @@ export const EXAMPLE_DELETION_RESOURCE: DeletionResource = {
   status: ExampleDeletionStatus,
   columns: [
     PHASE,
+    DRY_RUN,
     { name: 'Matched', type: 'integer', jsonPath: '.status.matched', description: 'Examples named.' },
     { name: 'Deleted', type: 'integer', jsonPath: '.status.deleted', description: 'Examples deleted.' },
     { name: 'Verified', type: 'boolean', jsonPath: '.status.verified', description: 'Checked afterwards.' },
