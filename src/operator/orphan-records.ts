@@ -35,6 +35,7 @@ interface ConfigMap extends KubeObject {
 
 export class OrphanRecords {
   private records = new Map<string, OrphanRecord>();
+  private byNamespace = new Map<string, string[]>();
 
   constructor(
     private readonly client: KubeClient,
@@ -47,13 +48,23 @@ export class OrphanRecords {
   async load(signal?: AbortSignal): Promise<Outcome<void>> {
     const read = await this.read(signal);
     if (!read.ok) return read;
-    this.records = parse(read.value?.data, this.logger);
+    this.keep(parse(read.value?.data, this.logger));
     return { ok: true, value: undefined };
   }
 
-  /** The ids of the deployments `namespace` orphaned. */
-  orphanedBy(namespace: string): string[] {
-    return [...this.records].filter(([, record]) => record.namespace === namespace).map(([id]) => id);
+  private keep(records: Map<string, OrphanRecord>): void {
+    this.records = records;
+    this.byNamespace = new Map();
+    for (const [id, record] of records) {
+      const ids = this.byNamespace.get(record.namespace) ?? [];
+      ids.push(id);
+      this.byNamespace.set(record.namespace, ids);
+    }
+  }
+
+  /** The ids of the deployments `namespace` orphaned (an index, rebuilt on every change). */
+  orphanedBy(namespace: string): readonly string[] {
+    return this.byNamespace.get(namespace) ?? [];
   }
 
   record(deploymentId: string, record: OrphanRecord, signal?: AbortSignal): Promise<Outcome<void>> {
@@ -100,7 +111,7 @@ export class OrphanRecords {
         } else {
           await this.client.replace(CONFIG_MAPS, { ...current, data });
         }
-        this.records = records;
+        this.keep(records);
         return { ok: true, value: undefined };
       } catch (error) {
         const status = error instanceof KubeApiError ? error.statusCode : undefined;

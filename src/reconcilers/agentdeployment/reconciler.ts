@@ -264,8 +264,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const disputedBy =
       ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
     const adoptionForbidden = this.deps.adoptionForbidden?.(object.metadata.namespace);
+    // Only a pass that may adopt (adoptExisting, or a deployment-id hint) needs the records.
+    const mayAdopt = observedObject.adoptExisting || hintedDeploymentId !== undefined;
     const orphanedHere =
-      adoptionForbidden === undefined ? [] : (this.deps.orphans?.orphanedBy(object.metadata.namespace) ?? []);
+      adoptionForbidden === undefined || !mayAdopt
+        ? []
+        : (this.deps.orphans?.orphanedBy(object.metadata.namespace) ?? []);
     const observed: Observed = {
       now,
       object: observedObject,
