@@ -27,7 +27,9 @@ export class RuntimeAdmin {
       return void res.writeHead(204).end();
     }
     if (route === `POST ${FAULTS_PATH}`) {
-      const raw = await readBody(req);
+      const raw = await readBody(req).catch(() => {
+        throw new RuntimeHttpError(413, 'Request body too large');
+      });
       let body: unknown;
       try {
         body = raw.trim() === '' ? {} : JSON.parse(raw);

@@ -13,7 +13,7 @@ import { authorizedDeployment } from './auth.js';
 import { AgentCallCounter } from './call-counter.js';
 import type { DeploymentState, RuntimeHandler } from './context.js';
 import type { AgentDirectory, HostedDeployment } from './directory.js';
-import { writeJson, writeText } from './http-io.js';
+import { writeJson } from './http-io.js';
 import { RunHandlers } from './run-handlers.js';
 import { resourceHandlers as r } from './resource-handlers.js';
 import { RuntimeHttpError } from './runtime-error.js';
@@ -55,6 +55,11 @@ function runtimeRouter(): Router<RuntimeHandler> {
   );
 }
 
+function answerRuntimeError(error: unknown, res: ServerResponse): void {
+  if (!(error instanceof RuntimeHttpError) || res.headersSent) throw error;
+  error.write(res);
+}
+
 function parseJson(raw: string): unknown {
   if (raw.trim() === '') return undefined;
   try {
@@ -73,21 +78,18 @@ export class AgentRuntimeEmulator {
 
   constructor(private readonly directory: AgentDirectory) {}
 
-  /** Serves a request whose path starts with AGENT_PATH_PREFIX. */
-  handle(req: IncomingMessage, res: ServerResponse, pathname: string): void {
-    this.serve(req, res, pathname).catch((error: unknown) => {
-      if (res.headersSent) res.destroy();
-      else if (error instanceof RuntimeHttpError) error.write(res);
-      else writeText(res, 500, 'Internal Server Error');
-    });
+  /**
+   * Serves a request whose path starts with AGENT_PATH_PREFIX. The runtime's own errors are
+   * answered here; anything else (or an error once the answer has started) is rejected with,
+   * for the listener's request guard to log and answer.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    return this.serve(req, res, pathname).catch((error: unknown) => answerRuntimeError(error, res));
   }
 
   /** Serves the runtimes' admin paths (AGENT_ADMIN_PREFIX): call counts and faults. */
-  handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string): void {
-    this.admin.handle(req, res, pathname).catch((error: unknown) => {
-      if (error instanceof RuntimeHttpError) error.write(res);
-      else writeText(res, 500, 'Internal Server Error');
-    });
+  handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    return this.admin.handle(req, res, pathname).catch((error: unknown) => answerRuntimeError(error, res));
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
