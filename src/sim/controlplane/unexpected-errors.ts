@@ -4,7 +4,7 @@
 // the request (a body fragment, a header) or the emulator's internals.
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
-import type { RequestGuardOptions } from '../shared/request-guard.js';
+import { requestPath, type RequestGuardOptions } from '../shared/request-guard.js';
 import { HttpError } from './http-error.js';
 import { writeJson } from './http-io.js';
 import type { Reply } from './request-context.js';
@@ -12,11 +12,10 @@ import type { Reply } from './request-context.js';
 const INTERNAL_ERROR: Reply = { status: 500, body: { detail: 'Internal emulator error' } };
 
 export function reportUnexpected(logger: Logger, error: unknown, req: IncomingMessage): void {
-  // The path only: a query string can carry values a user would not want in a log.
-  const target = req.url ?? '/';
-  const queryStart = target.indexOf('?');
-  const path = queryStart < 0 ? target : target.slice(0, queryStart);
-  logger.error({ err: error, method: req.method, path }, 'control-plane emulator: unexpected error');
+  logger.error(
+    { err: error, method: req.method, path: requestPath(req) },
+    'control-plane emulator: unexpected error',
+  );
 }
 
 /** An HttpError's own answer; anything else is reported and answered with the bare 500. */

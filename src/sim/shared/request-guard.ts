@@ -20,6 +20,13 @@ export interface RequestGuardOptions {
   report: (error: unknown, req: IncomingMessage) => void;
 }
 
+/** The path of a request without its query (which can carry values that do not belong in a log). */
+export function requestPath(req: IncomingMessage): string {
+  const target = req.url ?? '/';
+  const queryStart = target.indexOf('?');
+  return queryStart < 0 ? target : target.slice(0, queryStart);
+}
+
 function reportSafely(options: RequestGuardOptions, error: unknown, req: IncomingMessage): void {
   try {
     options.report(error, req);

@@ -11,6 +11,7 @@ import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../pa
 import { decodeProtobufBody } from '../protobuf-body.js';
 import { assertNoPrototypeKeys } from '../prototype-guard.js';
 import { parseRequestOptions, type RequestOptions } from '../request-options.js';
+import { checkPathSegmentName } from '../request-path.js';
 import type { ResourceType } from '../resource-type.js';
 import { apiVersionOf } from '../resource-type.js';
 import type { DeleteOptions, ObjectWriter, WriteResult } from '../writes.js';
@@ -65,6 +66,7 @@ export class ResourceHandler {
     if (subresource !== undefined && (subresource !== 'status' || !type.statusSubresource)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
+    if (name !== undefined) checkPathSegmentName(name);
     if (type.namespaced && namespace === undefined && name !== undefined) throw notFound(type.group, type.plural, name);
     const effectiveNamespace = type.namespaced ? namespace : undefined;
     const parsed = parseRequestOptions(params, request.headers.accept);
