@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedMediaType } from '../api-error.js';
 import type { ApiContext } from '../api-context.js';
+import { checkValueShape } from '../body-limits.js';
 import { parseJsonBody, readBody, sendJson, warningHeaders } from '../http-io.js';
 import { isJsonObject, cloneJson, nowTimestamp, objectKey, type KubeObject } from '../kube-object.js';
 import { entriesOf, managerFromUserAgent } from '../managed-fields.js';
@@ -30,8 +31,9 @@ export interface ResourceRequest {
 
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
-/** Protobuf map keys (labels, annotations, data) are user keys too. */
+/** Protobuf map keys (labels, annotations, data) are user keys too; its nesting is checked like any body's. */
 function guardedProtobuf<T>(value: T): T {
+  checkValueShape(value, 'the request body');
   assertNoPrototypeKeys(value);
   return value;
 }
