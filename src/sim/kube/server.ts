@@ -48,7 +48,9 @@ export class EmulatorHttpServer {
   private readonly openapi: OpenApiDocuments;
 
   constructor(private readonly deps: ServerDeps) {
-    this.resources = new ResourceHandler(deps.ctx, deps.writer, deps.faults, deps.bookmarkIntervalMs, deps.sessions);
+    this.resources = new ResourceHandler(deps.ctx, deps.writer, deps.faults, deps.bookmarkIntervalMs, deps.sessions, (error) =>
+      deps.logger.error({ err: error }, 'kube emulator: a watch failed and was cut'),
+    );
     this.openapi = new OpenApiDocuments(deps.ctx.registry);
     // Every request runs through the guard: an error no handler expected is logged and
     // answered with a bare 500 (or ends a response that had started), never the process.

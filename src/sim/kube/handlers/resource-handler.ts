@@ -59,6 +59,7 @@ export class ResourceHandler {
     private readonly faults: FaultState,
     private readonly bookmarkIntervalMs: number,
     private readonly sessions: Set<WatchSession>,
+    private readonly reportWatchFailure: (error: unknown) => void,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse, target: ResourceRequest, params: URLSearchParams): Promise<void> {
@@ -113,7 +114,7 @@ export class ResourceHandler {
 
   /** Expire-watches faults are consumed one watch request at a time. */
   private takeWatchSettings(): WatchSettings {
-    return { bookmarkIntervalMs: this.bookmarkIntervalMs, forceExpired: this.faults.takeExpiredWatch() };
+    return { bookmarkIntervalMs: this.bookmarkIntervalMs, forceExpired: this.faults.takeExpiredWatch(), report: this.reportWatchFailure };
   }
 
   private respond(response: ServerResponse, code: number, result: WriteResult, _type: ResourceType): void {
