@@ -148,7 +148,9 @@ export async function startControlPlaneEmulator(
     adminGuard: new AdminGuard(adminToken, host),
     logger: options.logger ?? createLogger({ level: 'silent', name: 'control-plane-emulator' }),
   };
-  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock));
+  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock), (error) =>
+    runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),
+  );
   const pipeline = new RequestPipeline(runtime, agents);
   const platform = new PlatformDataApi(runtime, {
     traceDeleteDelayMs: options.traceDeleteDelayMs ?? DEFAULT_TRACE_DELETE_DELAY_MS,
