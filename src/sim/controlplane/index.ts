@@ -147,6 +147,7 @@ export async function startControlPlaneEmulator(
     clock,
     adminGuard: new AdminGuard(adminToken, host),
     logger: options.logger ?? createLogger({ level: 'silent', name: 'control-plane-emulator' }),
+    onReset: [],
   };
   const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock), (error) =>
     runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),
@@ -156,12 +157,12 @@ export async function startControlPlaneEmulator(
     traceDeleteDelayMs: options.traceDeleteDelayMs ?? DEFAULT_TRACE_DELETE_DELAY_MS,
     region: options.platformRegion ?? 'us',
   });
+  // The admin reset empties the platform data API's workspaces too, once the admin guard let it through.
+  runtime.onReset.push(() => platform.reset());
   const serve: RequestHandler = (req, res) => {
     // Before any route table sees the path: every family answers an undecodable one alike.
     if (!pathDecodes(req.url ?? '/')) return writeJson(res, 400, { detail: MALFORMED_PATH_DETAIL });
     if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
-    // The admin reset empties the platform data API's workspaces too.
-    if (req.method === 'POST' && req.url === '/_emulator/reset') platform.reset();
     return pipeline.handle(req, res);
   };
   const newServer = (): Server => {

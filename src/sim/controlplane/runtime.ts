@@ -20,4 +20,6 @@ export interface EmulatorRuntime {
   adminGuard: AdminGuard;
   /** Where errors no handler expected are reported (silent unless the embedder gives one). */
   logger: Logger;
+  /** What the admin reset empties besides the control plane (the platform data API's stores). */
+  onReset: (() => void)[];
 }
