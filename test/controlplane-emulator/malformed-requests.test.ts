@@ -2,9 +2,7 @@
 // whose percent escapes do not decode is the client's error on every one of them (400), and
 // an error no handler expected is a 500 without detail that goes to the emulator's log; in
 // neither case does the process go down.
-import { Writable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/observability/logger.js';
 import { EmulatorStore } from '../../src/sim/controlplane/store.js';
 import { PlatformDataApi } from '../../src/sim/platform/platform-api.js';
 import { SseWriter } from '../../src/sim/runtime/sse.js';
@@ -15,25 +13,19 @@ import {
   type RuntimeFixture,
 } from '../runtime-emulator/helpers.js';
 import { KEY } from './helpers.js';
+import { captureLog } from '../support/log-capture.js';
 
 const BAD_ESCAPES = ['%ZZ', '%', '%E0%A4%A', '%C0%AE', '%ED%A0%80'];
 const SOME_UUID = '00000000-0000-4000-8000-000000000000';
 
-/** Everything the emulator logs, as parsed pino lines. */
-const logLines: Record<string, unknown>[] = [];
-const logDestination = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logLines.push(JSON.parse(line));
-    done();
-  },
-});
+const log = captureLog('control-plane-emulator');
 
 let fixture: RuntimeFixture;
 let agentPath: string;
 
 beforeAll(async () => {
   fixture = await startRuntimeFixture({
-    logger: createLogger({ level: 'error', name: 'control-plane-emulator', destination: logDestination }),
+    logger: log.logger,
   });
   const deployment = await fixture.deploy();
   agentPath = new URL(agentUrlOf(deployment)).pathname;
@@ -41,7 +33,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   vi.restoreAllMocks();
-  logLines.length = 0;
+  log.clear();
 });
 
 async function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -94,7 +86,7 @@ describe('an error no handler expected', () => {
     const text = await response.text();
     expect(JSON.parse(text)).toEqual({ detail: 'Internal emulator error' });
     expect(text).not.toContain('secret-7f1');
-    expect(logLines).toContainEqual(
+    expect(log.lines).toContainEqual(
       expect.objectContaining({
         msg: 'control-plane emulator: unexpected error',
         method: 'GET',
@@ -111,7 +103,7 @@ describe('an error no handler expected', () => {
     const response = await get('/v2/deployments');
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ detail: 'Internal emulator error' });
-    expect(logLines.some((line) => JSON.stringify(line).includes('store broke'))).toBe(true);
+    expect(log.text()).toContain('store broke');
     expect((await get('/v2/deployments')).status).toBe(200);
   });
 
@@ -130,9 +122,7 @@ describe('an error no handler expected', () => {
     });
     expect(response.status).toBe(200);
     await expect(response.text()).rejects.toThrow();
-    await expect
-      .poll(() => logLines.some((line) => JSON.stringify(line).includes('stream broke')))
-      .toBe(true);
+    await expect.poll(() => log.text()).toContain('stream broke');
     expect((await get(`${agentPath}/ok`, AUTH_HEADERS)).status).toBe(200);
   });
 });

@@ -3,27 +3,20 @@
 // and protobuf bodies that do not decode. An error no handler expected is a 500 Status that
 // says nothing of the error, goes to the emulator's log, and leaves the server serving.
 import { request as httpRequest } from 'node:http';
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/observability/logger.js';
 import { ResourceHandler } from '../../src/sim/kube/handlers/resource-handler.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
+import { captureLog } from '../support/log-capture.js';
 
 const SECRETS = '/api/v1/namespaces/default/secrets';
 
-const logLines: Record<string, unknown>[] = [];
-const logDestination = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logLines.push(JSON.parse(line));
-    done();
-  },
-});
+const log = captureLog('kube-emulator');
 
 let emulator: KubeEmulator;
 
 beforeAll(async () => {
   emulator = await startKubeEmulator({
-    logger: createLogger({ level: 'error', name: 'kube-emulator', destination: logDestination }),
+    logger: log.logger,
   });
   const created = await fetch(`${emulator.url}${SECRETS}`, {
     method: 'POST',
@@ -37,7 +30,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  logLines.length = 0;
+  log.clear();
 });
 
 /** A raw request: the target goes out byte for byte (fetch would normalise `..` and `//`). */
@@ -196,14 +189,14 @@ describe('an error no handler expected', () => {
     expect(response.status).toBe(500);
     expect(response.body).toMatchObject({ kind: 'Status', reason: 'InternalError', code: 500 });
     expect(JSON.stringify(response.body)).not.toContain('secret-91c');
-    expect(logLines).toContainEqual(
+    expect(log.lines).toContainEqual(
       expect.objectContaining({
         msg: 'kube emulator: unexpected error',
         method: 'GET',
         path: `${SECRETS}/kept`,
       }),
     );
-    expect(JSON.stringify(logLines)).toContain('handler broke on secret-91c');
+    expect(log.text()).toContain('handler broke on secret-91c');
     await expectStillServing();
   });
 

@@ -15,6 +15,10 @@ import { FIXTURES, startTestEmulator, type TestEmulator } from './helpers.js';
 const SECRETS = '/api/v1/namespaces/default/secrets';
 const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
 const DEEP = 5_000;
+const MERGE = 'application/merge-patch+json';
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
+const APPLY = 'application/apply-patch+yaml';
 
 let env: TestEmulator;
 
@@ -106,40 +110,34 @@ describe(`a body nested ${DEEP} levels deep`, () => {
     ['POST a Secret, unknown field', 'POST', SECRETS, secret('deep', `"bogus":${deep}`)],
     ['POST a Secret, known field', 'POST', SECRETS, secret('deep', `"data":{"k":${deep}}`)],
     ['PUT a Secret', 'PUT', `${SECRETS}/base`, secret('base', `"bogus":${deep}`)],
-    [
-      'merge patch of a Secret',
-      'PATCH',
-      `${SECRETS}/base`,
-      `{"bogus":${deep}}`,
-      'application/merge-patch+json',
-    ],
+    ['merge patch of a Secret', 'PATCH', `${SECRETS}/base`, `{"bogus":${deep}}`, MERGE],
     [
       'strategic merge patch of a Secret',
       'PATCH',
       `${SECRETS}/base`,
       `{"metadata":{"labels":${deep}}}`,
-      'application/strategic-merge-patch+json',
+      STRATEGIC,
     ],
     [
       'JSON patch of a Secret',
       'PATCH',
       `${SECRETS}/base`,
       `[{"op":"add","path":"/bogus","value":${deep}}]`,
-      'application/json-patch+json',
+      JSON_PATCH,
     ],
     [
       'apply (JSON) of a Secret',
       'PATCH',
       `${SECRETS}/base?fieldManager=t`,
       secret('base', `"bogus":${deep}`),
-      'application/apply-patch+yaml',
+      APPLY,
     ],
     [
       'apply creating a Secret',
       'PATCH',
       `${SECRETS}/fresh?fieldManager=t`,
       secret('fresh', `"data":{"k":${deep}}`),
-      'application/apply-patch+yaml',
+      APPLY,
     ],
     ['DELETE with deep options', 'DELETE', `${SECRETS}/base`, `{"preconditions":${deep}}`],
     [
@@ -160,21 +158,21 @@ describe(`a body nested ${DEEP} levels deep`, () => {
       'PATCH',
       `${WIDGETS}/base`,
       `{"spec":{"blob":{"x":${deep}}}}`,
-      'application/merge-patch+json',
+      MERGE,
     ],
     [
       'JSON patch of a custom resource',
       'PATCH',
       `${WIDGETS}/base`,
       `[{"op":"add","path":"/spec/blob/x","value":${deep}}]`,
-      'application/json-patch+json',
+      JSON_PATCH,
     ],
     [
       'apply of a custom resource',
       'PATCH',
       `${WIDGETS}/base?fieldManager=t`,
       widget('base', `{"size":1,"blob":{"x":${deep}}}`),
-      'application/apply-patch+yaml',
+      APPLY,
     ],
     [
       'PUT of the status subresource',
@@ -187,14 +185,14 @@ describe(`a body nested ${DEEP} levels deep`, () => {
       'PATCH',
       `${WIDGETS}/base/status`,
       `{"status":{"x":${deep}}}`,
-      'application/merge-patch+json',
+      MERGE,
     ],
     [
       'apply to the status subresource',
       'PATCH',
       `${WIDGETS}/base/status?fieldManager=t`,
       widget('base', '{"size":1}', `,"status":{"x":${deep}}`),
-      'application/apply-patch+yaml',
+      APPLY,
     ],
   ];
 
@@ -213,12 +211,7 @@ describe(`a body nested ${DEEP} levels deep`, () => {
   );
 
   it('a strategic merge patch of a custom resource is still the 415 it always was', async () => {
-    const response = await send(
-      'PATCH',
-      `${WIDGETS}/base`,
-      `{"spec":{"blob":${deep}}}`,
-      'application/strategic-merge-patch+json',
-    );
+    const response = await send('PATCH', `${WIDGETS}/base`, `{"spec":{"blob":${deep}}}`, STRATEGIC);
     expect(response.status).toBe(415);
   });
 
@@ -226,10 +219,7 @@ describe(`a body nested ${DEEP} levels deep`, () => {
     const before = await snapshot();
     // `- - - ... x`: each dash opens a sequence inside the one before, on one line.
     const body = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: base\nbogus:\n  ${'- '.repeat(DEEP)}x\n`;
-    expectDepthRefusal(
-      await send('PATCH', `${SECRETS}/base?fieldManager=t`, body, 'application/apply-patch+yaml'),
-      'block YAML',
-    );
+    expectDepthRefusal(await send('PATCH', `${SECRETS}/base?fieldManager=t`, body, APPLY), 'block YAML');
     expect(await snapshot()).toEqual(before);
   });
 });
@@ -263,12 +253,7 @@ describe('the limit itself', () => {
       { op: 'add', path: '/spec/blob/x', value: JSON.parse(nested(half)) as unknown },
       { op: 'add', path: `${deeper}/0`, value: JSON.parse(nested(half)) as unknown },
     ];
-    const response = await send(
-      'PATCH',
-      `${WIDGETS}/base`,
-      JSON.stringify(patch),
-      'application/json-patch+json',
-    );
+    const response = await send('PATCH', `${WIDGETS}/base`, JSON.stringify(patch), JSON_PATCH);
     expect(response.status).toBe(400);
     expect(String(response.body['message'])).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     expect(await snapshot()).toEqual(before);
@@ -286,12 +271,7 @@ describe('amplification', () => {
     }
     const body = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: base\nbogus:\n${levels.map((l) => `  ${l}`).join('\n')}\n`;
     const started = Date.now();
-    const response = await send(
-      'PATCH',
-      `${SECRETS}/base?fieldManager=t`,
-      body,
-      'application/apply-patch+yaml',
-    );
+    const response = await send('PATCH', `${SECRETS}/base?fieldManager=t`, body, APPLY);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ kind: 'Status', reason: 'BadRequest' });
@@ -302,12 +282,7 @@ describe('amplification', () => {
   it('refuses a JSON patch of more than 10,000 operations with 413, as the real server does', async () => {
     const before = await snapshot();
     const patch = new Array(10_001).fill({ op: 'test', path: '/spec/size', value: 1 });
-    const response = await send(
-      'PATCH',
-      `${WIDGETS}/base`,
-      JSON.stringify(patch),
-      'application/json-patch+json',
-    );
+    const response = await send('PATCH', `${WIDGETS}/base`, JSON.stringify(patch), JSON_PATCH);
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge' });
     expect(String(response.body['message'])).toContain(
@@ -322,12 +297,7 @@ describe('amplification', () => {
     const patch = [{ op: 'add', path: '/spec/blob/seed', value: 'x'.repeat(1_000) }];
     for (let i = 0; i < 40; i++)
       patch.push({ op: 'copy', from: '/spec/blob', path: `/spec/blob/c${i}` } as never);
-    const response = await send(
-      'PATCH',
-      `${WIDGETS}/base`,
-      JSON.stringify(patch),
-      'application/json-patch+json',
-    );
+    const response = await send('PATCH', `${WIDGETS}/base`, JSON.stringify(patch), JSON_PATCH);
     expect(response.status).toBe(422);
     expect(String(response.body['message'])).toContain('the accumulated size increase of copy');
     expect(await snapshot()).toEqual(before);

@@ -3,28 +3,21 @@
 // write's answer into a 500 although the object was stored (and a retry then met
 // AlreadyExists). Now such a watcher's stream is cut and the failure logged, and the write
 // answers what it did.
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/observability/logger.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
 import { TableBuilder } from '../../src/sim/kube/table.js';
+import { captureLog } from '../support/log-capture.js';
 
 const SECRETS = '/api/v1/namespaces/default/secrets';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
-const logLines: Record<string, unknown>[] = [];
-const logDestination = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logLines.push(JSON.parse(line));
-    done();
-  },
-});
+const log = captureLog('kube-emulator');
 
 let emulator: KubeEmulator;
 
 beforeAll(async () => {
   emulator = await startKubeEmulator({
-    logger: createLogger({ level: 'error', name: 'kube-emulator', destination: logDestination }),
+    logger: log.logger,
   });
 });
 afterAll(async () => {
@@ -32,7 +25,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  logLines.length = 0;
+  log.clear();
 });
 
 describe('a watcher that fails while it is told of a write', () => {
@@ -71,6 +64,6 @@ describe('a watcher that fails while it is told of a write', () => {
     expect(created.status).toBe(201);
     expect((await fetch(`${emulator.url}${SECRETS}/watched`)).status).toBe(200);
     expect(await outcome).toBe('cut');
-    await expect.poll(() => JSON.stringify(logLines)).toContain('table rendering broke');
+    await expect.poll(() => log.text()).toContain('table rendering broke');
   });
 });

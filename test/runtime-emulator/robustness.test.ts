@@ -3,36 +3,29 @@
 // runtime's 400 for a malformed body, before anything is created or any stream opens. And a
 // run that fails inside the emulator (no request waiting on it, as for a background run) is
 // logged and ends as an error instead of becoming an unhandled rejection, which ends the process.
-import { Writable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/observability/logger.js';
 import { RunExecution } from '../../src/sim/runtime/runs.js';
 import { MAX_JSON_DEPTH } from '../../src/sim/shared/json-nesting.js';
 import { AUTH_HEADERS, agentUrlOf, startRuntimeFixture, userInput, type RuntimeFixture } from './helpers.js';
+import { captureLog } from '../support/log-capture.js';
 
 const DEEP = 5_000;
 const TOO_DEEP = `Request body nested deeper than ${MAX_JSON_DEPTH} levels`;
 
-const logLines: Record<string, unknown>[] = [];
-const logDestination = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logLines.push(JSON.parse(line));
-    done();
-  },
-});
+const log = captureLog('control-plane-emulator');
 
 let fixture: RuntimeFixture;
 let agent: string;
 
 beforeAll(async () => {
   fixture = await startRuntimeFixture({
-    logger: createLogger({ level: 'error', name: 'control-plane-emulator', destination: logDestination }),
+    logger: log.logger,
   });
   agent = agentUrlOf(await fixture.deploy());
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  logLines.length = 0;
+  log.clear();
 });
 
 function nested(levels: number): string {
@@ -106,7 +99,7 @@ describe('a run that fails inside the emulator', () => {
     const response = await post('/runs', JSON.stringify({ assistant_id: 'agent', input: userInput('hi') }));
     expect(response.status).toBe(200);
     await expect.poll(() => setStatus.mock.calls.length).toBeGreaterThan(0);
-    await expect.poll(() => JSON.stringify(logLines)).toContain('run broke');
+    await expect.poll(() => log.text()).toContain('run broke');
     const waited = await post(
       '/runs/wait',
       JSON.stringify({ assistant_id: 'agent', input: userInput('again') }),
