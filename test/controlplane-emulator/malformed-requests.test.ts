@@ -3,6 +3,8 @@
 // an error no handler expected is a 500 without detail that goes to the emulator's log; in
 // neither case does the process go down.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HttpError } from '../../src/sim/controlplane/http-error.js';
+import { Router } from '../../src/sim/controlplane/router.js';
 import { EmulatorStore } from '../../src/sim/controlplane/store.js';
 import { PlatformDataApi } from '../../src/sim/platform/platform-api.js';
 import { SseWriter } from '../../src/sim/runtime/sse.js';
@@ -73,6 +75,27 @@ describe('a path whose percent escapes do not decode', () => {
     expect((await get('/v2/deployments')).status).toBe(200);
     expect((await get('/sessions')).status).toBe(200);
     expect((await get(`${agentPath}/ok`, AUTH_HEADERS)).status).toBe(200);
+  });
+});
+
+describe('the shared route table', () => {
+  it('turns an undecodable parameter into a 400 HttpError, never a URIError', () => {
+    const router = new Router<string>().add('GET', '/things/{thing_id}', 'handler');
+    expect(() => router.match('GET', '/things/%ZZ')).toThrow(HttpError);
+    let caught: unknown;
+    try {
+      router.match('GET', '/things/%E0%A4%A');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({
+      status: 400,
+      body: { detail: 'Malformed percent-encoding in the request path' },
+    });
+    expect(router.match('GET', '/things/a%20b')).toMatchObject({
+      kind: 'found',
+      params: { thing_id: 'a b' },
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { detailError, type HttpError } from './http-error.js';
 
 export const MALFORMED_PATH_DETAIL = 'Malformed percent-encoding in the request path';
 
-export function malformedPathError(): HttpError {
+function malformedPathError(): HttpError {
   return detailError(400, MALFORMED_PATH_DETAIL);
 }
 
