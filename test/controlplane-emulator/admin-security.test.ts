@@ -71,6 +71,22 @@ describe('admin token', () => {
     expect((await client.call('DELETE', '/_emulator/faults')).status).toBe(204);
   });
 
+  it('guards the reset of the platform data API too: a refused reset keeps its sessions', async () => {
+    // The platform half of the reset once ran before the token was checked: 401, and the data gone.
+    const created = await client.call('POST', '/sessions', { body: { name: 'survives-refused-reset' } });
+    expect(created.status).toBe(200);
+    for (const adminToken of [null, 'wrong-token']) {
+      expect((await client.call('POST', '/_emulator/reset', { adminToken })).status).toBe(401);
+    }
+    const evil = await rawRequest('POST', '/_emulator/reset', {
+      host: 'attacker.example',
+      authorization: bearer(),
+    });
+    expect(evil.status).toBe(403);
+    const sessions = await client.call<{ name: string }[]>('GET', '/sessions?name=survives-refused-reset');
+    expect(sessions.body.map((s) => s.name)).toEqual(['survives-refused-reset']);
+  });
+
   it('is taken from the options', async () => {
     const other = await startEmulator({ adminToken: 'chosen-token-0123456789' });
     expect(other.emulator.adminToken).toBe('chosen-token-0123456789');

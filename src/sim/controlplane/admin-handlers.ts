@@ -65,6 +65,7 @@ export class AdminHandlers {
     this.runtime.faults.clear();
     this.runtime.stats.reset();
     this.runtime.limiter.reset();
+    for (const reset of this.runtime.onReset) reset();
     return { status: 204 };
   };
 

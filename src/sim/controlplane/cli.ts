@@ -239,11 +239,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (emulatorOptions.regions !== undefined) {
     return serveRegions(
-      emulatorOptions.regions.map((setup) => ({ ...setup, options: { ...setup.options, adminToken } })),
+      emulatorOptions.regions.map((setup) => ({
+        ...setup,
+        options: { ...setup.options, adminToken, logger: logger.child({ region: setup.region }) },
+      })),
       logger,
     );
   }
-  const emulator = await startControlPlaneEmulator({ ...emulatorOptions, adminToken });
+  const emulator = await startControlPlaneEmulator({ ...emulatorOptions, adminToken, logger });
   process.stdout.write(`control-plane emulator listening on ${emulator.url}\n`);
   process.stdout.write(`agent runtimes at ${agentUrl(emulator.url, '<deployment id>')}\n`);
   logger.info(

@@ -18,7 +18,8 @@ export function readBody(req: IncomingMessage): Promise<string> {
       if (size > MAX_BODY_BYTES) reject(detailError(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
       else resolve(Buffer.concat(chunks).toString('utf8'));
     });
-    req.on('error', reject);
+    // The client went away mid-body: its error, not the emulator's (and no one is left to read the answer).
+    req.on('error', () => reject(detailError(400, 'The request body could not be read')));
   });
 }
 

@@ -2,18 +2,23 @@
 // spec's API from memory. Everything is lost when the process ends; restart() keeps it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '../../observability/logger.js';
+import { guardRequests, type RequestHandler } from '../shared/request-guard.js';
 import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../runtime/index.js';
 import { agentDirectory } from './agent-directory.js';
 import { KeyRegistry, type ApiKeyGrant } from './auth.js';
 import { AdminGuard, generateAdminToken } from './admin-guard.js';
 import { FaultRegistry } from './faults.js';
 import { isUuid } from './ids.js';
+import { writeJson } from './http-io.js';
+import { MALFORMED_PATH_DETAIL, pathDecodes } from './path-decoding.js';
 import { pathPrefixProblem, withPathPrefix } from './path-prefix.js';
 import { FixedWindowRateLimiter, type RateLimitConfig } from './rate-limiter.js';
 import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { StatsCounter } from './stats.js';
 import { EmulatorStore } from './store.js';
+import { controlPlaneGuard } from './unexpected-errors.js';
 import { deploymentToWire } from './wire-views.js';
 import { DEFAULT_TRACE_DELETE_DELAY_MS, PlatformDataApi } from '../platform/platform-api.js';
 import type { PlatformRegion } from '../platform/rate-rows.js';
@@ -46,6 +51,8 @@ export interface ControlPlaneEmulatorOptions {
   platformRegion?: PlatformRegion;
   /** Serve the whole API under this prefix, as a self-hosted install does (e.g. /control-plane). */
   pathPrefix?: string;
+  /** Where errors no handler expected are logged (a pino logger; silent by default). */
+  logger?: Logger;
 }
 
 export interface ControlPlaneEmulator {
@@ -139,22 +146,29 @@ export async function startControlPlaneEmulator(
     settings: { retryAfter: options.retryAfter ?? true },
     clock,
     adminGuard: new AdminGuard(adminToken, host),
+    logger: options.logger ?? createLogger({ level: 'silent', name: 'control-plane-emulator' }),
+    onReset: [],
   };
-  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock));
+  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock), (error) =>
+    runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),
+  );
   const pipeline = new RequestPipeline(runtime, agents);
   const platform = new PlatformDataApi(runtime, {
     traceDeleteDelayMs: options.traceDeleteDelayMs ?? DEFAULT_TRACE_DELETE_DELAY_MS,
     region: options.platformRegion ?? 'us',
   });
+  // The admin reset empties the platform data API's workspaces too, once the admin guard let it through.
+  runtime.onReset.push(() => platform.reset());
+  const serve: RequestHandler = (req, res) => {
+    // Before any route table sees the path: every family answers an undecodable one alike.
+    if (!pathDecodes(req.url ?? '/')) return writeJson(res, 400, { detail: MALFORMED_PATH_DETAIL });
+    if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
+    return pipeline.handle(req, res);
+  };
   const newServer = (): Server => {
     const server = createServer(
       { keepAlive: true },
-      withPathPrefix((req, res) => {
-        if (platform.owns(req.method ?? 'GET', req.url ?? '/')) return platform.handle(req, res);
-        // The admin reset empties the platform data API's workspaces too.
-        if (req.method === 'POST' && req.url === '/_emulator/reset') platform.reset();
-        pipeline.handle(req, res);
-      }, options.pathPrefix ?? ''),
+      guardRequests(withPathPrefix(serve, options.pathPrefix ?? ''), controlPlaneGuard(runtime.logger)),
     );
     server.keepAliveTimeout = 30_000;
     return server;

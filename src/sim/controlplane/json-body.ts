@@ -1,13 +1,27 @@
 // Parses a request body as JSON, answering malformed input the way the production
 // service (FastAPI) does: 422 with loc ["body", <character position>] and type
 // "json_invalid". V8's messages do not always carry a position, so on failure a small
-// scanner finds where the text stops being JSON.
-import { validationError } from './http-error.js';
+// scanner finds where the text stops being JSON. JSON nested deeper than MAX_JSON_DEPTH is
+// refused the same way, at the bracket that goes past the limit, before it is parsed (see
+// src/sim/shared/json-nesting.ts for why).
+import { MAX_JSON_DEPTH, jsonTextTooDeepAt } from '../shared/json-nesting.js';
+import { validationError, type HttpError } from './http-error.js';
+
+/** The 422 for JSON text nested too deep, or undefined; `loc` places it inside the request. */
+export function jsonNestingError(text: string, loc: (string | number)[]): HttpError | undefined {
+  const at = jsonTextTooDeepAt(text);
+  if (at === undefined) return undefined;
+  return validationError([
+    { loc: [...loc, at], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' },
+  ]);
+}
 
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') {
     throw validationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
+  const tooDeep = jsonNestingError(text, ['body']);
+  if (tooDeep !== undefined) throw tooDeep;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -2,9 +2,7 @@
 // (https://platform.example.com/control-plane/v2/deployments). The emulator does the same
 // when asked: requests under the prefix are served with it stripped; anything else is 404,
 // as a reverse proxy in front of such an install answers.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+import type { RequestHandler } from '../shared/request-guard.js';
 
 /** '' or '/a/b': starts with '/', no trailing '/', no query or fragment characters. */
 export function pathPrefixProblem(prefix: string): string | undefined {
@@ -15,7 +13,7 @@ export function pathPrefixProblem(prefix: string): string | undefined {
   return undefined;
 }
 
-export function withPathPrefix(handler: Handler, prefix: string): Handler {
+export function withPathPrefix(handler: RequestHandler, prefix: string): RequestHandler {
   if (prefix === '') return handler;
   return (req, res) => {
     const target = req.url ?? '/';
@@ -26,6 +24,6 @@ export function withPathPrefix(handler: Handler, prefix: string): Handler {
       return;
     }
     req.url = rest.startsWith('/') ? rest : `/${rest}`;
-    handler(req, res);
+    return handler(req, res);
   };
 }

@@ -2,13 +2,14 @@
 // injected faults (latency, then a status or a reset, as a proxy in front would), auth
 // (401; unknown keys are never charged), the per-key rate limit (429), the tenant (400/403),
 // then the handler. Every API answer is counted in the stats; admin requests are not.
-// Before any of that, for every path: percent escapes that do not decode are a 400, and
-// anything under /_emulator/ must pass the admin guard (admin-guard.ts).
+// Before any of that, anything under /_emulator/ must pass the admin guard (admin-guard.ts).
+// (Paths whose percent escapes do not decode never get here: the listener answers them.)
+// An error no handler expected is logged and answered with a bare 500 (unexpected-errors.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
 import { presentedKey } from './auth.js';
-import { HttpError, detailError } from './http-error.js';
+import { detailError } from './http-error.js';
 import { readBody, writeJson } from './http-io.js';
 import { keyFingerprint } from './ids.js';
 import type { ApiContext, Handler, Reply, RequestContext } from './request-context.js';
@@ -16,26 +17,12 @@ import { ADMIN_PREFIX, adminRouter, apiRouter } from './routes.js';
 import type { Router } from './router.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { RESET_STATUS } from './stats.js';
+import { replyFromError, reportUnexpected } from './unexpected-errors.js';
 
 /** The route name stats and fault rules use for a path that matches no route. */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
-
-function replyFromError(error: unknown): Reply {
-  if (error instanceof HttpError) return { status: error.status, body: error.body, headers: error.headers };
-  // Never echo the error itself: it could carry request content.
-  return { status: 500, body: { detail: 'Internal emulator error' } };
-}
-
-function decodablePath(pathname: string): boolean {
-  try {
-    decodeURIComponent(pathname);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export class RequestPipeline {
   private readonly api: Router<Handler<ApiContext>>;
@@ -50,12 +37,8 @@ export class RequestPipeline {
     this.admin = adminRouter(runtime);
   }
 
-  handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.process(req, res).catch(() => {
-      if (!res.headersSent) writeJson(res, 500, { detail: 'Internal emulator error' });
-      else res.destroy();
-    });
-  };
+  /** Serves one request; what it rejects with is the listener's request guard's to answer. */
+  handle = (req: IncomingMessage, res: ServerResponse): Promise<void> => this.process(req, res);
 
   private fingerprint(key: string): string {
     let fingerprint = this.fingerprints.get(key);
@@ -68,7 +51,8 @@ export class RequestPipeline {
 
   private async process(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const refusal = this.refusal(req);
+    const report = (error: unknown): void => reportUnexpected(this.runtime.logger, error, req);
+    const refusal = this.refusal(req, report);
     if (refusal) {
       writeJson(res, refusal.status, refusal.body, refusal.headers);
       return;
@@ -83,18 +67,20 @@ export class RequestPipeline {
     const query = new URLSearchParams(queryStart < 0 ? '' : target.slice(queryStart + 1));
     const rawBody = METHODS_WITH_BODY.has(method) ? await readBody(req).catch((e: unknown) => e) : '';
     if (rawBody instanceof Error) {
-      const reply = replyFromError(rawBody);
+      const reply = replyFromError(rawBody, report);
       writeJson(res, reply.status, reply.body, reply.headers);
       return;
     }
     const base = { query, rawBody: rawBody as string };
 
     if (pathname.startsWith(ADMIN_PREFIX)) {
-      const reply = this.dispatch(this.admin, method, pathname, (params) => ({
-        ...base,
-        params,
-        now: this.runtime.clock(),
-      }));
+      const reply = this.dispatch(
+        this.admin,
+        method,
+        pathname,
+        (params) => ({ ...base, params, now: this.runtime.clock() }),
+        report,
+      );
       writeJson(res, reply.status, reply.body, reply.headers);
       return;
     }
@@ -126,7 +112,7 @@ export class RequestPipeline {
       }
     }
 
-    const reply = this.answerApi(match, req, key, base);
+    const reply = this.answerApi(match, req, key, base, report);
     this.runtime.stats.record(method, route, reply.status, fingerprint);
     writeJson(res, reply.status, reply.body, reply.headers);
   }
@@ -136,6 +122,7 @@ export class RequestPipeline {
     req: IncomingMessage,
     key: string | undefined,
     base: { query: URLSearchParams; rawBody: string },
+    report: (error: unknown) => void,
   ): Reply {
     try {
       if (match.kind === 'not-found') throw detailError(404, 'Not Found');
@@ -154,24 +141,18 @@ export class RequestPipeline {
       const caller = this.runtime.keys.resolveTenant(entry, req.headers);
       return match.handler({ ...base, params: match.params, now, caller });
     } catch (error) {
-      return replyFromError(error);
+      return replyFromError(error, report);
     }
   }
 
-  /** The answer for a path that does not decode, or an admin request the guard refuses. */
-  private refusal(req: IncomingMessage): Reply | undefined {
-    const target = req.url ?? '/';
-    const queryStart = target.indexOf('?');
-    const pathname = queryStart < 0 ? target : target.slice(0, queryStart);
-    if (!decodablePath(pathname)) {
-      return { status: 400, body: { detail: 'Malformed percent-encoding in the request path' } };
-    }
-    if (!pathname.startsWith(ADMIN_PREFIX)) return undefined;
+  /** The answer for an admin request the guard refuses. */
+  private refusal(req: IncomingMessage, report: (error: unknown) => void): Reply | undefined {
+    if (!(req.url ?? '/').startsWith(ADMIN_PREFIX)) return undefined;
     try {
       this.runtime.adminGuard.check(req.headers);
       return undefined;
     } catch (error) {
-      return replyFromError(error);
+      return replyFromError(error, report);
     }
   }
 
@@ -180,6 +161,7 @@ export class RequestPipeline {
     method: string,
     path: string,
     context: (params: Record<string, string>) => RequestContext,
+    report: (error: unknown) => void,
   ): Reply {
     try {
       const match = router.match(method, path);
@@ -189,7 +171,7 @@ export class RequestPipeline {
       }
       return match.handler(context(match.params));
     } catch (error) {
-      return replyFromError(error);
+      return replyFromError(error, report);
     }
   }
 }

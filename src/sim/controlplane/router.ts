@@ -1,6 +1,8 @@
 // Route templates such as `/v2/deployments/{deployment_id}`: matching a path yields the
 // template (the name used in stats and fault rules), the path parameters, and the handler
-// for the method, or tells apart "no such route" (404) from "wrong method" (405).
+// for the method, or tells apart "no such route" (404) from "wrong method" (405). A parameter
+// whose percent escapes do not decode is a 400 HttpError, never a URIError.
+import { decodePathSegment } from './path-decoding.js';
 
 interface CompiledRoute<H> {
   template: string;
@@ -62,7 +64,7 @@ function matchSegments(
       if (segment.literal !== part) return undefined;
     } else if (segment.param !== undefined) {
       if (part === '') return undefined;
-      params[segment.param] = decodeURIComponent(part);
+      params[segment.param] = decodePathSegment(part);
     }
   }
   return params;

@@ -1,4 +1,5 @@
 // The pieces of one running emulator, shared by the request pipeline and the admin API.
+import type { Logger } from '../../observability/logger.js';
 import type { AdminGuard } from './admin-guard.js';
 import type { KeyRegistry } from './auth.js';
 import type { FaultRegistry } from './faults.js';
@@ -17,4 +18,8 @@ export interface EmulatorRuntime {
   clock: () => number;
   /** Who may call anything under /_emulator/. */
   adminGuard: AdminGuard;
+  /** Where errors no handler expected are reported (silent unless the embedder gives one). */
+  logger: Logger;
+  /** What the admin reset empties besides the control plane (the platform data API's stores). */
+  onReset: (() => void)[];
 }

@@ -1,9 +1,8 @@
 // Reading request bodies and writing JSON responses the way the real server frames them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from './api-error.js';
+import { MAX_BODY_BYTES, checkJsonTextNesting } from './body-limits.js';
 import { assertNoPrototypeKeys } from './prototype-guard.js';
-
-const MAX_BODY_BYTES = 3 * 1024 * 1024; // the real server's default request size limit
 
 export async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -11,7 +10,7 @@ export async function readBody(request: IncomingMessage): Promise<Buffer> {
   for await (const chunk of request) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`);
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
@@ -20,6 +19,7 @@ export async function readBody(request: IncomingMessage): Promise<Buffer> {
 export function parseJsonBody(body: Buffer): unknown {
   const text = body.toString('utf8');
   if (!text.trim()) throw badRequest('the body of the request was empty');
+  checkJsonTextNesting(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text) as unknown;

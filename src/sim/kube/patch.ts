@@ -2,9 +2,14 @@
 // (RFC 6902) and an approximation of strategic merge patch for built-in kinds (merge patch
 // where lists of objects that share a merge key are merged item by item, plus the
 // $patch/$setElementOrder/$retainKeys/$deleteFromPrimitiveList directives kubectl sends).
+import { MAX_JSON_DEPTH, nestingProblem } from '../shared/json-nesting.js';
 import { ApiError, badRequest } from './api-error.js';
+import { MAX_BODY_BYTES, nestingError } from './body-limits.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './kube-object.js';
 import { assertSafePointerSegments } from './prototype-guard.js';
+
+/** The real server's cap on the operations of one JSON patch. */
+const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isJsonObject(patch)) return patch;
@@ -80,10 +85,29 @@ function removeAt(document: unknown, pointer: string): unknown {
   return document;
 }
 
-/** Applies an RFC 6902 patch to a private copy of the document. */
+/**
+ * A value about to be placed at `pointer` must not make the document nest deeper than the
+ * limit: each value of a patch is shallow enough, but added one inside another (or copied
+ * into itself) they could build any depth, and the next operation would recurse through it.
+ */
+function checkPlacement(pointer: string, value: unknown): void {
+  if (nestingProblem(value, { maxDepth: MAX_JSON_DEPTH - decodePointer(pointer).length }) === 'too-deep') {
+    throw nestingError('the object after the patch');
+  }
+}
+
+/**
+ * Applies an RFC 6902 patch to a private copy of the document, within the real server's
+ * limits: at most 10,000 operations (413), and copies that add no more than the request size
+ * limit in all (422), since each copy can double the document.
+ */
 export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new ApiError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+  }
   let result: unknown = structuredClone(document);
+  let copiedBytes = 0;
   for (const operation of patch) {
     if (!isJsonObject(operation)) throw badRequest('json patch operation must be an object');
     const op = operation['op'];
@@ -91,6 +115,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
     if (typeof path !== 'string') throw unprocessable(`json patch operation ${String(op)} has no path`);
     switch (op) {
       case 'add':
+        checkPlacement(path, operation['value']);
         result = addAt(result, path, structuredClone(operation['value']));
         break;
       case 'remove':
@@ -98,17 +123,26 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
         break;
       case 'replace':
         getAt(result, path);
+        checkPlacement(path, operation['value']);
         result = addAt(removeAt(result, path), path, structuredClone(operation['value']));
         break;
       case 'move': {
         const from = String(operation['from']);
         const value = getAt(result, from);
+        checkPlacement(path, value);
         result = addAt(removeAt(result, from), path, value);
         break;
       }
-      case 'copy':
-        result = addAt(result, path, structuredClone(getAt(result, String(operation['from']))));
+      case 'copy': {
+        const value = getAt(result, String(operation['from']));
+        checkPlacement(path, value);
+        copiedBytes += JSON.stringify(value).length;
+        if (copiedBytes > MAX_BODY_BYTES) {
+          throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copiedBytes}, exceeding the limit ${MAX_BODY_BYTES}`);
+        }
+        result = addAt(result, path, structuredClone(value));
         break;
+      }
       case 'test':
         if (!jsonEqual(getAt(result, path), operation['value'])) {
           throw unprocessable(`testing value ${path} failed: test failed`);

@@ -1,8 +1,9 @@
 // kubectl's imperative commands (`create namespace|configmap|secret|serviceaccount`) send
 // bodies as application/vnd.kubernetes.protobuf. This decodes that envelope
 // ("k8s\0" + runtime.Unknown) and the few kinds those commands create into JSON objects;
-// any other kind is a 415 asking for JSON.
-import { ApiError } from './api-error.js';
+// any other kind is a 415 asking for JSON. A body that is not valid protobuf is the client's
+// error: a 400 BadRequest, as the real server's decoder answers.
+import { ApiError, badRequest } from './api-error.js';
 import type { JsonObject } from './kube-object.js';
 
 type FieldType = 'string' | 'bytes' | 'int64' | 'bool' | 'time' | 'stringMap' | 'bytesMap' | MessageSchema;
@@ -71,6 +72,12 @@ const UNKNOWN_ENVELOPE: MessageSchema = {
   2: { name: 'raw', type: 'bytes' },
 };
 
+/** What makes a body undecodable; turned into the 400 at the top. */
+class ProtobufError extends Error {}
+
+/** A protobuf varint holds at most 64 bits in 10 bytes; a longer run is malformed (and would make the BigInt ever larger). */
+const MAX_VARINT_BYTES = 10;
+
 class Reader {
   private offset = 0;
   constructor(private readonly buffer: Buffer) {}
@@ -82,9 +89,10 @@ class Reader {
   varint(): bigint {
     let result = 0n;
     let shift = 0n;
-    for (;;) {
+    for (let read = 0; ; read++) {
+      if (read === MAX_VARINT_BYTES) throw new ProtobufError('varint longer than 64 bits');
       const byte = this.buffer[this.offset];
-      if (byte === undefined) throw new Error('truncated varint');
+      if (byte === undefined) throw new ProtobufError('truncated varint');
       this.offset += 1;
       result |= BigInt(byte & 0x7f) << shift;
       if ((byte & 0x80) === 0) return result;
@@ -95,7 +103,7 @@ class Reader {
   bytes(): Buffer {
     const length = Number(this.varint());
     const slice = this.buffer.subarray(this.offset, this.offset + length);
-    if (slice.length !== length) throw new Error('truncated field');
+    if (slice.length !== length) throw new ProtobufError('truncated field');
     this.offset += length;
     return slice;
   }
@@ -105,7 +113,7 @@ class Reader {
     else if (wireType === 1) this.offset += 8;
     else if (wireType === 2) this.bytes();
     else if (wireType === 5) this.offset += 4;
-    else throw new Error(`unsupported wire type ${wireType}`);
+    else throw new ProtobufError(`unsupported wire type ${wireType}`);
   }
 }
 
@@ -130,7 +138,9 @@ function decodeTime(buffer: Buffer): string {
     if (tag >> 3 === 1 && (tag & 7) === 0) seconds = reader.varint();
     else reader.skip(tag & 7);
   }
-  return new Date(Number(seconds) * 1000).toISOString().replace('.000Z', 'Z');
+  const time = new Date(Number(seconds) * 1000);
+  if (Number.isNaN(time.getTime())) throw new ProtobufError('a time outside the representable range');
+  return time.toISOString().replace('.000Z', 'Z');
 }
 
 function decodeMessage(buffer: Buffer, schema: MessageSchema): JsonObject {
@@ -172,6 +182,15 @@ const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decodes a Kubernetes protobuf body into the JSON object it stands for. */
 export function decodeProtobufBody(body: Buffer): JsonObject {
+  try {
+    return decodeEnvelope(body);
+  } catch (error) {
+    if (error instanceof ProtobufError) throw badRequest(`the protobuf body could not be decoded: ${error.message}`);
+    throw error;
+  }
+}
+
+function decodeEnvelope(body: Buffer): JsonObject {
   if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) {
     throw new ApiError(400, 'BadRequest', 'provided protobuf body does not start with the "k8s\\x00" prefix');
   }

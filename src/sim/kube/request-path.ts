@@ -1,5 +1,6 @@
 // Parses an API path into what it addresses: a discovery document or a resource request
-// (group, version, namespace, resource, name, subresource).
+// (group, version, namespace, resource, name, subresource). An empty segment (`//`) matches
+// nothing, as in the real server's route table; one trailing slash is tolerated.
 import { badRequest } from './api-error.js';
 export type ParsedPath =
   | { kind: 'version' }
@@ -41,8 +42,22 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/**
+ * The real server's check on an object name taken from the path (IsValidPathSegmentName):
+ * `.`, `..` and names holding `/` or `%` would address another storage key. A 400 BadRequest.
+ */
+export function checkPathSegmentName(name: string): void {
+  const problems: string[] = [];
+  if (name === '.' || name === '..') problems.push(`may not be '${name}'`);
+  for (const forbidden of ['/', '%']) if (name.includes(forbidden)) problems.push(`may not contain '${forbidden}'`);
+  if (problems.length > 0) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
+}
+
 export function parseApiPath(pathname: string): ParsedPath {
-  const segments = pathname.split('/').filter((s) => s.length > 0).map(decodeSegment);
+  const raw = pathname.split('/').slice(1);
+  if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
+  if (raw.includes('')) return { kind: 'unknown' };
+  const segments = raw.map(decodeSegment);
   const [root, first, second, ...rest] = segments;
   if (root === 'version' && segments.length === 1) return { kind: 'version' };
   if (root === 'api') {

@@ -4,7 +4,9 @@
 // force=true (then the other manager loses it); a field the manager applied before and no
 // longer applies is removed, unless another manager owns it too.
 import yaml from 'js-yaml';
+import { MAX_JSON_DEPTH } from '../shared/json-nesting.js';
 import { ApiError, badRequest, invalid, type StatusCause } from './api-error.js';
+import { checkValueShape, nestingError } from './body-limits.js';
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type KubeObject } from './kube-object.js';
 import {
   changeOwnership,
@@ -55,16 +57,31 @@ function unsafeKey(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Parses an apply body (YAML, of which JSON is a subset) into an object. */
+/**
+ * The parser recurses once per node and stops itself at maxDepth nodes (100 unless told; not
+ * in its type definitions). Every node counts, so a scalar in the deepest collection the
+ * emulator accepts is one more.
+ */
+const YAML_OPTIONS: yaml.LoadOptions & { maxDepth: number } = { maxDepth: MAX_JSON_DEPTH + 1 };
+
+/**
+ * Parses an apply body (YAML, of which JSON is a subset) into an object, within the limits of
+ * every body: the parser stops at the nesting limit, and what it produced is then checked
+ * whole (aliases can make a small document expand without bound).
+ */
 export function parseApplyBody(raw: Buffer): KubeObject {
   let parsed: unknown;
   try {
-    parsed = yaml.load(raw.toString('utf8'));
+    parsed = yaml.load(raw.toString('utf8'), YAML_OPTIONS);
   } catch (error) {
+    if (error instanceof yaml.YAMLException && error.reason.startsWith('nesting exceeded maxDepth')) {
+      throw nestingError('the request body');
+    }
     throw badRequest(
       `error decoding YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
     );
   }
+  checkValueShape(parsed, 'the request body');
   if (!isJsonObject(parsed)) throw badRequest('the body of an apply request must be an object');
   const unsafe = unsafeKey(parsed);
   if (unsafe !== undefined) throw badRequest(`error decoding YAML: the key "${unsafe}" is not allowed`);

@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../observability/logger.js';
+import { guardRequests, requestPath } from '../shared/request-guard.js';
 import { ApiError, internalError } from './api-error.js';
 import type { ApiContext } from './api-context.js';
 import {
@@ -22,6 +23,7 @@ import { parseJsonBody, readBody, sendError, sendJson } from './http-io.js';
 import { OpenApiDocuments } from './openapi.js';
 import { parseApiPath } from './request-path.js';
 import { queryBoolean } from './request-options.js';
+import { parseRequestTarget } from './request-target.js';
 import type { ObjectWriter } from './writes.js';
 
 export interface ServerDeps {
@@ -36,6 +38,8 @@ export interface ServerDeps {
 }
 
 const NOT_FOUND = new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+/** All a client learns of an error the emulator did not expect; the log has the rest. */
+const UNEXPECTED = internalError('the emulator could not handle the request; its log has the details');
 
 export class EmulatorHttpServer {
   readonly server: Server;
@@ -44,11 +48,18 @@ export class EmulatorHttpServer {
   private readonly openapi: OpenApiDocuments;
 
   constructor(private readonly deps: ServerDeps) {
-    this.resources = new ResourceHandler(deps.ctx, deps.writer, deps.faults, deps.bookmarkIntervalMs, deps.sessions);
+    this.resources = new ResourceHandler(deps.ctx, deps.writer, deps.faults, deps.bookmarkIntervalMs, deps.sessions, (error) =>
+      deps.logger.error({ err: error }, 'kube emulator: a watch failed and was cut'),
+    );
     this.openapi = new OpenApiDocuments(deps.ctx.registry);
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => this.fail(response, error));
-    });
+    // Every request runs through the guard: an error no handler expected is logged and
+    // answered with a bare 500 (or ends a response that had started), never the process.
+    this.server = createServer(
+      guardRequests((request, response) => this.handle(request, response).catch((error: unknown) => this.answerApiError(response, error)), {
+        answer500: (response) => sendError(response, UNEXPECTED),
+        report: (error, request) => deps.logger.error({ err: error, method: request.method, path: requestPath(request) }, 'kube emulator: unexpected error'),
+      }),
+    );
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -61,19 +72,15 @@ export class EmulatorHttpServer {
     this.sockets.clear();
   }
 
-  private fail(response: ServerResponse, error: unknown): void {
-    if (error instanceof ApiError) {
-      sendError(response, error, retryAfterHeader(error));
-      return;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    this.deps.logger.error({ err: message }, 'kube emulator: unexpected error');
-    sendError(response, internalError(message));
+  /** A Status for the API's own errors; anything else (or any error once the answer started) is the guard's. */
+  private answerApiError(response: ServerResponse, error: unknown): void {
+    if (!(error instanceof ApiError) || response.headersSent) throw error;
+    sendError(response, error, retryAfterHeader(error));
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://emulator');
-    this.deps.logger.debug({ method: request.method, path: url.pathname, query: url.search }, 'request');
+    const url = parseRequestTarget(request.url ?? '/');
+    this.deps.logger.debug({ method: request.method, path: url.pathname, query: url.searchParams.toString() }, 'request');
     if (url.pathname.startsWith('/_emulator/')) return this.emulatorEndpoint(request, response, url.pathname);
     const { faults } = this.deps;
     if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));

@@ -13,6 +13,7 @@ import {
   type StatusCause,
 } from './api-error.js';
 import type { ApiContext } from './api-context.js';
+import { checkValueShape } from './body-limits.js';
 import { forbiddenInTerminatingNamespace } from './builtin-rules.js';
 import { jsonEqual, nowTimestamp, objectKey, type KubeObject, type ObjectMeta } from './kube-object.js';
 import { entriesOf, isManagedFieldsEntry, limitToObject, trackUpdate, type ManagedFieldsEntry } from './managed-fields.js';
@@ -138,6 +139,9 @@ export class ObjectWriter {
   }
 
   create(type: ResourceType, version: string, namespace: string | undefined, body: KubeObject, options: WriteOptions): WriteResult {
+    // Bodies were checked as they were decoded; this holds for whatever else builds an object
+    // to store (a patch, an apply), since everything after it recurses over the object.
+    checkValueShape(body, 'the object');
     this.checkTypeMeta(type, version, body);
     this.checkNamespace(type, namespace, body);
     const name = this.nameOf(type, body, namespace);
@@ -189,6 +193,7 @@ export class ObjectWriter {
     body: KubeObject,
     options: WriteOptions & { subresource?: 'status'; requireResourceVersion?: boolean },
   ): WriteResult {
+    checkValueShape(body, 'the object');
     this.checkTypeMeta(type, version, body);
     this.checkNamespace(type, namespace, body);
     if (body.metadata.name !== undefined && body.metadata.name !== name) {

@@ -8,7 +8,7 @@ import { HttpError, validationError } from '../controlplane/http-error.js';
 import { isUuid, newUuid } from '../controlplane/ids.js';
 import { uuidPathParam } from '../controlplane/query-params.js';
 import type { Reply } from '../controlplane/request-context.js';
-import { parseJsonBody } from '../controlplane/json-body.js';
+import { jsonNestingError, parseJsonBody } from '../controlplane/json-body.js';
 import type { DatasetStore, ExampleRecord, ExampleState, ExampleView } from './dataset-store.js';
 import { stateAt } from './dataset-store.js';
 import { foldJsonPart, parseMultipart, unknownPart } from './multipart.js';
@@ -200,6 +200,8 @@ export class ExampleHandlers {
   private metadataFilter(ctx: PlatformContext): Record<string, unknown> | undefined {
     const fromQuery = ctx.query.get('metadata');
     if (fromQuery !== null) {
+      const tooDeep = jsonNestingError(fromQuery, ['query', 'metadata']);
+      if (tooDeep !== undefined) throw tooDeep;
       const parsed = JsonObject.safeParse(safeJson(fromQuery));
       if (!parsed.success) {
         throw validationError([

@@ -1,6 +1,7 @@
 // multipart/form-data bodies, as the official SDK builds them for run ingest and example
 // upload: parts named by their `Content-Disposition` name, each with its own content type.
 import { HttpError, validationError } from '../controlplane/http-error.js';
+import { jsonNestingError } from '../controlplane/json-body.js';
 
 export interface FormPart {
   name: string;
@@ -64,9 +65,12 @@ export function foldJsonPart(
   id: string,
   field: string | undefined,
 ): void {
+  const text = part.data.toString('utf8');
+  const tooDeep = jsonNestingError(text, ['body', part.name]);
+  if (tooDeep !== undefined) throw tooDeep;
   let value: unknown;
   try {
-    value = JSON.parse(part.data.toString('utf8')) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw validationError([{ loc: ['body', part.name], msg: 'JSON decode error', type: 'json_invalid' }]);
   }

@@ -11,6 +11,7 @@ import type { Reply } from '../controlplane/request-context.js';
 import type { Router } from '../controlplane/router.js';
 import type { EmulatorRuntime } from '../controlplane/runtime.js';
 import { RESET_STATUS } from '../controlplane/stats.js';
+import { replyFromError, reportUnexpected } from '../controlplane/unexpected-errors.js';
 import { DatasetHandlers } from './dataset-handlers.js';
 import { DatasetStore } from './dataset-store.js';
 import { ExampleHandlers } from './example-handlers.js';
@@ -47,7 +48,8 @@ function readBuffer(req: IncomingMessage): Promise<Buffer> {
         reject(new HttpError(413, { detail: `Request body exceeds ${MAX_INGEST_BODY_BYTES} bytes` }));
       } else resolve(Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    // The client went away mid-body: its error, not the emulator's.
+    req.on('error', () => reject(new HttpError(400, { detail: 'The request body could not be read' })));
   });
 }
 
@@ -92,16 +94,10 @@ export class PlatformDataApi {
     this.limiter.reset();
   }
 
-  handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.process(req).then(
-      (reply) => {
-        if (reply !== undefined) writeJson(res, reply.status, reply.body, reply.headers);
-      },
-      () => {
-        if (!res.headersSent) writeJson(res, 500, { detail: 'Internal emulator error' });
-        else res.destroy();
-      },
-    );
+  /** Serves one request; what it rejects with is the listener's request guard's to answer. */
+  handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const reply = await this.process(req);
+    if (reply !== undefined) writeJson(res, reply.status, reply.body, reply.headers);
   };
 
   /** The answer to write, or undefined when the connection was reset. */
@@ -136,7 +132,9 @@ export class PlatformDataApi {
         return { status, body, headers };
       }
     }
-    const reply = await this.answer(req, method, pathname, query, match, key).catch(replyFromError);
+    const reply = await this.answer(req, method, pathname, query, match, key).catch((error: unknown) =>
+      replyFromError(error, (unexpected) => reportUnexpected(this.runtime.logger, unexpected, req)),
+    );
     this.runtime.stats.record(method, route, reply.status, key === undefined ? null : keyFingerprint(key));
     return reply;
   }
@@ -196,10 +194,4 @@ export class PlatformDataApi {
 function pathOf(url: string): string {
   const queryStart = url.indexOf('?');
   return queryStart < 0 ? url : url.slice(0, queryStart);
-}
-
-function replyFromError(error: unknown): Reply {
-  if (error instanceof HttpError) return { status: error.status, body: error.body, headers: error.headers };
-  // Never echo the error itself: it could carry request content.
-  return { status: 500, body: { detail: 'Internal emulator error' } };
 }

@@ -4,6 +4,7 @@
 // metadata_value. Inside one `and`, `eq(metadata_key, k)` and `eq(metadata_value, v)` pair up:
 // they match a run that has the key k WITH the value v, as the service documents.
 import { HttpError } from '../controlplane/http-error.js';
+import { MAX_JSON_DEPTH } from '../shared/json-nesting.js';
 import { runMetadata, type RunRecord } from './trace-store.js';
 
 type Literal = string | number | boolean | Literal[];
@@ -19,7 +20,18 @@ function invalid(why: string): HttpError {
 
 class Parser {
   private pos = 0;
+  /** Calls and lists open around the current position: the parser recurses once per level. */
+  private depth = 0;
   constructor(private readonly text: string) {}
+
+  /** Enters one more level of nesting, within the limit every emulator body has. */
+  private nest<T>(parse: () => T): T {
+    this.depth += 1;
+    if (this.depth > MAX_JSON_DEPTH) throw invalid(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    const result = parse();
+    this.depth -= 1;
+    return result;
+  }
 
   parse(): Call {
     const call = this.call();
@@ -41,6 +53,10 @@ class Parser {
   }
 
   private call(): Call {
+    return this.nest(() => this.callBody());
+  }
+
+  private callBody(): Call {
     const fn = this.word();
     this.expect('(');
     const args: Call['args'] = [];
@@ -67,22 +83,7 @@ class Parser {
     this.space();
     const char = this.text.charAt(this.pos);
     if (char === '"' || char === "'") return this.string(char);
-    if (char === '[') {
-      this.pos += 1;
-      const items: Literal[] = [];
-      this.space();
-      while (this.text.charAt(this.pos) !== ']') {
-        const item = this.argument();
-        if (typeof item === 'object' && !Array.isArray(item)) throw invalid('lists hold literals only');
-        items.push(item);
-        this.space();
-        if (this.text.charAt(this.pos) === ',') this.pos += 1;
-        else if (this.text.charAt(this.pos) !== ']') throw invalid(`expected "," or "]" at ${this.pos}`);
-        this.space();
-      }
-      this.pos += 1;
-      return items;
-    }
+    if (char === '[') return this.nest(() => this.list());
     const number = /^-?\d+(\.\d+)?/.exec(this.text.slice(this.pos));
     if (number) {
       this.pos += number[0].length;
@@ -97,6 +98,23 @@ class Parser {
     }
     if (name === 'true' || name === 'false') return name === 'true';
     return { field: name };
+  }
+
+  private list(): Literal[] {
+    this.pos += 1;
+    const items: Literal[] = [];
+    this.space();
+    while (this.text.charAt(this.pos) !== ']') {
+      const item = this.argument();
+      if (typeof item === 'object' && !Array.isArray(item)) throw invalid('lists hold literals only');
+      items.push(item);
+      this.space();
+      if (this.text.charAt(this.pos) === ',') this.pos += 1;
+      else if (this.text.charAt(this.pos) !== ']') throw invalid(`expected "," or "]" at ${this.pos}`);
+      this.space();
+    }
+    this.pos += 1;
+    return items;
   }
 
   private string(quote: string): string {

@@ -7,6 +7,7 @@ import { FaultRegistry, FaultRuleInput } from '../controlplane/faults.js';
 import { readBody } from '../controlplane/http-io.js';
 import type { AgentCallCounter } from './call-counter.js';
 import { writeJson } from './http-io.js';
+import { parseRuntimeJson } from './json-body.js';
 import { RuntimeHttpError, zodFailure } from './runtime-error.js';
 
 export const AGENT_ADMIN_PREFIX = '/_emulator/agent-';
@@ -27,13 +28,10 @@ export class RuntimeAdmin {
       return void res.writeHead(204).end();
     }
     if (route === `POST ${FAULTS_PATH}`) {
-      const raw = await readBody(req);
-      let body: unknown;
-      try {
-        body = raw.trim() === '' ? {} : JSON.parse(raw);
-      } catch {
-        throw new RuntimeHttpError(400, 'Malformed JSON in request body');
-      }
+      const raw = await readBody(req).catch(() => {
+        throw new RuntimeHttpError(413, 'Request body too large');
+      });
+      const body = parseRuntimeJson(raw) ?? {};
       const rule = FaultRuleInput.safeParse(body);
       if (!rule.success) throw zodFailure(rule.error.issues);
       return writeJson(res, 201, { id: this.faults.add(rule.data) });

@@ -13,7 +13,8 @@ import { authorizedDeployment } from './auth.js';
 import { AgentCallCounter } from './call-counter.js';
 import type { DeploymentState, RuntimeHandler } from './context.js';
 import type { AgentDirectory, HostedDeployment } from './directory.js';
-import { writeJson, writeText } from './http-io.js';
+import { writeJson } from './http-io.js';
+import { parseRuntimeJson } from './json-body.js';
 import { RunHandlers } from './run-handlers.js';
 import { resourceHandlers as r } from './resource-handlers.js';
 import { RuntimeHttpError } from './runtime-error.js';
@@ -29,8 +30,8 @@ export const AGENT_PATH_PREFIX = '/agents/';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
-function runtimeRouter(): Router<RuntimeHandler> {
-  const runs = new RunHandlers();
+function runtimeRouter(reportRunFailure: (error: unknown) => void): Router<RuntimeHandler> {
+  const runs = new RunHandlers(reportRunFailure);
   return (
     new Router<RuntimeHandler>()
       .add('GET', '/ok', r.ok)
@@ -55,39 +56,41 @@ function runtimeRouter(): Router<RuntimeHandler> {
   );
 }
 
-function parseJson(raw: string): unknown {
-  if (raw.trim() === '') return undefined;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    throw new RuntimeHttpError(400, 'Malformed JSON in request body');
-  }
+function answerRuntimeError(error: unknown, res: ServerResponse): void {
+  if (!(error instanceof RuntimeHttpError) || res.headersSent) throw error;
+  error.write(res);
 }
 
 export class AgentRuntimeEmulator {
-  private readonly router = runtimeRouter();
+  private readonly router: Router<RuntimeHandler>;
   private readonly states = new Map<string, DeploymentState>();
   /** Every answered call, for tests; read and cleared through the admin API. */
   private readonly calls = new AgentCallCounter();
   private readonly admin = new RuntimeAdmin(this.calls);
 
-  constructor(private readonly directory: AgentDirectory) {}
+  /**
+   * `reportRunFailure` hears of runs that failed inside the emulator: a background run has no
+   * request left to answer, so the log is the only place such a failure can show.
+   */
+  constructor(
+    private readonly directory: AgentDirectory,
+    reportRunFailure: (error: unknown) => void = () => undefined,
+  ) {
+    this.router = runtimeRouter(reportRunFailure);
+  }
 
-  /** Serves a request whose path starts with AGENT_PATH_PREFIX. */
-  handle(req: IncomingMessage, res: ServerResponse, pathname: string): void {
-    this.serve(req, res, pathname).catch((error: unknown) => {
-      if (res.headersSent) res.destroy();
-      else if (error instanceof RuntimeHttpError) error.write(res);
-      else writeText(res, 500, 'Internal Server Error');
-    });
+  /**
+   * Serves a request whose path starts with AGENT_PATH_PREFIX. The runtime's own errors are
+   * answered here; anything else (or an error once the answer has started) is rejected with,
+   * for the listener's request guard to log and answer.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    return this.serve(req, res, pathname).catch((error: unknown) => answerRuntimeError(error, res));
   }
 
   /** Serves the runtimes' admin paths (AGENT_ADMIN_PREFIX): call counts and faults. */
-  handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string): void {
-    this.admin.handle(req, res, pathname).catch((error: unknown) => {
-      if (error instanceof RuntimeHttpError) error.write(res);
-      else writeText(res, 500, 'Internal Server Error');
-    });
+  handleAdmin(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    return this.admin.handle(req, res, pathname).catch((error: unknown) => answerRuntimeError(error, res));
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
@@ -133,7 +136,7 @@ export class AgentRuntimeEmulator {
     if (raw.trim() !== '' && !contentType.toLowerCase().startsWith('application/json')) {
       throw new RuntimeHttpError(415, 'Content-Type must be application/json');
     }
-    return parseJson(raw);
+    return parseRuntimeJson(raw);
   }
 
   private countOnClose(req: IncomingMessage, res: ServerResponse, deploymentId: string, route: string): void {

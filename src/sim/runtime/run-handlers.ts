@@ -21,9 +21,13 @@ function waitBody(outcome: RunOutcome): unknown {
 }
 
 export class RunHandlers {
-  private readonly coordinator = new RunCoordinator();
+  private readonly coordinator: RunCoordinator;
   /** Background runs in flight, so that a join can wait for them. */
   private readonly background = new Map<string, RunExecution>();
+
+  constructor(reportRunFailure: (error: unknown) => void) {
+    this.coordinator = new RunCoordinator(reportRunFailure);
+  }
 
   private thread(
     ctx: RuntimeContext,
@@ -113,7 +117,9 @@ export class RunHandlers {
   private create(ctx: RuntimeContext, stateful: boolean): void {
     const { run, location } = this.start(ctx, stateful, () => undefined);
     this.background.set(run.record.run_id, run);
-    void run.done.then(() => this.background.delete(run.record.run_id));
+    // The coordinator reports a failed run; here it only has to leave the list either way.
+    const forget = (): void => void this.background.delete(run.record.run_id);
+    run.done.then(forget, forget);
     writeJson(ctx.res, 200, run.record, { 'content-location': location });
   }
 

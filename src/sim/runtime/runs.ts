@@ -155,6 +155,9 @@ export const REJECTED_MESSAGE =
 export class RunCoordinator {
   private readonly inflight = new WeakMap<ThreadRecord, RunExecution[]>();
 
+  /** `report` hears of a run that failed inside the emulator (its `done` rejected). */
+  constructor(private readonly report: (error: unknown) => void) {}
+
   start(request: RunRequest): RunExecution {
     const { thread, multitaskStrategy } = request;
     const inflight = this.inflight.get(thread) ?? [];
@@ -166,15 +169,23 @@ export class RunCoordinator {
     const run = new RunExecution(request, inflight);
     this.inflight.set(thread, [...inflight, run]);
     if (thread.persistent) thread.runs.set(run.record.run_id, run.record);
-    void run.done.then((outcome) => {
+    const settle = (status: RunOutcome['status']): void => {
       const remaining = (this.inflight.get(thread) ?? []).filter((other) => other !== run);
       if (remaining.length > 0) {
         this.inflight.set(thread, remaining);
       } else {
         this.inflight.delete(thread);
-        thread.status = outcome.status === 'error' ? 'error' : 'idle';
+        thread.status = status === 'error' ? 'error' : 'idle';
       }
-    });
+    };
+    // A rejection nobody handles ends the process; a background run has no request to take it.
+    run.done.then(
+      (outcome) => settle(outcome.status),
+      (error: unknown) => {
+        this.report(error);
+        settle('error');
+      },
+    );
     return run;
   }
 }

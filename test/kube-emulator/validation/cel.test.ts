@@ -53,6 +53,8 @@ const ruleCases: RuleCase[] = [
   { name: 'kubernetes list functions', rule: { rule: '[1, 2, 3].isSorted() && [1, 2].sum() == 3 && [4, 2].min() == 2 && [4, 2].max() == 4' }, spec: {}, expected: [] },
   { name: 'isURL and url()', rule: { rule: 'isURL(self.url) && url(self.url).getScheme() == "https" && url(self.url).getHostname() == "example.com"' }, spec: { url: 'https://example.com:8443/p' }, expected: [] },
   { name: 'isURL rejects a relative reference', rule: { rule: 'isURL(self.url)', message: 'must be a URL' }, spec: { url: 'example.com' }, expected: ['spec: Invalid value: "object": must be a URL'] },
+  // A path-absolute reference with an authority that does not parse: false, not an evaluation error.
+  { name: 'isURL rejects a broken authority', rule: { rule: 'isURL(self.url)', message: 'must be a URL' }, spec: { url: '//[oops' }, expected: ['spec: Invalid value: "object": must be a URL'] },
   { name: 'metadata.name at the root is visible', rule: { rule: 'size(self.name) > 0' }, spec: { name: 'x' }, expected: [] },
 ];
 

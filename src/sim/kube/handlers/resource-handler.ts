@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedMediaType } from '../api-error.js';
 import type { ApiContext } from '../api-context.js';
+import { checkValueShape } from '../body-limits.js';
 import { parseJsonBody, readBody, sendJson, warningHeaders } from '../http-io.js';
 import { isJsonObject, cloneJson, nowTimestamp, objectKey, type KubeObject } from '../kube-object.js';
 import { entriesOf, managerFromUserAgent } from '../managed-fields.js';
@@ -11,6 +12,7 @@ import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../pa
 import { decodeProtobufBody } from '../protobuf-body.js';
 import { assertNoPrototypeKeys } from '../prototype-guard.js';
 import { parseRequestOptions, type RequestOptions } from '../request-options.js';
+import { checkPathSegmentName } from '../request-path.js';
 import type { ResourceType } from '../resource-type.js';
 import { apiVersionOf } from '../resource-type.js';
 import type { DeleteOptions, ObjectWriter, WriteResult } from '../writes.js';
@@ -29,8 +31,9 @@ export interface ResourceRequest {
 
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
-/** Protobuf map keys (labels, annotations, data) are user keys too. */
+/** Protobuf map keys (labels, annotations, data) are user keys too; its nesting is checked like any body's. */
 function guardedProtobuf<T>(value: T): T {
+  checkValueShape(value, 'the request body');
   assertNoPrototypeKeys(value);
   return value;
 }
@@ -56,6 +59,7 @@ export class ResourceHandler {
     private readonly faults: FaultState,
     private readonly bookmarkIntervalMs: number,
     private readonly sessions: Set<WatchSession>,
+    private readonly reportWatchFailure: (error: unknown) => void,
   ) {}
 
   async handle(request: IncomingMessage, response: ServerResponse, target: ResourceRequest, params: URLSearchParams): Promise<void> {
@@ -65,6 +69,7 @@ export class ResourceHandler {
     if (subresource !== undefined && (subresource !== 'status' || !type.statusSubresource)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
+    if (name !== undefined) checkPathSegmentName(name);
     if (type.namespaced && namespace === undefined && name !== undefined) throw notFound(type.group, type.plural, name);
     const effectiveNamespace = type.namespaced ? namespace : undefined;
     const parsed = parseRequestOptions(params, request.headers.accept);
@@ -109,7 +114,7 @@ export class ResourceHandler {
 
   /** Expire-watches faults are consumed one watch request at a time. */
   private takeWatchSettings(): WatchSettings {
-    return { bookmarkIntervalMs: this.bookmarkIntervalMs, forceExpired: this.faults.takeExpiredWatch() };
+    return { bookmarkIntervalMs: this.bookmarkIntervalMs, forceExpired: this.faults.takeExpiredWatch(), report: this.reportWatchFailure };
   }
 
   private respond(response: ServerResponse, code: number, result: WriteResult, _type: ResourceType): void {

@@ -21,6 +21,8 @@ export interface WatchSettings {
   bookmarkIntervalMs: number;
   /** Set by the faults: answer with a 410 ERROR event instead of streaming. */
   forceExpired: boolean;
+  /** Where a failure that cut the watch is logged. */
+  report: (error: unknown) => void;
 }
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -67,7 +69,8 @@ export function startWatch(
 
   let firstTable = true;
   const write = (eventType: string, object: unknown): void => {
-    if (!response.destroyed) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+    // After end() (a timeout) and before 'finish', a write would be an error event on the response.
+    if (!response.destroyed && !response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
   const send = (eventType: EventType, object: KubeObject): void => {
     if (!table) return write(eventType, object);
@@ -108,8 +111,16 @@ export function startWatch(
   }
   const deliver = (change: Change): void => {
     if (!inNamespace(change.object)) return;
-    const event = visibleEvent(change, predicate, serve);
-    if (event) send(event.type, event.object);
+    try {
+      const event = visibleEvent(change, predicate, serve);
+      if (event) send(event.type, event.object);
+    } catch (error) {
+      // This runs inside the write that changed the store: a failure here must cut this
+      // watch (the client re-lists, as after any dropped watch), not fail a write that is
+      // already stored.
+      settings.report(error);
+      response.destroy();
+    }
   };
   for (const change of replay) deliver(change);
   const unsubscribe = store.subscribe(deliver);

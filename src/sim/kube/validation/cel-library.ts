@@ -63,10 +63,10 @@ function listIndexOf(list: CelList, value: unknown, fromEnd: boolean): bigint {
 /** Kubernetes' isURL accepts absolute URIs and absolute paths, like Go's url.ParseRequestURI. */
 function parseRequestUri(text: string): URL | undefined {
   if (text === '' || /\s/.test(text)) return undefined;
-  if (text.startsWith('/')) return new URL(text, 'http://placeholder.invalid');
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(text)) return undefined;
+  if (!text.startsWith('/') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(text)) return undefined;
   try {
-    return new URL(text);
+    // `//host...` resolves as an authority, which can fail to parse like any other URL.
+    return text.startsWith('/') ? new URL(text, 'http://placeholder.invalid') : new URL(text);
   } catch {
     return undefined;
   }
