@@ -161,6 +161,8 @@ async function main(): Promise<void> {
       flags: [
         '--rate-limit',
         us.rateLimit,
+        // The EU PlatformConnection points at its emulator on loopback: a tenant-chosen URL.
+        '--allow-private-networks',
         ...(values.concurrency === undefined ? [] : ['--concurrency', values.concurrency]),
       ],
     });

@@ -120,6 +120,8 @@ export async function resourceLevel(ids: number, deployments: number): Promise<v
     operator = await OperatorProcess.start({
       controlPlaneUrl: emulators.controlPlaneUrl,
       kubeconfigPath: emulators.kubeconfigPath,
+      // The erasure runs in the bench namespace, through the default connection.
+      flags: ['--data-deletion-namespaces', BENCH_NAMESPACE],
     });
     const idle = await operator.gcAndMeasure();
     tracker = new ReadyTracker(emulators.kube);

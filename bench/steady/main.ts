@@ -215,7 +215,10 @@ export async function main(argv: string[]): Promise<number> {
     operator = await OperatorProcess.start({
       controlPlaneUrl: emulators.controlPlaneUrl,
       kubeconfigPath: emulators.kubeconfigPath,
-      flags: ['--resync-period', args.resyncPeriod],
+      // The seeded objects carry deployment-id hints, as an operator before ownership records
+      // left them: following a hint is adoption, which a platform team upgrading from there
+      // permits for its own namespace (the default permits none).
+      flags: ['--resync-period', args.resyncPeriod, '--adoption-namespaces', BENCH_NAMESPACE],
       verbose: args.verbose,
     });
     await tracker.waitForReady(args.n, 600_000);
