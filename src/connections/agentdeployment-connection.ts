@@ -24,9 +24,11 @@ export function connectionRefOf(object: ConnectionUser): ConnectionRef | undefin
 export function resolveObjectConnection(
   registry: ConnectionRegistry,
   object: ConnectionUser,
+  options: { forDataDeletion?: boolean } = {},
 ): ConnectionResolution {
   return registry.resolve(connectionRefOf(object), object.metadata.namespace ?? '', {
     finishing: object.metadata.deletionTimestamp !== undefined,
+    ...options,
   });
 }
 

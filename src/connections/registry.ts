@@ -92,20 +92,36 @@ export interface ConnectionRegistryOptions {
 }
 
 export class ConnectionRegistry {
-  constructor(private readonly options: ConnectionRegistryOptions) {}
+  /** Each connection object's trust, parsed once: the cache replaces the object when it changes. */
+  private readonly trust = new WeakMap<PlatformConnectionObject, AgentTrust>();
+  private readonly defaultResolution: ResolvedConnection;
 
-  /** The operator's own connection (its flags and Helm values): what an object without spec.connectionRef uses. */
-  defaultConnection(): ResolvedConnection {
-    return {
+  constructor(private readonly options: ConnectionRegistryOptions) {
+    this.defaultResolution = {
       ok: true,
       kind: 'Default',
       name: 'default',
       label: describeConnection('Default', undefined, 'default'),
-      ...this.options.defaultConnection,
+      ...options.defaultConnection,
     };
   }
 
+  /** The operator's own connection (its flags and Helm values): what an object without spec.connectionRef uses. */
+  defaultConnection(): ResolvedConnection {
+    return this.defaultResolution;
+  }
+
+  private agentTrustOf(connection: PlatformConnectionObject): AgentTrust {
+    let trust = this.trust.get(connection);
+    if (trust === undefined) {
+      trust = agentTrustOf(connection);
+      this.trust.set(connection, trust);
+    }
+    return trust;
+  }
+
   /**
+   * `forDataDeletion`: also say whether `namespace` may delete data through it.
    * `finishing`: the user is being deleted and needs the connection to delete what it owns. A
    * connection that is being deleted waits for its users (finalizer), so it stays usable for
    * them, whatever its Ready says (InUse); otherwise each would wait for the other forever.
@@ -113,14 +129,15 @@ export class ConnectionRegistry {
   resolve(
     ref: ConnectionRef | undefined,
     namespace: string,
-    options: { finishing?: boolean } = {},
+    options: { finishing?: boolean; forDataDeletion?: boolean } = {},
   ): ConnectionResolution {
     if (ref === undefined) {
-      const refusal = this.defaultDataDeletionProblem(namespace);
-      return {
-        ...this.defaultConnection(),
-        ...(refusal === undefined ? {} : { dataDeletionRefusal: refusal }),
-      };
+      // Asked by the deletion controllers only: every reconcile resolves, few delete.
+      const refusal =
+        options.forDataDeletion === true ? this.defaultDataDeletionProblem(namespace) : undefined;
+      return refusal === undefined
+        ? this.defaultConnection()
+        : { ...this.defaultConnection(), dataDeletionRefusal: refusal };
     }
     const connectionNamespace = ref.kind === 'PlatformConnection' ? namespace : undefined;
     const label = describeConnection(ref.kind, connectionNamespace, ref.name);
@@ -159,8 +176,11 @@ export class ConnectionRegistry {
         credentials: resolved.credentials,
         ...this.addressPolicyOf(connection),
       },
-      agentTrust: agentTrustOf(connection),
-      ...dataDeletionRefusalOf(this.dataDeletionProblem(connection, namespace), label),
+      agentTrust: this.agentTrustOf(connection),
+      // Asked by the deletion controllers only: every reconcile resolves, few delete.
+      ...(options.forDataDeletion === true
+        ? dataDeletionRefusalOf(this.dataDeletionProblem(connection, namespace), label)
+        : {}),
     };
   }
 

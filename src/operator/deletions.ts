@@ -97,7 +97,7 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
   });
   const namedClients = new PlatformDataClients(logger);
   const platformFor = (object: ConnectionUser): PlatformAccess => {
-    const resolution = resolveObjectConnection(options.connections, object);
+    const resolution = resolveObjectConnection(options.connections, object, { forDataDeletion: true });
     if (!resolution.ok) return resolution;
     // The connection's owner decides who may delete workspace data with its key; a refused
     // namespace is told why before any call is made.

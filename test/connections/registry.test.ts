@@ -141,13 +141,14 @@ describe('namespace isolation', () => {
 });
 
 describe('who may delete data through a connection', () => {
+  const DELETING = { forDataDeletion: true };
   const ok = (resolution: ReturnType<ConnectionRegistry['resolve']>) => {
     if (!resolution.ok) throw new Error(resolution.message);
     return resolution;
   };
 
   it("the default connection: only the namespaces --data-deletion-namespaces names (here none); 'all' lets every one", () => {
-    expect(ok(registry.resolve(undefined, 'team-a')).dataDeletionRefusal).toBe(
+    expect(ok(registry.resolve(undefined, 'team-a', DELETING)).dataDeletionRefusal).toBe(
       "the default connection: namespace team-a may not delete data through it (the operator's --data-deletion-namespaces, Helm value dataDeletionNamespaces, allows none)",
     );
     const open = new ConnectionRegistry({
@@ -157,7 +158,7 @@ describe('who may delete data through a connection', () => {
       defaultConnection: registry.defaultConnection(),
       defaultDataDeletionNamespaces: 'all',
     });
-    expect(ok(open.resolve(undefined, 'team-a')).dataDeletionRefusal).toBeUndefined();
+    expect(ok(open.resolve(undefined, 'team-a', DELETING)).dataDeletionRefusal).toBeUndefined();
     const listed = new ConnectionRegistry({
       lookup,
       pool,
@@ -165,15 +166,16 @@ describe('who may delete data through a connection', () => {
       defaultConnection: registry.defaultConnection(),
       defaultDataDeletionNamespaces: ['privacy'],
     });
-    expect(ok(listed.resolve(undefined, 'privacy')).dataDeletionRefusal).toBeUndefined();
-    expect(ok(listed.resolve(undefined, 'team-a')).dataDeletionRefusal).toContain('allows privacy');
+    expect(ok(listed.resolve(undefined, 'privacy', DELETING)).dataDeletionRefusal).toBeUndefined();
+    expect(ok(listed.resolve(undefined, 'team-a', DELETING)).dataDeletionRefusal).toContain('allows privacy');
   });
 
   it("a PlatformConnection's own namespace may delete through it (its key is that namespace's own)", () => {
     lookup.add(connection('PlatformConnection', 'team-a', 'own', selfHosted()));
     lookup.secrets.set('team-a/platform-key', secret(KEY_A));
     expect(
-      ok(registry.resolve({ kind: 'PlatformConnection', name: 'own' }, 'team-a')).dataDeletionRefusal,
+      ok(registry.resolve({ kind: 'PlatformConnection', name: 'own' }, 'team-a', DELETING))
+        .dataDeletionRefusal,
     ).toBeUndefined();
   });
 
@@ -188,7 +190,7 @@ describe('who may delete data through a connection', () => {
       }),
     );
     const ref = { kind: 'ClusterPlatformConnection', name: 'shared' } as const;
-    expect(ok(registry.resolve(ref, 'team-a')).dataDeletionRefusal).toBe(
+    expect(ok(registry.resolve(ref, 'team-a', DELETING)).dataDeletionRefusal).toBe(
       'ClusterPlatformConnection shared: namespace team-a may not delete data through it: it has no dataDeletionNamespaceSelector (absent allows none; {} allows every namespace its namespaceSelector serves)',
     );
     lookup.add(
@@ -198,8 +200,8 @@ describe('who may delete data through a connection', () => {
         dataDeletionNamespaceSelector: { matchLabels: { purpose: 'privacy' } },
       }),
     );
-    expect(ok(registry.resolve(ref, 'privacy')).dataDeletionRefusal).toBeUndefined();
-    expect(ok(registry.resolve(ref, 'team-a')).dataDeletionRefusal).toBe(
+    expect(ok(registry.resolve(ref, 'privacy', DELETING)).dataDeletionRefusal).toBeUndefined();
+    expect(ok(registry.resolve(ref, 'team-a', DELETING)).dataDeletionRefusal).toBe(
       'ClusterPlatformConnection shared: its dataDeletionNamespaceSelector does not match namespace team-a',
     );
   });
