@@ -1,13 +1,16 @@
-// `agent-operator crds`: prints the AgentDeployment CRD; `--write` regenerates the committed
-// files; `--check` fails (exit 1) when they differ from what the zod schemas produce, which
-// is how CI catches a schema change committed without its generated output.
+// `agent-operator crds`: prints every CRD the operator serves (or the one named);
+// `--write` regenerates the committed files; `--check` fails (exit 1) when they differ from
+// what the zod schemas produce, which is how CI catches a schema change committed without
+// its generated output.
 import { parseArgs } from 'node:util';
 import { checkGeneratedFiles, writeGeneratedFiles } from './crd/generated-files.js';
-import { renderAgentDeploymentCrd } from './crd/render.js';
+import { GENERATED_HEADER, allCrds, renderYaml } from './crd/render.js';
 
-const USAGE = `Usage: agent-operator crds [--write | --check] [--root <dir>]
+const USAGE = `Usage: agent-operator crds [<name>] | --write | --check [--root <dir>]
 
-Prints the AgentDeployment CustomResourceDefinition (YAML) generated from the API types.
+Prints the CustomResourceDefinitions (YAML, one document each) generated from the API types:
+every one the operator serves, or the one <name> names (its plural, kind, short name or
+full name, e.g. agentdeployments, PlatformConnection, tdel).
 
   --write        write crds/, the Helm chart's copy and the field reference of the docs
   --check        exit 1 with a diff when those files differ from the generated output
@@ -16,6 +19,7 @@ Prints the AgentDeployment CustomResourceDefinition (YAML) generated from the AP
 
 Examples:
   agent-operator crds | kubectl apply -f -
+  agent-operator crds platformconnections | kubectl apply -f -
   agent-operator crds --check      # in CI: fails when the schemas changed without regenerating
 `;
 
@@ -31,8 +35,9 @@ const processIo: CrdsCliIo = {
 
 export async function main(argv: string[], io: CrdsCliIo = processIo): Promise<number> {
   let values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: argv,
       options: {
         write: { type: 'boolean', default: false },
@@ -41,7 +46,7 @@ export async function main(argv: string[], io: CrdsCliIo = processIo): Promise<n
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: true,
     }));
   } catch (error) {
     io.stderr(`agent-operator crds: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
@@ -53,6 +58,10 @@ export async function main(argv: string[], io: CrdsCliIo = processIo): Promise<n
   }
   if (values.write && values.check) {
     io.stderr(`agent-operator crds: --write and --check cannot be used together\n\n${USAGE}`);
+    return 2;
+  }
+  if ((values.write || values.check) && positionals.length > 0) {
+    io.stderr(`agent-operator crds: a name goes without --write or --check\n\n${USAGE}`);
     return 2;
   }
   const root = values.root ?? process.cwd();
@@ -76,6 +85,24 @@ export async function main(argv: string[], io: CrdsCliIo = processIo): Promise<n
     );
     return 1;
   }
-  io.stdout(renderAgentDeploymentCrd());
+  if (positionals.length > 1) {
+    io.stderr(`agent-operator crds: give at most one name\n\n${USAGE}`);
+    return 2;
+  }
+  const [name] = positionals;
+  const crds = allCrds();
+  const chosen = name === undefined ? crds : crds.filter((crd) => namesOf(crd).includes(name.toLowerCase()));
+  if (chosen.length === 0) {
+    const known = crds.map((crd) => crd.spec.names.plural).join(', ');
+    io.stderr(`agent-operator crds: no CRD named "${name ?? ''}"; known: ${known}\n`);
+    return 2;
+  }
+  io.stdout(GENERATED_HEADER + chosen.map((crd) => renderYaml(crd)).join('---\n'));
   return 0;
+}
+
+/** Every name a CRD answers to here, lower case. */
+function namesOf(crd: ReturnType<typeof allCrds>[number]): string[] {
+  const { plural, kind, shortNames } = crd.spec.names;
+  return [crd.metadata.name, plural, kind, ...(shortNames ?? [])].map((text) => text.toLowerCase());
 }

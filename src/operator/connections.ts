@@ -131,54 +131,50 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
   pool.adoptBudget(defaultClient.credentialFingerprint, defaultUrl, options.defaultConnection.budget);
 
   const scoped = options.namespaces.length > 0 ? options.namespaces : undefined;
-  const namespacedOn = await served(kube, PLATFORM_CONNECTIONS, scoped?.[0], logger);
-  const clusterOn =
-    (await served(kube, CLUSTER_PLATFORM_CONNECTIONS, undefined, logger)) &&
-    (await served(kube, NAMESPACES, undefined, logger));
 
   const keySecretIndex = (namespace: string) => (object: ConnectionObject) => {
     const ref = object.spec.apiKeySecretRef ?? object.spec.bearerTokenSecretRef;
     return ref === undefined ? [] : [`${namespace || object.metadata.namespace || ''}/${ref.name}`];
   };
-  const namespacedConnections = namespacedOn
-    ? Informer.forResource<ConnectionObject>(kube, {
-        type: PLATFORM_CONNECTIONS,
-        namespaces: options.namespaces,
-        logger: logger.child({ informer: PLATFORM_CONNECTION.plural }),
-        indexers: { [BY_KEY_SECRET]: keySecretIndex('') },
-      })
-    : undefined;
-  const clusterConnections = clusterOn
-    ? Informer.forResource<ConnectionObject>(kube, {
-        type: CLUSTER_PLATFORM_CONNECTIONS,
-        logger: logger.child({ informer: CLUSTER_PLATFORM_CONNECTION.plural }),
-        indexers: { [BY_KEY_SECRET]: keySecretIndex(options.operatorNamespace) },
-      })
-    : undefined;
-  const namespaceCache = clusterOn
-    ? Informer.forResource<KubeObject>(kube, {
-        type: NAMESPACES,
-        logger: logger.child({ informer: 'namespaces' }),
-      })
-    : undefined;
+  // The connection kinds may not be served yet (their CRDs installed later) or not
+  // permitted: their caches then stay empty, hold nothing back, and look again.
+  const namespacedConnections = Informer.forResource<ConnectionObject>(kube, {
+    type: PLATFORM_CONNECTIONS,
+    namespaces: options.namespaces,
+    logger: logger.child({ informer: PLATFORM_CONNECTION.plural }),
+    indexers: { [BY_KEY_SECRET]: keySecretIndex('') },
+    mayBeAbsent: MAY_BE_ABSENT,
+  });
+  const clusterConnections = Informer.forResource<ConnectionObject>(kube, {
+    type: CLUSTER_PLATFORM_CONNECTIONS,
+    logger: logger.child({ informer: CLUSTER_PLATFORM_CONNECTION.plural }),
+    indexers: { [BY_KEY_SECRET]: keySecretIndex(options.operatorNamespace) },
+    mayBeAbsent: MAY_BE_ABSENT,
+  });
+  const namespaceCache = Informer.forResource<KubeObject>(kube, {
+    type: NAMESPACES,
+    logger: logger.child({ informer: 'namespaces' }),
+    mayBeAbsent: MAY_BE_ABSENT,
+  });
   // ClusterPlatformConnection keys live in the operator's namespace, which the watched
   // namespaces may not include: then its Secrets get their own (one-namespace) cache.
   const operatorSecrets =
-    clusterOn && scoped !== undefined && !scoped.includes(options.operatorNamespace)
+    scoped !== undefined && !scoped.includes(options.operatorNamespace)
       ? Informer.forResource<SecretObject>(kube, {
           type: SECRETS,
           namespaces: [options.operatorNamespace],
           logger: logger.child({ informer: 'operator-secrets' }),
+          mayBeAbsent: MAY_BE_ABSENT,
         })
       : undefined;
 
   const lookup: ConnectionLookup = {
     connection: (kind, namespace, name) =>
       kind === 'PlatformConnection'
-        ? namespacedConnections?.store.get(`${namespace ?? ''}/${name}`)
-        : clusterConnections?.store.get(name),
+        ? namespacedConnections.store.get(`${namespace ?? ''}/${name}`)
+        : clusterConnections.store.get(name),
     namespaceLabels: (namespace) => {
-      const object = namespaceCache?.store.get(namespace);
+      const object = namespaceCache.store.get(namespace);
       return object === undefined ? undefined : (object.metadata.labels ?? {});
     },
     secret: (namespace, name) =>
@@ -214,9 +210,6 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     (informer): informer is Informer<KubeObject> => informer !== undefined,
   );
   const close = () => pool.close();
-  if (namespacedConnections === undefined && clusterConnections === undefined) {
-    return { registry, watches: [], userWatches: [], informers, close };
-  }
 
   const storeOf = (kind: ConnectionKind) =>
     kind === 'PlatformConnection' ? namespacedConnections : clusterConnections;
@@ -256,8 +249,8 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     const [kind, namespace, name] = splitKey(key);
     const connection =
       kind === 'PlatformConnection'
-        ? namespacedConnections?.store.get(`${namespace}/${name}`)
-        : clusterConnections?.store.get(name);
+        ? namespacedConnections.store.get(`${namespace}/${name}`)
+        : clusterConnections.store.get(name);
     const [secretKey] =
       connection === undefined
         ? []
@@ -284,29 +277,26 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     watchOf(options.secrets, connectionsBySecret),
     ...(operatorSecrets === undefined ? [] : [watchOf(operatorSecrets, connectionsBySecret)]),
   ];
-  const userWatches: Array<Watch<KubeObject>> = [namespacedConnections, clusterConnections]
-    .filter((informer): informer is Informer<ConnectionObject> => informer !== undefined)
-    .map((informer) => watchOf(informer, usersOf, readinessOrSpecChanged));
-  // A namespace's labels decide which ClusterPlatformConnections serve it: a change wakes
-  // the objects there that name one, so that a refusal heals (or a grant is withdrawn).
-  if (namespaceCache !== undefined) {
-    userWatches.push(
-      watchOf(
-        namespaceCache,
-        (namespace: KubeObject) =>
-          options.agentDeployments.store
-            .list()
-            .filter(
-              (object) =>
-                object.metadata.namespace === namespace.metadata.name &&
-                connectionRefOf(object)?.kind === 'ClusterPlatformConnection',
-            )
-            .map((object) => objectKey(object)),
-        (old, current) =>
-          JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {}),
-      ),
-    );
-  }
+  const userWatches: Array<Watch<KubeObject>> = [
+    watchOf(namespacedConnections, usersOf, readinessOrSpecChanged),
+    watchOf(clusterConnections, usersOf, readinessOrSpecChanged),
+    // A namespace's labels decide which ClusterPlatformConnections serve it: a change wakes
+    // the objects there that name one, so that a refusal heals (or a grant is withdrawn).
+    watchOf(
+      namespaceCache,
+      (namespace: KubeObject) =>
+        options.agentDeployments.store
+          .list()
+          .filter(
+            (object) =>
+              object.metadata.namespace === namespace.metadata.name &&
+              connectionRefOf(object)?.kind === 'ClusterPlatformConnection',
+          )
+          .map((object) => objectKey(object)),
+      (old, current) =>
+        JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {}),
+    ),
+  ];
   return { registry, controller, watches, userWatches, informers, close };
 }
 
@@ -356,36 +346,11 @@ function usersMayHaveChanged(
   );
 }
 
-/** Whether the API server serves `type` to us: 404 (no CRD) and 403 (no permission) say no. */
-export async function served(
-  kube: KubeClient,
-  type: ResourceType,
-  namespace: string | undefined,
-  logger: Logger,
-  notInstalled = 'connection resources are not installed (apply the CRDs); objects use the default connection',
-): Promise<boolean> {
-  try {
-    await kube.list(type, { limit: 1, ...(namespace === undefined ? {} : { namespace }) });
-    return true;
-  } catch (error) {
-    if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403)) {
-      logger.warn(
-        { resource: type.plural, status: error.statusCode },
-        error.statusCode === 404
-          ? notInstalled
-          : 'no permission to list this resource; connections that need it are off',
-      );
-      return false;
-    }
-    // Anything else (the API server restarting, say) is not an answer: assume served, and let
-    // the caches retry as they do for every other resource.
-    logger.debug(
-      { resource: type.plural, error: String(error) },
-      'could not tell whether served; assuming it is',
-    );
-    return true;
-  }
-}
+/**
+ * A kind whose CRD may come later (or whose permission may be missing): its cache is empty
+ * and synced meanwhile, and is looked for again this often.
+ */
+export const MAY_BE_ABSENT = { recheckMs: 10_000 };
 
 /** Finalizer and status writes of connections, and their events. */
 class ConnectionKubeWrites implements ConnectionKubePort {

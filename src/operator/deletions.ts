@@ -37,7 +37,7 @@ import { Informer } from '../runtime/manager/informer.js';
 import { watchOf, type Manager } from '../runtime/manager/manager.js';
 import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
 import type { OperatorConfig } from './config.js';
-import { served } from './connections.js';
+import { MAY_BE_ABSENT } from './connections.js';
 import { mergePatchBetween } from './merge-patch.js';
 import { PlatformDataClients } from './platform-data-clients.js';
 
@@ -78,14 +78,12 @@ export interface Deletions {
   close(): Promise<void>;
 }
 
-/** Adds the deletion controllers to `manager` when their resources are served. */
-export async function setUpDeletions(manager: Manager, options: DeletionsOptions): Promise<Deletions> {
+/**
+ * Adds the deletion controllers to `manager`. Their CRDs may come later: until then their
+ * caches are empty (and hold nothing back), and they are looked for again.
+ */
+export function setUpDeletions(manager: Manager, options: DeletionsOptions): Deletions {
   const { kube, logger, config } = options;
-  const scoped = config.namespaces.length > 0 ? config.namespaces : undefined;
-  const notInstalled = 'deletion resources are not installed (apply the CRDs); their controller is off';
-  const tracesOn = await served(kube, TRACE_DELETIONS, scoped?.[0], logger, notInstalled);
-  const examplesOn = await served(kube, EXAMPLE_DELETIONS, scoped?.[0], logger, notInstalled);
-  if (!tracesOn && !examplesOn) return { beginStop: () => {}, close: async () => {} };
   const stopping = new AbortController();
 
   const defaultClient = new PlatformDataClient({
@@ -125,11 +123,12 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
       reconcile,
     });
 
-  if (tracesOn) {
+  {
     const traceDeletions = Informer.forResource<TraceDeletionKubeObject>(kube, {
       type: TRACE_DELETIONS,
       namespaces: config.namespaces,
       logger: logger.child({ informer: TRACE_DELETION.plural }),
+      mayBeAbsent: MAY_BE_ABSENT,
     });
     const reconciler = new TraceDeletionReconciler({
       kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
@@ -158,11 +157,12 @@ export async function setUpDeletions(manager: Manager, options: DeletionsOptions
       [watchOf(traceDeletions, (object) => [objectKey(object)], specOrDeletionChanged)],
     );
   }
-  if (examplesOn) {
+  {
     const exampleDeletions = Informer.forResource<ExampleDeletionKubeObject>(kube, {
       type: EXAMPLE_DELETIONS,
       namespaces: config.namespaces,
       logger: logger.child({ informer: EXAMPLE_DELETION.plural }),
+      mayBeAbsent: MAY_BE_ABSENT,
     });
     const reconciler = new ExampleDeletionReconciler({
       kube: kubePort<ExampleDeletionKubeObject, ExampleDeletionStatus>(

@@ -340,7 +340,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   ]);
   if (connections.controller) manager.addController(connections.controller, connections.watches);
   for (const informer of connections.informers) manager.addInformer(informer);
-  const deletions = await setUpDeletions(manager, {
+  const deletions = setUpDeletions(manager, {
     kube,
     logger,
     registry,

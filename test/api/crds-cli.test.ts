@@ -53,11 +53,48 @@ async function scratchRepository(): Promise<string> {
 }
 
 describe('agent-operator crds', () => {
-  it('prints the CRD as YAML with the generated-file header', async () => {
+  it('prints every CRD the operator serves, one YAML document each, AgentDeployment first', async () => {
     const run = capture();
     expect(await main([], run.io)).toBe(0);
     expect(run.stdout().startsWith(GENERATED_HEADER)).toBe(true);
-    expect(yaml.load(run.stdout())).toEqual(agentDeploymentCrd());
+    const documents = yaml.loadAll(run.stdout()) as Array<{ metadata: { name: string } }>;
+    expect(documents.map((crd) => crd.metadata.name)).toEqual([
+      'agentdeployments.agentplatform.io',
+      'platformconnections.agentplatform.io',
+      'clusterplatformconnections.agentplatform.io',
+      'tracedeletions.agentplatform.io',
+      'exampledeletions.agentplatform.io',
+    ]);
+    expect(documents[0]).toEqual(agentDeploymentCrd());
+    // Exactly the committed files, so `crds | kubectl apply -f -` applies what the chart ships.
+    const committed = [
+      ...CRD_FILE_PATHS.slice(0, 1),
+      ...[...renderConnectionCrdFiles(), ...renderDeletionCrdFiles()]
+        .map((file) => file.path)
+        .filter((path) => path.startsWith('crds/')),
+    ];
+    const fromFiles = await Promise.all(
+      committed.map(async (path) => yaml.load(await readFile(join(repositoryRoot, path), 'utf8'))),
+    );
+    expect(documents).toEqual(fromFiles);
+  });
+
+  it('prints the one CRD named by plural, kind, short name or full name; an unknown name exits 2 listing them', async () => {
+    for (const name of ['agentdeployments', 'AgentDeployment', 'agd', 'agentdeployments.agentplatform.io']) {
+      const run = capture();
+      expect(await main([name], run.io), name).toBe(0);
+      expect(yaml.loadAll(run.stdout()), name).toEqual([agentDeploymentCrd()]);
+    }
+    const connection = capture();
+    expect(await main(['pconn'], connection.io)).toBe(0);
+    expect((yaml.load(connection.stdout()) as { metadata: { name: string } }).metadata.name).toBe(
+      'platformconnections.agentplatform.io',
+    );
+    const unknown = capture();
+    expect(await main(['widgets'], unknown.io)).toBe(2);
+    expect(unknown.stderr()).toContain(
+      'no CRD named "widgets"; known: agentdeployments, platformconnections',
+    );
   });
 
   it('the committed files are up to date (the CI check passes on this repository)', async () => {

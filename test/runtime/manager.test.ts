@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Controller } from '../../src/runtime/controller/controller.js';
+import { KubeApiError } from '../../src/runtime/kube/errors.js';
 import { Informer } from '../../src/runtime/manager/informer.js';
 import { Manager, watchOf } from '../../src/runtime/manager/manager.js';
 import { FakeApi } from './support/fake-api.js';
@@ -106,5 +107,42 @@ describe('Manager', () => {
     await clock.advance(2_400);
     expect(only.controller.running).toBe(true);
     expect(only.reconciled).toEqual(['default/a', 'default/a']);
+  });
+
+  it('starts each controller when its own caches synced: a cache that cannot sync holds back only its controller', async () => {
+    const clock = new FakeClock();
+    const healthy = new FakeApi();
+    const failing = new FakeApi();
+    healthy.upsert('a');
+    // Every list of the other resource fails (an API server failing it): that cache never syncs.
+    failing.listFailures = Array.from(
+      { length: 1_000 },
+      () => new KubeApiError(503, 'ServiceUnavailable', 'down'),
+    );
+    const informerOf = (api: FakeApi) =>
+      new Informer({ sources: [{ source: api, inScope: () => true }], clock, random: () => 0 });
+    const reconciled: string[] = [];
+    const controllerOf = (name: string) =>
+      new Controller({
+        name,
+        clock,
+        reconcile: (key) => {
+          reconciled.push(`${name} ${key}`);
+          return Promise.resolve();
+        },
+      });
+    const manager = new Manager({ clock, drainTimeoutMs: 1_000 });
+    managers.push(manager);
+    manager.addController(controllerOf('healthy'), [watchOf(informerOf(healthy))]);
+    manager.addController(controllerOf('blocked'), [watchOf(informerOf(failing))]);
+    void manager.start();
+    await flush();
+    expect(reconciled).toEqual(['healthy default/a']);
+    const health = manager.health();
+    expect(health.controllers.map((c) => `${c.name} ${String(c.running)}`)).toEqual([
+      'healthy true',
+      'blocked false',
+    ]);
+    expect(health.ready).toBe(false);
   });
 });

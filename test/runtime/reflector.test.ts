@@ -325,4 +325,78 @@ describe('Reflector', () => {
     await done;
     expect(api.openWatches).toBe(0);
   });
+
+  describe('a resource that may not be served (a CRD installed later)', () => {
+    function absentSetup(prepare: (api: FakeApi) => void = () => {}) {
+      const clock = new FakeClock();
+      const api = new FakeApi();
+      prepare(api);
+      const store = new IndexedStore<KubeObject>();
+      const added: string[] = [];
+      const deleted: string[] = [];
+      const reflector = new Reflector({
+        source: api,
+        store,
+        clock,
+        random: () => 0,
+        mayBeAbsent: { recheckMs: 10_000 },
+        handler: {
+          onAdd: (o) => added.push(o.metadata.name ?? ''),
+          onDelete: (o) => deleted.push(o.metadata.name ?? ''),
+        },
+      });
+      const controller = new AbortController();
+      running.push(controller);
+      void reflector.run(controller.signal);
+      return { clock, api, store, reflector, added, deleted };
+    }
+    const notFound = () =>
+      new KubeApiError(404, 'NotFound', 'the server could not find the requested resource');
+
+    it('a 404 is an answer: synced and empty at once, not stuck, and looked for again until served', async () => {
+      const { clock, api, reflector, added } = absentSetup((api) => {
+        api.listFailures = [notFound(), notFound()];
+      });
+      await flush();
+      expect(reflector.hasSynced).toBe(true);
+      expect(reflector.health()).toMatchObject({ synced: true, absent: true, stuck: false });
+      expect(api.listCalls).toBe(1);
+      await clock.advance(10_000);
+      expect(api.listCalls).toBe(2);
+      // The CRD arrives: the next look lists it and caches what it holds.
+      api.upsert('late');
+      await clock.advance(10_000);
+      expect(added).toEqual(['late']);
+      expect(reflector.health()).toMatchObject({ absent: false, synced: true });
+      // It is watched from then on: a new object arrives without another list.
+      const lists = api.listCalls;
+      api.upsert('later');
+      await flush();
+      expect(added).toEqual(['late', 'later']);
+      expect(api.listCalls).toBe(lists);
+    });
+
+    it('any other error is no answer: not synced, backing off, as for every resource', async () => {
+      const { reflector } = absentSetup((api) => {
+        api.listFailures = [new KubeApiError(503, 'ServiceUnavailable', 'starting')];
+      });
+      await flush();
+      expect(reflector.hasSynced).toBe(false);
+      expect(reflector.health().absent).toBe(false);
+    });
+
+    it('a CRD removed later empties the cache, deleting what it held', async () => {
+      const { clock, api, store, deleted } = absentSetup((api) => api.upsert('gone'));
+      await flush();
+      expect(store.list()).toHaveLength(1);
+      // The CRD is deleted: the watch breaks, the resumed watch is Gone, the relist is a 404.
+      api.listFailures = [notFound()];
+      api.watchFailures = [new KubeApiError(410, 'Gone', 'too old resource version')];
+      api.dropWatches();
+      // Less than the recheck interval: what is seen is the 404's answer, not a later list.
+      await clock.advance(5_000);
+      expect(deleted).toEqual(['gone']);
+      expect(store.list()).toEqual([]);
+    });
+  });
 });

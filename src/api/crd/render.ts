@@ -21,6 +21,18 @@ export function renderAgentDeploymentCrd(): string {
   return GENERATED_HEADER + renderYaml(agentDeploymentCrd());
 }
 
+/** Every CRD the operator serves, AgentDeployment first: what `agent-operator crds` prints. */
+export function allCrds(): Array<{
+  metadata: { name: string };
+  spec: { names: { plural: string; kind: string; shortNames?: string[] } };
+}> {
+  return [
+    agentDeploymentCrd(),
+    ...CONNECTION_RESOURCES.map(connectionCrd),
+    ...DELETION_RESOURCES.map(deletionCrd),
+  ];
+}
+
 /** The connection CRDs, each with its committed copy and the Helm chart's copy. */
 export function renderConnectionCrdFiles(): { path: string; content: string }[] {
   return CONNECTION_RESOURCES.flatMap((names) => {

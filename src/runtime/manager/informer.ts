@@ -14,7 +14,7 @@ import { Reflector, type ReflectorHealth, type ReflectorOptions } from '../refle
 
 export type ReflectorTuning = Pick<
   ReflectorOptions<KubeObject>,
-  'pageSize' | 'watchTimeoutSeconds' | 'watchdogMs' | 'backoff' | 'resyncPeriodMs'
+  'pageSize' | 'watchTimeoutSeconds' | 'watchdogMs' | 'backoff' | 'resyncPeriodMs' | 'mayBeAbsent'
 >;
 
 export interface InformerSource<T extends KubeObject> {
@@ -85,6 +85,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           watchdogMs: options.watchdogMs,
           backoff: options.backoff,
           resyncPeriodMs: options.resyncPeriodMs,
+          mayBeAbsent: options.mayBeAbsent,
           // Resync re-delivers cached objects as updates, like client-go's resync.
           onResync: (objects) => objects.forEach((object) => fanOut.onUpdate?.(object, object)),
         }),

@@ -1,7 +1,8 @@
 // The manager ties caches, controllers and leader election together:
 // - informers run on every replica, so that a standby's caches are warm;
-// - controllers start only on the leader (or at once without leader election), after every
-//   cache has synced; at start each controller is handed every cached key, since the events
+// - controllers start only on the leader (or at once without leader election), each after
+//   the caches it watches have synced (one failing cache holds back only its own
+//   controllers); at start each controller is handed every cached key, since the events
 //   that created them were delivered before it listened;
 // - losing the lease stops the controllers at once (in-flight reconciles are aborted: another
 //   replica may already be leading); shutdown drains them, then releases the lease.
@@ -70,6 +71,8 @@ interface Registration {
   controller: Controller;
   watches: Array<Watch<KubeObject>>;
   detach: Array<() => void>;
+  /** Started in the current term of leading (its own caches had synced). */
+  started: boolean;
 }
 
 const HEARTBEAT_MS = 1_000;
@@ -91,6 +94,7 @@ export class Manager {
   private electionAbort: AbortController | undefined;
   private running: Promise<void> | undefined;
   private controllersRunning = false;
+  private runnablesRunning = false;
   private stopping = false;
   private lagMs = 0;
   private heartbeat: TimerHandle | undefined;
@@ -116,13 +120,13 @@ export class Manager {
     for (const watch of watches) {
       if (!this.informers.includes(watch.informer)) this.addInformer(watch.informer);
     }
-    this.registrations.push({ controller, watches, detach: [] });
+    this.registrations.push({ controller, watches, detach: [], started: false });
   }
 
   /** Registers work that runs only while this replica leads (or always, without election). */
   addLeaderRunnable(runnable: LeaderRunnable): void {
     this.leaderRunnables.push(runnable);
-    if (this.controllersRunning) runnable.start();
+    if (this.runnablesRunning) runnable.start();
   }
 
   get isLeader(): boolean {
@@ -233,30 +237,28 @@ export class Manager {
     });
   }
 
+  /**
+   * Each controller starts as soon as the caches it watches have synced, so that one cache
+   * that cannot sync (an API server failing that resource) holds back only the controllers
+   * that need it; the leader runnables start once every cache has synced.
+   */
   private async startControllers(signal: AbortSignal): Promise<void> {
-    const synced = await Promise.all(this.informers.map((i) => i.waitForSync(signal)));
-    if (signal.aborted || this.stopping || !synced.every(Boolean) || this.controllersRunning) return;
+    if (signal.aborted || this.stopping || this.controllersRunning) return;
     this.controllersRunning = true;
-    for (const registration of this.registrations) {
-      const { controller, watches } = registration;
-      controller.start();
-      for (const watch of watches) {
-        const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
-        const enqueue = (object: KubeObject): void =>
-          keysFor(object).forEach((key) => controller.enqueue(key));
-        const wanted = watch.onUpdate ?? (() => true);
-        registration.detach.push(
-          watch.informer.addHandler({
-            onAdd: enqueue,
-            onUpdate: (old, current) => {
-              if (wanted(old, current)) enqueue(current);
-            },
-            onDelete: enqueue,
-          }),
-        );
-        watch.informer.store.list().forEach(enqueue);
-      }
-    }
+    const term = (): boolean => !signal.aborted && !this.stopping && this.controllersRunning;
+    const controllersStarted = Promise.all(
+      this.registrations.map(async (registration) => {
+        const informers = [...new Set(registration.watches.map((watch) => watch.informer))];
+        const synced = await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+        if (!term() || !synced.every(Boolean)) return false;
+        this.startRegistration(registration);
+        return true;
+      }),
+    );
+    const everySync = await Promise.all(this.informers.map((informer) => informer.waitForSync(signal)));
+    const started = await controllersStarted;
+    if (!term() || !everySync.every(Boolean) || !started.every(Boolean)) return;
+    this.runnablesRunning = true;
     for (const runnable of this.leaderRunnables) runnable.start();
     this.logger?.info(
       { controllers: this.registrations.map((r) => r.controller.name) },
@@ -264,13 +266,40 @@ export class Manager {
     );
   }
 
+  private startRegistration(registration: Registration): void {
+    const { controller, watches } = registration;
+    registration.started = true;
+    controller.start();
+    for (const watch of watches) {
+      const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
+      const enqueue = (object: KubeObject): void => keysFor(object).forEach((key) => controller.enqueue(key));
+      const wanted = watch.onUpdate ?? (() => true);
+      registration.detach.push(
+        watch.informer.addHandler({
+          onAdd: enqueue,
+          onUpdate: (old, current) => {
+            if (wanted(old, current)) enqueue(current);
+          },
+          onDelete: enqueue,
+        }),
+      );
+      watch.informer.store.list().forEach(enqueue);
+    }
+  }
+
   private async stopControllers(options: { drainTimeoutMs: number; abortInFlight?: boolean }): Promise<void> {
     if (!this.controllersRunning) return;
     this.controllersRunning = false;
-    await Promise.all(this.leaderRunnables.map((runnable) => runnable.stop()));
-    for (const registration of this.registrations)
+    if (this.runnablesRunning) {
+      this.runnablesRunning = false;
+      await Promise.all(this.leaderRunnables.map((runnable) => runnable.stop()));
+    }
+    const started = this.registrations.filter((registration) => registration.started);
+    for (const registration of started) {
+      registration.started = false;
       registration.detach.splice(0).forEach((detach) => detach());
-    await Promise.all(this.registrations.map((r) => r.controller.stop(options)));
+    }
+    await Promise.all(started.map((r) => r.controller.stop(options)));
   }
 
   private startHeartbeat(): void {

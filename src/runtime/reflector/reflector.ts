@@ -39,6 +39,14 @@ export interface ReflectorOptions<T extends KubeObject> {
   onResync?: (objects: T[]) => void;
   /** Report `stuck` after failing without a single success for this long (default 1 min). */
   maxFailingMs?: number;
+  /**
+   * The resource may not be served (a CRD installed later, or removed; no permission yet).
+   * A list answered 404 or 403 is then a definite answer, "none of these": the cache is
+   * empty and synced, so that nothing waits on it, and the list is tried again every
+   * `recheckMs` until the resource is served. Any other error is no answer and backs off as
+   * usual. Without this option a 404 is an error like any other.
+   */
+  mayBeAbsent?: { recheckMs: number };
 }
 
 export interface ReflectorHealth {
@@ -56,6 +64,8 @@ export interface ReflectorHealth {
   relists: number;
   /** Watches that ended for any reason (timeout, watchdog, error, 410) other than shutdown. */
   watchRestarts: number;
+  /** The resource was not served (or not permitted) at the last list: an empty cache, looked for again. */
+  absent: boolean;
 }
 
 type WatchOutcome = 'expired' | 'ended';
@@ -86,6 +96,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private relists = 0;
   private watchRestarts = 0;
   private readonly syncWaiters: Array<() => void> = [];
+  private readonly mayBeAbsent: { recheckMs: number } | undefined;
+  /** The last list said the resource is not served (404) or not permitted (403). */
+  private absent = false;
 
   constructor(options: ReflectorOptions<T>) {
     this.source = options.source;
@@ -107,6 +120,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.resyncPeriodMs = options.resyncPeriodMs;
     this.onResync = options.onResync;
     this.maxFailingMs = options.maxFailingMs ?? 60_000;
+    this.mayBeAbsent = options.mayBeAbsent;
+  }
+
+  /** Whether the resource was not served (or not permitted) at the last list. */
+  get isAbsent(): boolean {
+    return this.absent;
   }
 
   get hasSynced(): boolean {
@@ -140,6 +159,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       lastError: this.lastError,
       relists: this.relists,
       watchRestarts: this.watchRestarts,
+      absent: this.absent,
     };
   }
 
@@ -166,6 +186,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
           }
         } catch (error) {
           if (signal.aborted) break;
+          if (this.mayBeAbsent !== undefined && notServed(error)) {
+            needList = true;
+            await this.recordAbsent(signal, error, this.mayBeAbsent.recheckMs);
+            continue;
+          }
           // A watch's 410 means "relist now"; a list's 410 (an expired continue token) would
           // loop if retried at once, so it backs off like any other failure.
           const watchExpired = isGone(error) && !needList;
@@ -176,6 +201,35 @@ export class Reflector<T extends KubeObject = KubeObject> {
     } finally {
       stopResync();
     }
+  }
+
+  /**
+   * "Not served" is an answer: the cache holds none of these (deleting what a removed CRD
+   * left), counts as synced, and the list is tried again later, without a failure.
+   */
+  private async recordAbsent(signal: AbortSignal, error: unknown, recheckMs: number): Promise<void> {
+    if (!this.absent) {
+      this.logger?.info(
+        { source: this.source.description, recheckMs, reason: describeError(error) },
+        'resource not served (or not permitted); its cache stays empty and it is looked for again',
+      );
+    }
+    this.absent = true;
+    this.lastError = undefined;
+    const change = this.store.replace([], this.inScope);
+    for (const object of change.deleted) this.handler.onDelete?.(object);
+    this.resourceVersion = undefined;
+    this.progress();
+    this.backoff.reset();
+    this.failingSince = undefined;
+    this.markSynced();
+    await sleep(this.clock, recheckMs, signal);
+  }
+
+  private markSynced(): void {
+    if (this.synced) return;
+    this.synced = true;
+    this.syncWaiters.splice(0).forEach((wake) => wake());
   }
 
   private async pause(signal: AbortSignal, reason: string): Promise<void> {
@@ -208,10 +262,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     for (const object of change.added) this.handler.onAdd?.(object);
     for (const { old, current } of change.updated) this.handler.onUpdate?.(old, current);
     for (const object of change.deleted) this.handler.onDelete?.(object);
-    if (!this.synced) {
-      this.synced = true;
-      this.syncWaiters.splice(0).forEach((wake) => wake());
+    if (this.absent) {
+      this.absent = false;
+      this.logger?.info({ source: this.source.description }, 'resource now served; caching it');
     }
+    this.markSynced();
   }
 
   private async watchOnce(signal: AbortSignal, onEvent: () => void): Promise<WatchOutcome> {
@@ -316,6 +371,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (handle !== undefined) this.clock.clearTimeout(handle);
     };
   }
+}
+
+/** 404 (the resource is not served: no CRD) or 403 (no permission for it). */
+function notServed(error: unknown): boolean {
+  return error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 403);
 }
 
 function describeError(error: unknown): string {
