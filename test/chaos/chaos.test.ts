@@ -58,6 +58,7 @@ function checkOutcome(outcome: Awaited<ReturnType<typeof runChaos>>): void {
   expect(outcome.workload.created).toBeGreaterThanOrEqual(15);
   // ... and the mistakes of a bad day too.
   expect(outcome.faults.get('cp-401-window') ?? 0).toBeGreaterThan(0);
+  expect(outcome.faults.get('kube-start-burst') ?? 0).toBeGreaterThan(0);
   expect(outcome.workload.rejectedCreated).toBeGreaterThan(0);
   expect(outcome.workload.clashesCreated).toBeGreaterThan(0);
   expect(outcome.workload.suspends).toBeGreaterThan(0);

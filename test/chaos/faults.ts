@@ -22,7 +22,9 @@ export type FaultKind =
   | 'kube-latency'
   | 'kube-drop-watches'
   | 'kube-forced-410'
-  | 'kube-restart';
+  | 'kube-restart'
+  /** The API server fails every request (503 or 429) in the first seconds of a new operator process. */
+  | 'kube-start-burst';
 
 interface EmulatorStats {
   total: number;
@@ -33,6 +35,8 @@ export class FaultInjector {
   readonly counts = new Map<FaultKind, number>();
   /** 429s the emulator counted while a 429 burst was on: injected by construction. */
   injected429 = 0;
+  /** Lasting kube faults run one at a time (the loop's and the start bursts), each cleared after. */
+  private kubeLasting: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly stack: Stack,
@@ -92,16 +96,39 @@ export class FaultInjector {
         faults.expireWatches(random.int(1, 3));
         faults.dropWatches();
       } else {
-        if (kind === 'kube-fail-requests') {
-          faults.failRequests({ rate: random.int(5, 30) / 100, statuses: [500, 503, 429] });
-        } else {
-          faults.setLatency(random.int(50, 800));
-        }
-        await sleep(random.int(1_000, 5_000));
-        faults.clear();
+        const durationMs = random.int(1_000, 5_000);
+        const rate = random.int(5, 30) / 100;
+        const latencyMs = random.int(50, 800);
+        await this.kubeExclusive(async () => {
+          if (kind === 'kube-fail-requests') faults.failRequests({ rate, statuses: [500, 503, 429] });
+          else faults.setLatency(latencyMs);
+          await sleep(durationMs);
+          faults.clear();
+        });
       }
     }
+    await this.kubeLasting;
     faults.clear();
+  }
+
+  /**
+   * A start-up on a bad day: right after a new operator process starts, the API server fails
+   * every request for `durationMs` (what froze the operator for good once: it took a 503 to
+   * "is this CRD served?" as a yes and waited forever for that cache).
+   */
+  startBurst(durationMs: number, status: 503 | 429): Promise<void> {
+    this.count('kube-start-burst');
+    return this.kubeExclusive(async () => {
+      this.stack.kube.faults.failRequests({ rate: 1, statuses: [status] });
+      await sleep(durationMs);
+      this.stack.kube.faults.clear();
+    });
+  }
+
+  private kubeExclusive(fault: () => Promise<void>): Promise<void> {
+    const run = this.kubeLasting.then(fault);
+    this.kubeLasting = run.catch(() => undefined);
+    return run;
   }
 
   private controlPlaneRule(kind: FaultKind, random: SeededRandom): Record<string, unknown> {

@@ -88,7 +88,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
       runWorkload(workload, random.fork('workload-pace'), running),
       faults.runControlPlane(random.fork('control-plane-faults')),
       faults.runKube(random.fork('kube-faults')),
-      runKills(operator, random.fork('kills'), runStart + config.killsUntilMs),
+      runKills(operator, random.fork('kills'), runStart + config.killsUntilMs, faults),
       reportProgress(workload, operator, running, progress),
     ]);
     const faultPhaseMs = Date.now() - runStart;
@@ -221,14 +221,24 @@ async function runWorkload(workload: Workload, random: SeededRandom, running: ()
 }
 
 /** SIGKILL at random moments, then a new process after a random pause (sometimes none). */
-async function runKills(operator: OperatorProcess, random: SeededRandom, killsUntil: number): Promise<void> {
+async function runKills(
+  operator: OperatorProcess,
+  random: SeededRandom,
+  killsUntil: number,
+  faults: FaultInjector,
+): Promise<void> {
   const longRun = killsUntil - Date.now() > 60_000;
-  for (;;) {
+  for (let restarts = 0; ; restarts++) {
     await sleep(longRun ? random.int(5_000, 30_000) : random.int(3_000, 8_000));
     if (Date.now() >= killsUntil) return;
     await operator.kill();
     await sleep(random.int(0, 1_500));
+    // Every run meets a start-up on a bad day at least once: the first restart has one.
+    const burst = restarts === 0 || random.chance(0.4);
+    const burstMs = random.int(2_000, 5_000);
+    const status = random.chance(0.5) ? 503 : 429;
     operator.start();
+    if (burst) await faults.startBurst(burstMs, status);
   }
 }
 
