@@ -189,6 +189,11 @@ describe.skipIf(unavailable !== undefined && !IN_CI)('the operator image, run re
     expect(JSON.parse(probe.stdout)).toEqual({ app: 'EROFS', root: 'EROFS', tmp: 'written' });
   });
 
+  it('reports the commit it was built from (the VCS_REF build argument)', async () => {
+    const version = await podmanOk(['exec', container, 'node', 'dist/cli.js', '--version']);
+    expect(version).toMatch(/^agent-operator \d+\.\d+\.\d+ \(commit [0-9a-f]{40}\)$/);
+  });
+
   it('holds production dependencies only, and no npm', async () => {
     const probe = await podman([
       'exec',
