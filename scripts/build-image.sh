@@ -126,6 +126,9 @@ version="$(node -p 'require("./package.json").version' 2>/dev/null || sed -n 's/
 commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
 image="${IMAGE:-localhost/agent-operator:$version-${commit:0:12}}"
 log "building $image"
+# Scratch space for this step (the CA mount, the commit stamp), removed however the script ends.
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/agent-operator-build.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
 build_mounts=()
 ca="${NODE_EXTRA_CA_CERTS:-}"
 if [[ -n "$ca" ]]; then
@@ -133,8 +136,8 @@ if [[ -n "$ca" ]]; then
   # the build's `npm ci` must trust it too. The CA and an npmrc naming it are bind-mounted
   # into the RUN steps only: mounts are not committed, so the image never trusts that CA.
   [[ -r "$ca" ]] || die "NODE_EXTRA_CA_CERTS names $ca, which cannot be read"
-  build_ca="$(mktemp -d "${TMPDIR:-/tmp}/agent-operator-build-ca.XXXXXX")"
-  trap 'rm -rf "$build_ca"' EXIT
+  build_ca="$scratch/ca"
+  mkdir "$build_ca"
   cp "$ca" "$build_ca/ca.pem"
   echo "cafile=/usr/local/etc/ca.pem" >"$build_ca/npmrc"
   chmod -R a+rX "$build_ca"
@@ -153,4 +156,17 @@ fi
   --tag "$image" \
   --file Dockerfile \
   . >&2
+
+# podman 4.3 (Debian 12) leaves build arguments' values out of its layer cache's keys: after a
+# new commit it reuses the layers of the last build, and the image reports that build's commit.
+# Where that happened, one layer with the commit as a literal (which is part of the key) fixes it.
+built_commit="$("${podman[@]}" image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$image" |
+  sed -n 's/^AGENT_OPERATOR_COMMIT=//p')"
+if [[ "$built_commit" != "$commit" ]]; then
+  log "the layer cache gave commit ${built_commit:-none}; setting $commit"
+  stamp="$scratch/stamp"
+  mkdir "$stamp"
+  printf 'FROM %s\nENV AGENT_OPERATOR_COMMIT=%s\n' "$image" "$commit" >"$stamp/Containerfile"
+  "${podman[@]}" build --pull=never --layers --tag "$image" --file "$stamp/Containerfile" "$stamp" >&2
+fi
 echo "$image"
