@@ -18,9 +18,7 @@ RUN npm run build
 
 # ---- runtime: production dependencies only, no compiler, no npm, non-root ----
 FROM ${NODE_IMAGE} AS runtime
-# The commit `agent-operator --version` reports: docker build --build-arg VCS_REF=$(git rev-parse HEAD)
-ARG VCS_REF=unknown
-ENV NODE_ENV=production AGENT_OPERATOR_COMMIT=${VCS_REF}
+ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies are installed here from the lock file, not copied from the build
@@ -31,6 +29,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
            /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 COPY --from=build /src/dist ./dist
 COPY crds ./crds
+# The commit `agent-operator --version` reports: docker build --build-arg VCS_REF=$(git rev-parse HEAD)
+# Declared last: a build argument invalidates every layer after it, and the dependency layer
+# above need not be rebuilt (nor stored again) for each commit.
+ARG VCS_REF=unknown
+ENV AGENT_OPERATOR_COMMIT=${VCS_REF}
 # 65532 is the conventional "nonroot" uid/gid (distroless); the chart runs with the same ids,
 # a read-only root filesystem and a writable /tmp only.
 USER 65532:65532
