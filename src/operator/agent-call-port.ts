@@ -20,6 +20,7 @@ import type { AgentCall, AgentCallPort } from '../reconcilers/agentdeployment/po
 import { insecureUrlProblem } from './insecure-url.js';
 
 export interface AgentCallPortHandle extends AgentCallPort {
+  release(objectKey: string): void;
   /** Closes the connections kept for agent calls. */
   close(): Promise<void>;
 }
@@ -53,7 +54,7 @@ export function agentCallPort(
   const env = options.env ?? process.env;
   const tenantChosen: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks === true };
   const dispatchers = new Map<string, Dispatcher>();
-  /** The own keys each object's calls used last, so that its quoted replies lose them too. */
+  /** The own key of each object's call under way, so that its quoted reply loses it too; dropped on release. */
   const ownKeys = new Map<string, string>();
 
   const dispatcherFor = (url: URL, policy: AddressPolicy): Dispatcher => {
@@ -120,6 +121,9 @@ export function agentCallPort(
       return own === undefined
         ? redact(text, connectionKeyFor(objectKey))
         : redact(text, connectionKeyFor(objectKey), own);
+    },
+    release(objectKey) {
+      ownKeys.delete(objectKey);
     },
     async close() {
       await Promise.all([...dispatchers.values()].map((dispatcher) => dispatcher.close()));

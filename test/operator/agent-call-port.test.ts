@@ -84,6 +84,9 @@ describe('agentCallPort', () => {
     expect(port.redact('team-b/bot', `echo ${Buffer.from(KEY).toString('hex')} ${KEY}`)).toBe(
       'echo [redacted] [redacted]',
     );
+    // Released once quoted: the port holds no tenant key beyond the call.
+    port.release('team-b/bot');
+    expect(port.redact('team-b/bot', KEY)).toBe(KEY);
     const missing = await port.runOnce('team-b/bot', own('absent'), signal());
     expect(missing).toEqual({
       ok: false,

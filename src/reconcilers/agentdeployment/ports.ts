@@ -102,6 +102,8 @@ export interface AgentCallPort {
   runOnce(objectKey: string, call: AgentCall, signal: AbortSignal): Promise<AgentCallResult<WaitOutcome>>;
   /** Removes the keys this object's calls use (in any encoding) from text about to be quoted: a reply may echo anything. */
   redact(objectKey: string, text: string): string;
+  /** The call's outcome is quoted: drop what the port held for it (a tenant's own key). */
+  release?(objectKey: string): void;
 }
 
 /**
