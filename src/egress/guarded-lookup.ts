@@ -8,6 +8,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
 import { addressProblem, type AddressPolicy } from './address-policy.js';
+import { comparableHost } from './host-patterns.js';
 
 /** The error a refused address fails the connection with. */
 export class AddressNotAllowedError extends Error {
@@ -50,7 +51,7 @@ export function guardedLookup(policy: AddressPolicy) {
 
 /** Why the host of `url` is refused before any lookup (an IP literal, localhost), or undefined. */
 export function urlAddressProblem(url: URL, policy: AddressPolicy): string | undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = comparableHost(url);
   if (host === 'localhost' || host.endsWith('.localhost')) return addressProblem('127.0.0.1', policy);
   if (isIP(host) === 0) return undefined;
   return addressProblem(host, policy);

@@ -62,17 +62,19 @@ export function comparableHost(url: URL): string {
     .toLowerCase();
 }
 
+/** The default port of a URL's scheme. */
+function defaultPort(url: URL): number {
+  return url.protocol === 'http:' ? 80 : 443;
+}
+
 /** The port a URL connects to. */
 export function effectivePort(url: URL): number {
-  if (url.port !== '') return Number(url.port);
-  return url.protocol === 'http:' ? 80 : 443;
+  return url.port === '' ? defaultPort(url) : Number(url.port);
 }
 
 export function hostPatternMatches(pattern: HostPattern, url: URL): boolean {
   const host = comparableHost(url);
-  const port = effectivePort(url);
-  const wantedPort = pattern.port ?? (url.protocol === 'http:' ? 80 : 443);
-  if (port !== wantedPort) return false;
+  if (effectivePort(url) !== (pattern.port ?? defaultPort(url))) return false;
   return pattern.wildcard ? host.endsWith(`.${pattern.host}`) : host === pattern.host;
 }
 

@@ -5,8 +5,9 @@
 // address shares that budget.
 //
 // A cluster without the connection CRDs (an upgrade that has not applied them yet), or an
-// operator without the permission to list them cluster-wide, runs with what it can see: the
-// operator logs which part is off and every object uses the default connection.
+// operator without the permission to list them cluster-wide, runs with what it can see: those
+// caches stay empty (objects naming a connection are ConnectionNotFound) and are looked for
+// again every 10 s, so a CRD applied later is served without a restart.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { GROUP, VERSION } from '../api/agentdeployment/names.js';

@@ -1,7 +1,7 @@
 // The deletion controllers (TraceDeletion, later ExampleDeletion): their caches, status writes,
 // events, and a platform data client per connection on the connection's own rate budget, so
-// that a bulk deletion queues behind the deployments' calls of the same key. Off, with a
-// warning, when the CRDs are not installed.
+// that a bulk deletion queues behind the deployments' calls of the same key. Their CRDs may
+// come later: until then their caches are empty (an answer, not an error) and looked for again.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { GROUP, VERSION } from '../api/agentdeployment/names.js';
