@@ -212,4 +212,54 @@ describe('KubeClient', () => {
     expect(body.spec.renewTime).toBe('2025-01-02T03:04:05.678000Z');
     expect(body.spec.acquireTime).toBe('2025-01-02T03:04:05.678000Z');
   });
+
+  it('retries a read once when the server closed the kept-alive connection it reused; a write is not repeated', async () => {
+    // The server answers the first request of each connection and closes the connection on
+    // the second, unanswered: what an API server's idle timeout does when it races a reuse.
+    const served = new WeakMap<object, number>();
+    let requests = 0;
+    const closing = http.createServer((req, res) => {
+      requests += 1;
+      const socket = req.socket;
+      const count = (served.get(socket) ?? 0) + 1;
+      served.set(socket, count);
+      if (count > 1) {
+        socket.destroy();
+        return;
+      }
+      req.resume();
+      send(res, 200, { kind: 'Widget', metadata: { name: 'w', resourceVersion: '1' } });
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: `http://127.0.0.1:${(closing.address() as AddressInfo).port}`,
+          skipTLSVerify: false,
+        },
+      ],
+      users: [{ name: 'u', token: 'sekret-token' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const transport = new KubeConfigTransport(config);
+    const reusing = new KubeClient(transport);
+    try {
+      await reusing.get(WIDGETS, 'default', 'w');
+      // Reuses the kept-alive connection, which the server closes: read again on a new one.
+      expect(await reusing.get(WIDGETS, 'default', 'w')).toMatchObject({ metadata: { name: 'w' } });
+      expect(requests).toBe(3);
+      // A write on a reused connection that breaks is the caller's to judge: not sent twice.
+      await expect(
+        reusing.mergePatch(WIDGETS, 'default', 'w', { metadata: { labels: { a: 'b' } } }),
+      ).rejects.toThrow(/NetworkError|socket hang up|ECONNRESET/);
+      expect(requests).toBe(4);
+    } finally {
+      transport.close();
+      closing.closeAllConnections();
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  });
 });

@@ -123,7 +123,26 @@ export class KubeConfigTransport implements KubeTransport {
     return this.agent;
   }
 
+  /**
+   * A read sent on a kept-alive connection that the server had just closed (its idle timeout
+   * racing the reuse) fails before any answer: it is sent once more on a new connection, as
+   * Go's HTTP client does for idempotent requests. Writes are never repeated here.
+   */
   private async send(request: KubeRequest): Promise<http.IncomingMessage> {
+    try {
+      return await this.sendOnce(request);
+    } catch (error) {
+      if (!(error instanceof StaleConnectionError)) throw error;
+      if (!IDEMPOTENT.has(request.method)) throw error.failure;
+    }
+    try {
+      return await this.sendOnce(request);
+    } catch (error) {
+      throw error instanceof StaleConnectionError ? error.failure : error;
+    }
+  }
+
+  private async sendOnce(request: KubeRequest): Promise<http.IncomingMessage> {
     const { url, options } = await this.prepare(request);
     const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
     // client-node fills `headers` as a plain object (Authorization, Impersonate-User).
@@ -152,13 +171,14 @@ export class KubeConfigTransport implements KubeTransport {
       };
       request.signal?.addEventListener('abort', onAbort, { once: true });
       req.on('close', () => request.signal?.removeEventListener('abort', onAbort));
-      req.on('error', (error) =>
-        reject(
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const failure =
           error instanceof KubeApiError
             ? error
-            : new KubeApiError(0, 'NetworkError', `${request.method} ${request.path}: ${error.message}`),
-        ),
-      );
+            : new KubeApiError(0, 'NetworkError', `${request.method} ${request.path}: ${error.message}`);
+        const stale = req.reusedSocket && error.code === 'ECONNRESET' && !request.signal?.aborted;
+        reject(stale ? new StaleConnectionError(failure) : failure);
+      });
       req.end(payload);
     });
   }
@@ -167,6 +187,16 @@ export class KubeConfigTransport implements KubeTransport {
   close(): void {
     this.agent?.destroy();
     this.agent = undefined;
+  }
+}
+
+/** Methods a stale connection may be retried for: they change nothing, or nothing twice. */
+const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+/** A request that failed on a reused connection before any answer; carries the error to report. */
+class StaleConnectionError extends Error {
+  constructor(readonly failure: KubeApiError) {
+    super(failure.message);
   }
 }
 
