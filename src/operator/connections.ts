@@ -15,7 +15,6 @@ import {
   CLUSTER_PLATFORM_CONNECTION,
   PLATFORM_CONNECTION,
   type ConnectionKind,
-  type ConnectionStatus,
   type PlatformConnectionObject,
 } from '../api/connection/index.js';
 import {
@@ -31,7 +30,6 @@ import type { HostPattern } from '../egress/host-patterns.js';
 import type { RateBudget } from '../controlplane/budget/rate-budget.js';
 import type { ClientMetrics, ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
 import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
-import type { ConnectionKubePort, WriteOutcome } from '../reconcilers/connection/ports.js';
 import { ConnectionReconciler } from '../reconcilers/connection/reconciler.js';
 import type { Outcome } from '../reconcilers/agentdeployment/ports.js';
 import type { SecretSource } from '../reconcilers/agentdeployment/secrets.js';
@@ -39,9 +37,9 @@ import type { SecretValues } from './secret-values.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller/controller.js';
 import type { EventRecorder } from '../runtime/events/recorder.js';
-import { referenceTo } from '../runtime/events/recorder.js';
+import { CachedObjectPort } from '../runtime/reconcile/object-port.js';
+import { failed } from '../runtime/reconcile/result.js';
 import type { KubeClient } from '../runtime/kube/client.js';
-import { KubeApiError } from '../runtime/kube/errors.js';
 import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
 import type { ResourceType } from '../runtime/kube/resource.js';
 import { Informer } from '../runtime/manager/informer.js';
@@ -214,9 +212,18 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
 
   const storeOf = (kind: ConnectionKind) =>
     kind === 'PlatformConnection' ? namespacedConnections : clusterConnections;
-  const port = new ConnectionKubeWrites(kube, options.recorder, (key) => {
-    const [kind, namespace, name] = splitKey(key);
-    return storeOf(kind)?.store.get(namespace === '' ? name : `${namespace}/${name}`);
+  const port = new CachedObjectPort<ConnectionObject>({
+    client: kube,
+    type: typeOf,
+    store: {
+      get: (key) => {
+        const [kind, namespace, name] = splitKey(key);
+        return storeOf(kind)?.store.get(namespace === '' ? name : `${namespace}/${name}`);
+      },
+    },
+    keyOf,
+    recorder: options.recorder,
+    logger,
   });
   const usersOf = (connection: ConnectionObject) =>
     options.agentDeployments.store
@@ -238,10 +245,10 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     logger,
     rateLimiter: () =>
       defaultControllerRateLimiter(systemClock, { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 }),
-    // A throw is the controller's to catch: it counts and backs off as for a returned Error.
+    // A throw is the controller's to catch: it counts and backs off as a failed pass.
     reconcile: async (key, signal) => {
       const loaded = await loadKeySecret(key, signal);
-      if (!loaded.ok) return new Error(loaded.error.message);
+      if (!loaded.ok) return failed({ message: loaded.error.message });
       return reconciler.reconcile(key, signal);
     },
   });
@@ -352,65 +359,6 @@ function usersMayHaveChanged(
  * and synced meanwhile, and is looked for again this often.
  */
 export const MAY_BE_ABSENT = { recheckMs: 10_000 };
-
-/** Finalizer and status writes of connections, and their events. */
-class ConnectionKubeWrites implements ConnectionKubePort {
-  constructor(
-    private readonly kube: KubeClient,
-    private readonly recorder: EventRecorder,
-    readonly get: (key: string) => PlatformConnectionObject | undefined,
-  ) {}
-
-  patchFinalizers(
-    object: PlatformConnectionObject,
-    finalizers: string[],
-    signal: AbortSignal,
-  ): Promise<WriteOutcome> {
-    // Guarded: a merge patch replaces the whole list, and another controller's finalizer must not be lost.
-    return this.write(() =>
-      this.kube.mergePatch(
-        typeOf(object),
-        object.metadata.namespace,
-        object.metadata.name,
-        { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
-        { signal },
-      ),
-    );
-  }
-
-  patchStatus(
-    object: PlatformConnectionObject,
-    status: ConnectionStatus,
-    signal: AbortSignal,
-  ): Promise<WriteOutcome> {
-    return this.write(() =>
-      this.kube.mergePatchStatus(
-        typeOf(object),
-        object.metadata.namespace,
-        object.metadata.name,
-        { status },
-        { signal },
-      ),
-    );
-  }
-
-  event(object: PlatformConnectionObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    void this.recorder.record(referenceTo(object as ConnectionObject), type, reason, message);
-  }
-
-  private async write(call: () => Promise<unknown>): Promise<WriteOutcome> {
-    try {
-      await call();
-      return { ok: true };
-    } catch (error) {
-      return {
-        ok: false,
-        conflict: error instanceof KubeApiError && error.statusCode === 409,
-        message: error instanceof Error ? error.message : String(error),
-      };
-    }
-  }
-}
 
 function typeOf(object: PlatformConnectionObject): ResourceType {
   return object.kind === 'ClusterPlatformConnection' ? CLUSTER_PLATFORM_CONNECTIONS : PLATFORM_CONNECTIONS;

@@ -9,26 +9,18 @@ import {
   EXAMPLE_DELETION,
   TRACE_DELETION,
   type ExampleDeletionObject,
-  type ExampleDeletionStatus,
   type TraceDeletionObject,
-  type TraceDeletionStatus,
 } from '../api/deletion/index.js';
 import { resolveObjectConnection, type ConnectionUser } from '../connections/agentdeployment-connection.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import type { RateBudget } from '../controlplane/budget/index.js';
 import { PlatformDataClient } from '../platformdata/index.js';
-import type {
-  DeletionKubePort,
-  DeletionTimings,
-  PlatformAccess,
-  StatusWrite,
-} from '../reconcilers/deletion/ports.js';
+import type { DeletionTimings, PlatformAccess } from '../reconcilers/deletion/ports.js';
 import { ExampleDeletionReconciler } from '../reconcilers/exampledeletion/reconciler.js';
 import { TraceDeletionReconciler } from '../reconcilers/tracedeletion/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller, type Reconcile } from '../runtime/controller/controller.js';
 import type { EventRecorder } from '../runtime/events/recorder.js';
-import { referenceTo } from '../runtime/events/recorder.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import { KubeApiError } from '../runtime/kube/errors.js';
 import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
@@ -38,7 +30,7 @@ import { watchOf, type Manager } from '../runtime/manager/manager.js';
 import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
 import type { OperatorConfig } from './config.js';
 import { MAY_BE_ABSENT } from './connections.js';
-import { mergePatchBetween } from './merge-patch.js';
+import { CachedObjectPort } from '../runtime/reconcile/object-port.js';
 import { PlatformDataClients } from './platform-data-clients.js';
 
 export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
@@ -131,12 +123,13 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       mayBeAbsent: MAY_BE_ABSENT,
     });
     const reconciler = new TraceDeletionReconciler({
-      kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
-        kube,
-        TRACE_DELETIONS,
-        traceDeletions,
-        options.recorder,
-      ),
+      kube: new CachedObjectPort({
+        client: kube,
+        type: TRACE_DELETIONS,
+        store: traceDeletions.store,
+        recorder: options.recorder,
+        logger,
+      }),
       platformFor,
       configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
       clock: systemClock,
@@ -165,12 +158,13 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       mayBeAbsent: MAY_BE_ABSENT,
     });
     const reconciler = new ExampleDeletionReconciler({
-      kube: kubePort<ExampleDeletionKubeObject, ExampleDeletionStatus>(
-        kube,
-        EXAMPLE_DELETIONS,
-        exampleDeletions,
-        options.recorder,
-      ),
+      kube: new CachedObjectPort({
+        client: kube,
+        type: EXAMPLE_DELETIONS,
+        store: exampleDeletions.store,
+        recorder: options.recorder,
+        logger,
+      }),
       platformFor,
       clock: systemClock,
       stopping: stopping.signal,
@@ -197,42 +191,6 @@ function specOrDeletionChanged(old: KubeObject, current: KubeObject): boolean {
     old.metadata.generation !== current.metadata.generation ||
     old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp
   );
-}
-
-function kubePort<T extends KubeObject & { status?: S }, S extends object>(
-  kube: KubeClient,
-  type: ResourceType,
-  informer: Informer<T>,
-  recorder: EventRecorder,
-): DeletionKubePort<T, S> {
-  return {
-    get: (key) => informer.store.get(key),
-    patchStatus: async (object, status, signal): Promise<StatusWrite> => {
-      const patch = mergePatchBetween(
-        object.status as Record<string, unknown> | undefined,
-        status as Record<string, unknown>,
-      );
-      try {
-        await kube.mergePatchStatus(
-          type,
-          object.metadata.namespace,
-          object.metadata.name ?? '',
-          { status: patch },
-          { signal },
-        );
-        return { ok: true };
-      } catch (error) {
-        return {
-          ok: false,
-          gone: error instanceof KubeApiError && error.statusCode === 404,
-          message: error instanceof Error ? error.message : String(error),
-        };
-      }
-    },
-    event: (object, eventType, reason, message) => {
-      void recorder.record(referenceTo(object), eventType, reason, message);
-    },
-  };
 }
 
 async function configMapValue(

@@ -142,7 +142,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const kubePort = new AgentDeploymentKubePort({
     client: kube,
     type: AGENT_DEPLOYMENTS,
-    objects: objects.store,
+    store: objects.store,
     secrets: secretValues,
     recorder,
     logger,
@@ -292,14 +292,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
     // One shard per connection: a saturated key's objects cannot hold the others' keys back.
     shardOf: (key) => connectionShardOf(objects.store.get(key)),
-    reconcile: async (key, signal) => {
-      try {
-        return await reconciler.reconcile(key, signal);
-      } catch (error) {
-        // A bug, not a failure class: count it like controller-runtime counts panics.
-        return error instanceof Error ? error : new Error(String(error));
-      }
-    },
+    // A throw is a bug, not a failure class: the controller counts and logs it like
+    // controller-runtime does a panic.
+    reconcile: (key, signal) => reconciler.reconcile(key, signal),
   });
 
   enqueue.to = (key) => controller.enqueue(key);

@@ -32,9 +32,17 @@ export {
   Controller,
   type ControllerOptions,
   type Reconcile,
-  type ReconcileResult,
   type StopOptions,
 } from './controller/controller.js';
+export {
+  awaitChange,
+  backoff,
+  failed,
+  requeueAfter,
+  requeueNow,
+  type PassFailure,
+  type ReconcileResult,
+} from './reconcile/result.js';
 export {
   LeaderElector,
   type LeaderElectorOptions,

@@ -14,7 +14,7 @@ import { ConnectionRegistry } from '../../src/connections/registry.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { bindConnectionMetrics } from '../../src/reconcilers/connection/metrics.js';
 import { ConnectionReconciler } from '../../src/reconcilers/connection/reconciler.js';
-import type { ReconcileResult } from '../../src/runtime/controller/controller.js';
+import { requeueAfter, type ReconcileResult } from '../../src/runtime/reconcile/result.js';
 import { startControlPlaneEmulator, type ControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
 import { FakeConnectionKube } from './support/fake-kube.js';
 import { connection, MapLookup, secret } from './support/objects.js';
@@ -58,7 +58,7 @@ function put(object: PlatformConnectionObject): void {
   kube.put(KEY, object);
 }
 
-async function reconcile(): Promise<ReconcileResult | Error | void> {
+async function reconcile(): Promise<ReconcileResult> {
   const result = await reconciler.reconcile(KEY, new AbortController().signal);
   const stored = kube.get(KEY);
   if (stored !== undefined) lookup.add(stored);
@@ -124,7 +124,13 @@ afterEach(async () => {
   await new Promise<void>((resolve) => platform.close(() => resolve()));
 });
 
-async function settle(): Promise<ReconcileResult | Error | void> {
+/** The delay a result asks for; fails the test if it asks for anything else. */
+function delayOf(result: ReconcileResult): number {
+  if (result.kind !== 'requeueAfter') throw new Error(`expected a requeue after a delay, got ${result.kind}`);
+  return result.ms;
+}
+
+async function settle(): Promise<ReconcileResult> {
   // The first pass adds the finalizer (its watch event brings the second), the second probes.
   await reconcile();
   return reconcile();
@@ -151,16 +157,16 @@ describe('connection reconciler', () => {
       rateBudget: { limit: '1000/10s', sharedWith: 0 },
     });
     // 5 min ± 20%, with random() = 0.5: exactly 5 min.
-    expect(result).toEqual({ requeueAfterMs: 300_000 });
+    expect(result).toEqual(requeueAfter(300_000));
     const writes = kube.statusWrites;
-    expect(await reconcile()).toEqual({ requeueAfterMs: 300_000 });
+    expect(await reconcile()).toEqual(requeueAfter(300_000));
     expect(kube.statusWrites).toBe(writes);
   });
 
   it('a wrong key: Ready=False with a message naming the Secret, backoff that grows, recovery when the Secret is fixed', async () => {
     put(connection('PlatformConnection', 'team-a', 'main', spec()));
     lookup.secrets.set('team-a/platform-key', secret(WRONG_KEY));
-    const first = (await settle()) as ReconcileResult;
+    const first = await settle();
     expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'Unauthorized' });
     expect(condition('Ready')?.message).toContain(
       'refuses the credential (HTTP 401); check spec.apiKeySecretRef (Secret "platform-key", key "apiKey")',
@@ -168,10 +174,10 @@ describe('connection reconciler', () => {
     expect(kube.events.map((e) => `${e.type} ${e.reason}`)).toContain('Warning Unauthorized');
 
     // Not before the backoff: no call. Then each failure waits longer.
-    expect(await reconcile()).toEqual({ requeueAfterMs: first.requeueAfterMs });
-    now += first.requeueAfterMs ?? 0;
-    const second = (await reconcile()) as ReconcileResult;
-    expect(second.requeueAfterMs).toBeGreaterThan(first.requeueAfterMs ?? 0);
+    expect(await reconcile()).toEqual(requeueAfter(delayOf(first)));
+    now += delayOf(first);
+    const second = await reconcile();
+    expect(delayOf(second)).toBeGreaterThan(delayOf(first));
 
     lookup.secrets.set('team-a/platform-key', secret(GOOD_KEY, '2'));
     await reconcile();
@@ -226,7 +232,7 @@ describe('connection reconciler', () => {
     stored.metadata.deletionTimestamp = '2026-01-01T00:01:00Z';
     kube.objects.set(KEY, stored);
     users = ['team-a/billing-agent', 'team-a/support-bot'];
-    expect(await reconcile()).toEqual({ requeueAfterMs: 30_000 });
+    expect(await reconcile()).toEqual(requeueAfter(30_000));
     expect(kube.get(KEY)?.metadata.finalizers).toEqual([CONNECTION_FINALIZER]);
     expect(condition('Ready')).toMatchObject({
       status: 'False',

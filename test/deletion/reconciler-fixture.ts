@@ -17,8 +17,8 @@ import type {
   DeletionKubePort,
   DeletionPlatformClient,
   PlatformAccess,
-  StatusWrite,
 } from '../../src/reconcilers/deletion/ports.js';
+import type { WriteOutcome } from '../../src/runtime/reconcile/object-port.js';
 import { KEY, startPlatform } from '../platform-emulator/helpers.js';
 
 export const RECHECK_MS = 30_000;
@@ -36,7 +36,7 @@ export interface RecordedEvent {
 }
 
 /** The informer cache and the status subresource of one namespace, in memory. */
-export class MemoryKube<T extends Stored<S>, S> implements DeletionKubePort<T, S> {
+export class MemoryKube<T extends Stored<S>, S extends object> implements DeletionKubePort<T> {
   readonly events: RecordedEvent[] = [];
   private readonly objects = new Map<string, T>();
 
@@ -51,11 +51,16 @@ export class MemoryKube<T extends Stored<S>, S> implements DeletionKubePort<T, S
     return object === undefined ? undefined : structuredClone(object);
   }
 
-  patchStatus(object: T, status: S): Promise<StatusWrite> {
+  patchStatus(object: T, status: NonNullable<T['status']>): Promise<WriteOutcome<T>> {
     const stored = this.objects.get(keyOf(object));
-    if (stored === undefined) return Promise.resolve({ ok: false, gone: true, message: 'not found' });
+    if (stored === undefined) return Promise.resolve({ ok: false, reason: 'Gone', message: 'not found' });
     stored.status = structuredClone(status);
-    return Promise.resolve({ ok: true });
+    return Promise.resolve({ ok: true, value: structuredClone(stored) });
+  }
+
+  /** Deletions carry no finalizer: a call is a defect of the reconciler. */
+  patchFinalizers(): Promise<WriteOutcome<T>> {
+    return Promise.reject(new Error('a deletion reconciler wrote finalizers'));
   }
 
   event(_object: T, type: 'Normal' | 'Warning', reason: string, message: string): void {

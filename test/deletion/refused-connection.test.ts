@@ -22,6 +22,7 @@ import {
   type Refusal,
   type SwitchableConnection,
 } from './reconciler-fixture.js';
+import { requeueAfter } from '../../src/runtime/reconcile/result.js';
 
 const REFUSALS: Refusal[] = [
   {
@@ -211,9 +212,7 @@ async function refusedThenAllowed<T extends { status?: S }, S extends { phase?: 
   const key = kube.put(object);
   connection.refusal = refusal;
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    expect(await reconciler.reconcile(key, new AbortController().signal)).toEqual({
-      requeueAfterMs: RECHECK_MS,
-    });
+    expect(await reconciler.reconcile(key, new AbortController().signal)).toEqual(requeueAfter(RECHECK_MS));
   }
   expect(connection.calls).toEqual([]);
   const blocked = kube.get(key)?.status as (S & Record<string, unknown>) | undefined;

@@ -12,6 +12,7 @@ import type { DeletionPlatformClient } from '../../src/reconcilers/deletion/port
 import type { EmulatorClient } from '../controlplane-emulator/helpers.js';
 import { ingestTrace, sessionId } from '../platform-emulator/helpers.js';
 import { platformForTests, traceDeletionRig } from './reconciler-fixture.js';
+import { awaitChange } from '../../src/runtime/reconcile/result.js';
 
 let api: EmulatorClient;
 let client: PlatformDataClient;
@@ -70,7 +71,7 @@ describe('TraceDeletion dryRun', () => {
     await tagged(1, { tenant: 'dry-b' });
     const { kube, connection, run } = setUp();
     const { result, status } = await run('dry-metadata', { metadata: { tenant: 'dry-a' }, dryRun: true });
-    expect(result).toBeUndefined();
+    expect(result).toEqual(awaitChange);
     expect(connection.calls).toEqual(['queryRuns']);
     expect(status).toMatchObject({ phase: 'Completed', matched: 3 });
     expect(status).not.toHaveProperty('matchedIsLowerBound');

@@ -54,7 +54,7 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
   const realKube = new AgentDeploymentKubePort({
     client: s.client,
     type: AGENT_DEPLOYMENTS,
-    objects,
+    store: objects,
     secrets: new SecretValues(s.client, secrets),
     recorder: new EventRecorder({ client: s.client, component: 'agent-operator', instance: 'test' }),
     logger,
@@ -68,13 +68,13 @@ async function freshReconciler(s: Stack, crashAt: CrashPoint | undefined) {
     },
   };
   const kube: KubePort<AgentDeploymentObject> = {
-    getObject: (key) => realKube.getObject(key),
+    get: (key) => realKube.get(key),
     getSecret: (namespace, name) => realKube.getSecret(namespace, name),
     loadSecrets: (namespace, names, signal) => realKube.loadSecrets(namespace, names, signal),
     patchFinalizers: (object, finalizers, signal) => realKube.patchFinalizers(object, finalizers, signal),
     event: (object, type, reason, message) => realKube.event(object, type, reason, message),
-    patchStatus: async (object, status, signal, guarded) => {
-      const updated = await realKube.patchStatus(object, status, signal, guarded);
+    patchStatus: async (object, status, signal, options) => {
+      const updated = await realKube.patchStatus(object, status, signal, options);
       const ownership = status.ownership;
       if (crashAt === 'after-intent-recorded' && ownership?.createRequestedAt)
         throw new Crash('crash after intent');

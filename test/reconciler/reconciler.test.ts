@@ -13,10 +13,11 @@ import type {
   KubePort,
   LaneResolution,
   NameCatalogPort,
-  Outcome,
   ResolvedIds,
 } from '../../src/reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
+import type { WriteOutcome } from '../../src/runtime/reconcile/object-port.js';
+import { awaitChange, requeueAfter, requeueNow } from '../../src/runtime/reconcile/result.js';
 
 const ID = '11111111-1111-4111-8111-111111111111';
 const NOW = Date.parse('2026-11-23T12:00:00Z');
@@ -58,7 +59,7 @@ function object(overrides: Partial<AgentDeploymentView['metadata']> = {}): Agent
   };
 }
 
-const ok = <T>(value: T): Promise<Outcome<T>> => Promise.resolve({ ok: true, value });
+const ok = <T>(value: T): Promise<{ ok: true; value: T }> => Promise.resolve({ ok: true, value });
 
 /** A control plane that answers every call and records it in `cpCalls`. */
 function recordingPort(cpCalls: string[]): ControlPlanePort {
@@ -89,7 +90,7 @@ function recordingLane(id: string, cpCalls: string[]): ControlPlaneLane {
 function setup(
   start: AgentDeploymentView,
   options: {
-    statusWrite?: () => Outcome<AgentDeploymentView>;
+    statusWrite?: () => WriteOutcome<AgentDeploymentView>;
     connection?: (object: AgentDeploymentView) => LaneResolution;
     namedIds?: { listener?: string };
     desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
@@ -101,10 +102,10 @@ function setup(
   const events: string[] = [];
   const controlPlane = recordingPort(cpCalls);
   const kube: KubePort<AgentDeploymentView> = {
-    getObject: () => current,
+    get: () => current,
     getSecret: () => undefined,
     patchFinalizers: (o, finalizers) => {
-      current = { ...o, metadata: { ...o.metadata, finalizers } };
+      current = { ...o, metadata: { ...o.metadata, finalizers: [...finalizers] } };
       return ok(current);
     },
     patchStatus: (o, status) => {
@@ -163,9 +164,9 @@ describe('AgentDeploymentReconciler (the shell)', () => {
 
   it('requeues at once, without backoff, when a status write meets a 409', async () => {
     const s = setup(object(), {
-      statusWrite: () => ({ ok: false, error: { kind: 'Conflict', message: 'HTTP 409', status: 409 } }),
+      statusWrite: () => ({ ok: false, reason: 'Conflict', message: 'HTTP 409', status: 409 }),
     });
-    expect(await s.run()).toEqual({ requeueNow: true });
+    expect(await s.run()).toEqual(requeueNow);
     // The guarded intent write failed: nothing was sent.
     expect(s.cpCalls).toEqual([]);
   });
@@ -174,7 +175,7 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     const s = setup(object());
     const aborted = new AbortController();
     aborted.abort();
-    expect(await s.run(aborted.signal)).toEqual({});
+    expect(await s.run(aborted.signal)).toEqual(awaitChange);
     expect(s.cpCalls).toEqual([]);
     expect(s.statusWrites).toEqual([]);
   });
@@ -182,7 +183,7 @@ describe('AgentDeploymentReconciler (the shell)', () => {
   it('skips an object it cannot understand: Stalled InvalidSpec, one Warning, zero calls', async () => {
     const broken = { ...object(), spec: { broken: true } } as AgentDeploymentView;
     const s = setup(broken);
-    expect(await s.run()).toEqual({});
+    expect(await s.run()).toEqual(awaitChange);
     await s.run();
     expect(s.cpCalls).toEqual([]);
     expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
@@ -212,7 +213,7 @@ describe("AgentDeploymentReconciler: the lane of the object's connection", () =>
       const s = setup(object(), {
         connection: () => ({ ok: false, reason, message: 'PlatformConnection team-a/eu is not usable' }),
       });
-      expect(await s.run()).toEqual({ requeueAfterMs: 60_000 });
+      expect(await s.run()).toEqual(requeueAfter(60_000));
       expect(s.cpCalls).toEqual([]);
       expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
         status: 'True',
@@ -279,7 +280,7 @@ describe('AgentDeploymentReconciler: listener and integration names', () => {
       connection: () => ({ ok: true, lane: namedLane('eu-key@eu', euCalls) }),
       namedIds: { listener: 'us-cluster' },
     });
-    expect(await s.run()).toEqual({ requeueAfterMs: 2 * 60_000 });
+    expect(await s.run()).toEqual(requeueAfter(2 * 60_000));
     expect(euCalls).toEqual(['LISTENERS']);
     expect(s.current().status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({
       status: 'True',

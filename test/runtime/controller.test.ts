@@ -1,6 +1,14 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { Controller, type ReconcileResult } from '../../src/runtime/controller/controller.js';
+import { Controller } from '../../src/runtime/controller/controller.js';
+import {
+  awaitChange,
+  backoff,
+  failed,
+  requeueAfter,
+  requeueNow,
+  type ReconcileResult,
+} from '../../src/runtime/reconcile/result.js';
 import { defaultControllerRateLimiter } from '../../src/runtime/workqueue/rate-limiter.js';
 import { FakeClock, flush } from './support/fake-clock.js';
 
@@ -13,7 +21,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 describe('Controller', () => {
   it('rejects a worker count that is not a positive integer', () => {
     expect(
-      () => new Controller({ name: 'x', reconcile: () => Promise.resolve(), maxConcurrentReconciles: 0 }),
+      () => new Controller({ name: 'x', reconcile: () => Promise.resolve(awaitChange), maxConcurrentReconciles: 0 }),
     ).toThrow(/maxConcurrentReconciles must be an integer >= 1, got 0/);
   });
 
@@ -38,6 +46,7 @@ describe('Controller', () => {
         await gate.promise;
         active -= 1;
         activeKeys.delete(key);
+        return awaitChange;
       },
     });
     controller.start();
@@ -60,9 +69,9 @@ describe('Controller', () => {
     const clock = new FakeClock();
     const calls: Array<{ key: string; at: number }> = [];
     const start = clock.now();
-    const results = new Map<string, Array<ReconcileResult | Error | 'throw'>>([
-      ['fails', ['throw', new Error('value error'), 'throw', {}]],
-      ['polls', [{ requeueAfterMs: 30_000 }, {}]],
+    const results = new Map<string, Array<ReconcileResult | 'throw'>>([
+      ['fails', ['throw', failed(new Error('value error')), 'throw', awaitChange]],
+      ['polls', [requeueAfter(30_000), awaitChange]],
     ]);
     const controller = new Controller({
       name: 'outcomes',
@@ -73,7 +82,7 @@ describe('Controller', () => {
         calls.push({ key, at: clock.now() - start });
         const next = results.get(key)?.shift();
         if (next === 'throw') return Promise.reject(new Error('thrown'));
-        return Promise.resolve(next);
+        return Promise.resolve(next ?? awaitChange);
       },
     });
     controller.start();
@@ -99,7 +108,7 @@ describe('Controller', () => {
       reconcile: () => {
         calls.push(clock.now() - start);
         n += 1;
-        return Promise.resolve(n <= 3 ? { requeueNow: true } : {});
+        return Promise.resolve(n <= 3 ? requeueNow : awaitChange);
       },
     });
     controller.start();
@@ -123,11 +132,11 @@ describe('Controller', () => {
       reconcile: () => {
         n += 1;
         if (n === 1) return Promise.reject(new Error('first fails'));
-        if (n === 2) return Promise.resolve({ requeue: true });
-        if (n === 3) return Promise.resolve({ requeueAfterMs: 1 });
+        if (n === 2) return Promise.resolve(backoff);
+        if (n === 3) return Promise.resolve(requeueAfter(1));
         // A failure the reconciler handled as a value still counts as an error.
-        if (n === 4) return Promise.resolve({ requeue: true, failed: true });
-        return Promise.resolve();
+        if (n === 4) return Promise.resolve(failed({ message: 'handled', logged: true }));
+        return Promise.resolve(awaitChange);
       },
     });
     controller.start();
@@ -157,6 +166,7 @@ describe('Controller', () => {
       reconcile: async (_key, signal) => {
         seenSignal = signal;
         await gate.promise;
+        return awaitChange;
       },
     });
     controller.start();
@@ -180,6 +190,7 @@ describe('Controller', () => {
       reconcile: async (_key, signal) => {
         seenSignal = signal;
         await hang.promise;
+        return awaitChange;
       },
     });
     second.start();

@@ -7,6 +7,7 @@ import { Manager, watchOf } from '../../src/runtime/manager/manager.js';
 import { FakeApi } from './support/fake-api.js';
 import { FakeClock, flush } from './support/fake-clock.js';
 import { FakeLease } from './support/fake-lease-store.js';
+import { awaitChange } from '../../src/runtime/reconcile/result.js';
 
 const managers: Manager[] = [];
 afterEach(async () => {
@@ -21,7 +22,7 @@ function replica(api: FakeApi, lease: FakeLease | undefined, clock: FakeClock, i
     clock,
     reconcile: (key) => {
       reconciled.push(key);
-      return Promise.resolve();
+      return Promise.resolve(awaitChange);
     },
   });
   const registry = new Registry();
@@ -128,7 +129,7 @@ describe('Manager', () => {
         clock,
         reconcile: (key) => {
           reconciled.push(`${name} ${key}`);
-          return Promise.resolve();
+          return Promise.resolve(awaitChange);
         },
       });
     const manager = new Manager({ clock, drainTimeoutMs: 1_000 });

@@ -13,7 +13,7 @@ import type { AgentCallResult } from '../../agentruntime/errors.js';
 import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { WaitOutcome } from '../../agentruntime/client.js';
 import type { ConnectionRefusalReason } from '../../connections/reference.js';
-import type { AgentDeploymentStatusView } from './object.js';
+import type { ObjectPort, PortObject } from '../../runtime/reconcile/object-port.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { SecretSource } from './secrets.js';
@@ -160,10 +160,12 @@ export interface FleetClaimant {
   ownedDeploymentId?: string;
 }
 
-/** The Kubernetes side, as the reconciler sees it: reads from caches, writes to the API. */
-export interface KubePort<Object> {
-  /** The object as last seen (the cache, overlaid with this process's own newer writes). */
-  getObject(key: string): Object | undefined;
+/**
+ * The Kubernetes side, as the reconciler sees it: the kit's object port (the cache with this
+ * process's own writes overlaid, guarded finalizer and status patches, events) and the
+ * values of the Secrets the spec references.
+ */
+export interface KubePort<Object extends PortObject> extends ObjectPort<Object> {
   getSecret(namespace: string, name: string): SecretSource | undefined;
   /**
    * Brings the values of these Secrets of `namespace` up to date before a pass reads them
@@ -171,14 +173,4 @@ export interface KubePort<Object> {
    * Optional: a port whose getSecret is always current needs none.
    */
   loadSecrets?(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>>;
-  /** Sets the finalizers, guarded by resourceVersion (a 409 rather than losing another's). */
-  patchFinalizers(object: Object, finalizers: string[], signal: AbortSignal): Promise<Outcome<Object>>;
-  /** Merge patch of status; `guarded` adds a resourceVersion precondition (409 if the object moved). */
-  patchStatus(
-    object: Object,
-    status: AgentDeploymentStatusView,
-    signal: AbortSignal,
-    guarded?: boolean,
-  ): Promise<Outcome<Object>>;
-  event(object: Object, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }

@@ -14,6 +14,15 @@ import { SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS } from '../../api/agentdeployment/in
 import { isRetryable } from '../../agentruntime/errors.js';
 import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { Clock } from '../../runtime/clock.js';
+import { publishStatus } from '../../runtime/reconcile/status-publisher.js';
+import {
+  awaitChange,
+  backoff,
+  failed,
+  requeueAfter,
+  requeueNow,
+  type ReconcileResult,
+} from '../../runtime/reconcile/result.js';
 import type { Action, EventSpec, PublishOptions } from './action.js';
 import { isReadyAt } from './conditions.js';
 import { decide, isTerminalRevisionStatus, recheckDelayMs, specKey } from './decide.js';
@@ -62,14 +71,6 @@ import { judgeAnswer, quote, smokeTestSpecHash } from './smoke-test.js';
 import { nextStatus, revisionOutcome, smokeTestOutcome, statusChanged, type StatusFacts } from './status.js';
 import { isStalled, type SyncState } from './sync-state.js';
 import type { DomainMetrics } from './domain-metrics.js';
-
-export interface ReconcileResult {
-  requeueAfterMs?: number;
-  requeue?: boolean;
-  /** With `requeue`: counted as a reconcile error (the failure was handled here as a value). */
-  failed?: boolean;
-  requeueNow?: boolean;
-}
 
 export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   /** The default connection's lane: the port, cache and poller of objects without spec.connectionRef. */
@@ -143,19 +144,19 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const object = this.deps.kube.getObject(key);
+    const object = this.deps.kube.get(key);
     if (!object) {
       this.memory.forget(key);
       this.laneOf(key).poller.untrackKey(key);
       this.lanes.delete(key);
-      return {};
+      return awaitChange;
     }
     const loaded = await this.deps.kube.loadSecrets?.(
       object.metadata.namespace,
       referencedSecretNames(object.spec.secrets),
       signal,
     );
-    if (loaded && !loaded.ok) return this.failed(object, loaded.error, signal);
+    if (loaded && !loaded.ok) return this.onFailure(object, loaded.error, signal);
     const connection = this.deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
     // A refused connection gets no lane: decide makes no call then, only status is written.
     if (connection.ok) this.enterLane(key, connection.lane);
@@ -163,7 +164,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       connection.ok && object.metadata.deletionTimestamp === undefined
         ? await this.resolveIds(object, connection.lane, signal)
         : { ok: true as const, ids: {} };
-    if (signal.aborted) return {};
+    if (signal.aborted) return awaitChange;
     let observed = this.observe(key, object, connection, ids);
     for (let reads = 0; reads <= MAX_READS && !signal.aborted; reads += 1) {
       const action = decide(observed, this.timings);
@@ -177,11 +178,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       } else if (action.kind === 'observeRevision') {
         observed = await this.readRevision(key, observed, action.deploymentId, action.revisionId, signal);
       } else {
-        return signal.aborted ? {} : this.perform(key, object, observed, action, signal);
+        return signal.aborted ? awaitChange : this.perform(key, object, observed, action, signal);
       }
     }
     if (!signal.aborted) this.deps.logger.error({ key }, 'reconcile asked for more reads than allowed');
-    return signal.aborted ? {} : { requeue: true };
+    return signal.aborted ? awaitChange : backoff;
   }
 
   // ---- observe ----------------------------------------------------------------------------
@@ -438,11 +439,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<ReconcileResult> {
     switch (action.kind) {
       case 'nothing':
-        return {};
+        return awaitChange;
       case 'wait':
-        return { requeueAfterMs: action.requeueAfterMs };
+        return requeueAfter(action.requeueAfterMs);
       case 'fail':
-        return this.failed(object, action.error, signal);
+        return this.onFailure(object, action.error, signal);
       case 'publish':
         return this.publishState(key, object, action.state, action.facts, action, signal);
       case 'addFinalizer': {
@@ -451,7 +452,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           [...(object.metadata.finalizers ?? []), FINALIZER],
           signal,
         );
-        return result.ok ? { requeueNow: true } : this.failed(object, result.error, signal);
+        return result.ok ? requeueNow : this.onFailure(object, writeFailure(result), signal);
       }
       case 'create':
         return this.create(key, object, action.request, action.facts, action.specKey, signal);
@@ -470,12 +471,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           { clearIds: true, ownership: { uid: observed.object.uid } },
           signal,
         );
-        return published.ok ? { requeueNow: true } : this.failed(object, published.error, signal);
+        return published.ok ? requeueNow : this.onFailure(object, published.error, signal);
       }
       case 'delete': {
         const deleted = await this.laneOf(key).controlPlane.deleteDeployment(action.id, signal);
         if (!deleted.ok && deleted.error.kind !== 'NotFound')
-          return this.failed(object, deleted.error, signal);
+          return this.onFailure(object, deleted.error, signal);
         this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${action.id}`);
         const published = await this.publish(
           object,
@@ -484,8 +485,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
           signal,
         );
         return published.ok
-          ? { requeueAfterMs: this.timings.deletionPollMs }
-          : this.failed(object, published.error, signal);
+          ? requeueAfter(this.timings.deletionPollMs)
+          : this.onFailure(object, published.error, signal);
       }
       case 'release':
         return this.release(key, object, action.event, signal, action.orphaned);
@@ -494,7 +495,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       case 'observeDeployment':
       case 'observeName':
       case 'observeRevision':
-        return { requeue: true };
+        return backoff;
     }
   }
 
@@ -516,8 +517,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       signal,
       true,
     );
-    if (!intent.ok) return this.failed(object, intent.error, signal);
-    if (signal.aborted) return {};
+    if (!intent.ok) return this.onFailure(object, intent.error, signal);
+    if (signal.aborted) return awaitChange;
     let current = intent.value;
     const created = await this.laneOf(key).controlPlane.createDeployment(request, signal);
     if (!created.ok) {
@@ -526,7 +527,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         return this.refused(key, current, request.name, error, facts, refusedKey, signal);
       // A failure that proves nothing was created clears the intent: no lookup next time.
       const nothingCreated = error.kind !== 'Transient' || error.unclear !== true;
-      return this.failed(current, error, signal, nothingCreated ? { ownership: { uid } } : {});
+      return this.onFailure(current, error, signal, nothingCreated ? { ownership: { uid } } : {});
     }
     const deployment = created.value;
     const memory = this.memory.get(key);
@@ -554,15 +555,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       },
       signal,
     );
-    if (!recorded.ok) return this.failed(current, recorded.error, signal);
+    if (!recorded.ok) return this.onFailure(current, recorded.error, signal);
     current = recorded.value;
     this.laneOf(key).poller.track(deployment.id, key, 'inflight');
-    return {
-      requeueAfterMs: Math.max(
-        memory.nextRevisionPollAt - this.deps.clock.now(),
-        this.timings.minRevisionPollMs,
-      ),
-    };
+    return requeueAfter(
+      Math.max(memory.nextRevisionPollAt - this.deps.clock.now(), this.timings.minRevisionPollMs),
+    );
   }
 
   /** The control plane refused the create: say why, and do not send it again in a loop. */
@@ -592,7 +590,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       { ...facts, ownership: { uid: object.metadata.uid ?? '' } },
       signal,
     );
-    return published.ok ? { requeueAfterMs: retryIn } : this.failed(object, published.error, signal);
+    return published.ok ? requeueAfter(retryIn) : this.onFailure(object, published.error, signal);
   }
 
   /** Records a refusal; returns when to re-check although nothing changed. */
@@ -625,7 +623,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       { deployment, ownership: { uid: object.metadata.uid ?? '', deploymentId: deployment.id } },
       signal,
     );
-    if (!published.ok) return this.failed(object, published.error, signal);
+    if (!published.ok) return this.onFailure(object, published.error, signal);
     this.deps.kube.event(
       object,
       'Normal',
@@ -637,7 +635,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     // Adopted back: the orphan record is spent (a failure only leaves a stale record, which
     // lets this same namespace adopt it again; it is retried at the next adoption).
     await this.deps.orphans?.forget(deployment.id, signal);
-    return { requeueNow: true };
+    return requeueNow;
   }
 
   private async patch(
@@ -650,15 +648,15 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const patched = await this.laneOf(key).controlPlane.patchDeployment(id, action.patch, signal);
     if (!patched.ok) {
       const error = patched.error;
-      if (error.kind === 'NotFound') return { requeueNow: true };
-      if (error.kind !== 'Terminal') return this.failed(object, error, signal);
+      if (error.kind === 'NotFound') return requeueNow;
+      if (error.kind !== 'Terminal') return this.onFailure(object, error, signal);
       const state: SyncState = {
         kind: 'Rejected',
         message: `The control plane rejected the update of ${action.changedFields.join(', ')}: ${error.message}`,
       };
       const retryIn = this.remember(key, action.specKey, state);
       const published = await this.publish(object, state, action.facts, signal);
-      return published.ok ? { requeueAfterMs: retryIn } : this.failed(object, published.error, signal);
+      return published.ok ? requeueAfter(retryIn) : this.onFailure(object, published.error, signal);
     }
     const deployment = patched.value;
     const memory = this.memory.get(key);
@@ -676,7 +674,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     } else {
       this.deps.kube.event(object, 'Normal', 'Updated', `Updated ${what}`);
     }
-    if (!action.createsRevision) return { requeueNow: true };
+    if (!action.createsRevision) return requeueNow;
     this.deps.kube.event(
       object,
       'Normal',
@@ -691,14 +689,11 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       { ...action.facts, deployment, latestRevisionStatus: 'CREATING' },
       signal,
     );
-    if (!published.ok) return this.failed(object, published.error, signal);
+    if (!published.ok) return this.onFailure(object, published.error, signal);
     this.laneOf(key).poller.track(id, key, 'inflight');
-    return {
-      requeueAfterMs: Math.max(
-        memory.nextRevisionPollAt - this.deps.clock.now(),
-        this.timings.minRevisionPollMs,
-      ),
-    };
+    return requeueAfter(
+      Math.max(memory.nextRevisionPollAt - this.deps.clock.now(), this.timings.minRevisionPollMs),
+    );
   }
 
   /**
@@ -736,9 +731,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     });
     this.deps.poller.track(action.deploymentId, key, 'steady');
     const published = await this.publish(object, action.state, action.facts, signal);
-    if (!published.ok) return this.failed(object, published.error, signal);
+    if (!published.ok) return this.onFailure(object, published.error, signal);
     // Safety net only: the call's end wakes the key long before this.
-    return { requeueAfterMs: action.timeoutMs + this.timings.smokeTestRetryMs };
+    return requeueAfter(action.timeoutMs + this.timings.smokeTestRetryMs);
   }
 
   private async callAgent(
@@ -795,7 +790,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         },
         signal,
       );
-      if (!recorded.ok) return this.failed(object, recorded.error, signal);
+      if (!recorded.ok) return this.onFailure(object, recorded.error, signal);
     }
     // Only what this key follows: a forged record must not stop the owner's observation.
     this.laneOf(key).poller.untrackKey(key);
@@ -804,10 +799,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
       signal,
     );
-    if (!released.ok) return this.failed(object, released.error, signal);
+    if (!released.ok) return this.onFailure(object, writeFailure(released), signal);
     if (event) this.deps.kube.event(object, event.type, event.reason, event.message);
     this.memory.forget(key);
-    return {};
+    return awaitChange;
   }
 
   private warn(object: Object, warnings: readonly string[] | undefined): void {
@@ -840,9 +835,9 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (track?.mode === 'want') this.laneOf(key).poller.want(track.id, key);
     else if (track) this.laneOf(key).poller.track(track.id, key, track.mode);
     const published = await this.publish(object, state, facts, signal);
-    if (!published.ok) return this.failed(object, published.error, signal);
+    if (!published.ok) return this.onFailure(object, published.error, signal);
     if (published.value !== object) this.warn(object, options.warnings);
-    return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+    return requeueAfterMs === undefined ? awaitChange : requeueAfter(requeueAfterMs);
   }
 
   /** Writes status if it changed; events for transitions come from the same comparison. */
@@ -855,13 +850,14 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
   ): Promise<Outcome<Object>> {
     const now = new Date(this.deps.clock.now());
     const status = nextStatus(object, state, facts, now);
-    if (!statusChanged(object.status, status)) return { ok: true, value: object };
-    if (signal.aborted) return { ok: true, value: object };
     status.lastSyncTime = now.toISOString();
-    const written = await this.deps.kube.patchStatus(object, status, signal, guarded);
-    if (!written.ok) return written;
-    this.announce(object, state, status);
-    return written;
+    const published = await publishStatus(this.deps.kube, object, status, signal, {
+      guarded,
+      changed: statusChanged,
+    });
+    if (published.kind === 'failed') return { ok: false, error: writeFailure(published.outcome) };
+    if (published.kind === 'written') this.announce(object, state, status);
+    return { ok: true, value: published.object };
   }
 
   private announce(object: Object, state: SyncState, status: NonNullable<Object['status']>): void {
@@ -907,13 +903,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
   }
 
-  private async failed(
+  private async onFailure(
     object: Object,
     error: Failure,
     signal: AbortSignal,
     facts: StatusFacts = {},
   ): Promise<ReconcileResult> {
-    if (signal.aborted) return {};
+    if (signal.aborted) return awaitChange;
     const decision = errorPolicy(error);
     this.deps.metrics?.reconcileFailed?.(decision.label);
     // A settled object stays Ready through a failed resync: the agent still runs.
@@ -922,21 +918,21 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       (decision.then.kind === 'stall' || !isReadyAt(object.status?.conditions, generationOf(object)));
     if (decision.state && showState) {
       const published = await this.publish(object, decision.state, facts, signal);
-      if (!published.ok && published.error.kind === 'Conflict') return { requeueNow: true };
+      if (!published.ok && published.error.kind === 'Conflict') return requeueNow;
     }
     switch (decision.then.kind) {
       case 'requeueAfter':
-        return { requeueAfterMs: decision.then.ms };
+        return requeueAfter(decision.then.ms);
       case 'backoff':
         this.deps.logger.debug(
           { key: objectKeyOf(object), class: decision.label, error: error.message },
           'backing off',
         );
-        return { requeue: true, failed: true };
+        return failed({ message: error.message, logged: true });
       case 'requeueNow':
-        return { requeueNow: true };
+        return requeueNow;
       case 'stall':
-        return {};
+        return awaitChange;
     }
   }
 }
@@ -956,6 +952,15 @@ function smokeTestOf(object: AgentDeploymentView): {
 
 /** The named ids of a pass, or the spec reading that says why they are not there. */
 type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
+
+/** A failed Kubernetes write as the error policy reads it: a 409 is a Conflict, anything else Transient. */
+function writeFailure(outcome: { reason: 'Conflict' | 'Gone' | 'Failed'; message: string; status?: number }): Failure {
+  return {
+    kind: outcome.reason === 'Conflict' ? 'Conflict' : 'Transient',
+    message: outcome.message,
+    ...(outcome.status === undefined ? {} : { status: outcome.status }),
+  };
+}
 
 function objectKeyOf(object: AgentDeploymentView): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;

@@ -1,20 +1,5 @@
-// What the connection reconciler needs from Kubernetes, as a port: tests substitute their own.
-import type { ConnectionStatus, PlatformConnectionObject } from '../../api/connection/index.js';
+// What the connection reconciler needs from Kubernetes: the kit's object port (tests substitute their own).
+import type { PlatformConnectionObject } from '../../api/connection/index.js';
+import type { ObjectPort } from '../../runtime/reconcile/object-port.js';
 
-export type WriteOutcome = { ok: true } | { ok: false; conflict: boolean; message: string };
-
-export interface ConnectionKubePort {
-  /** From the cache; undefined when it is gone. */
-  get(key: string): PlatformConnectionObject | undefined;
-  patchFinalizers(
-    object: PlatformConnectionObject,
-    finalizers: string[],
-    signal: AbortSignal,
-  ): Promise<WriteOutcome>;
-  patchStatus(
-    object: PlatformConnectionObject,
-    status: ConnectionStatus,
-    signal: AbortSignal,
-  ): Promise<WriteOutcome>;
-  event(object: PlatformConnectionObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
-}
+export type ConnectionKubePort = ObjectPort<PlatformConnectionObject>;

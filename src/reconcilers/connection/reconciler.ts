@@ -12,7 +12,18 @@ import type { ConnectionRegistry } from '../../connections/registry.js';
 import { describeConnection } from '../../connections/reference.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import type { ConnectionEndpoints } from '../../connections/endpoints.js';
-import type { ReconcileResult } from '../../runtime/controller/controller.js';
+import { addFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
+import {
+  awaitChange,
+  backoff,
+  requeueAfter,
+  type ReconcileResult,
+} from '../../runtime/reconcile/result.js';
+import {
+  afterFailedWrite,
+  conditionTransitions,
+  publishStatus,
+} from '../../runtime/reconcile/status-publisher.js';
 import type { ConnectionAction } from './action.js';
 import { withConditions, type ConnectionConditionUpdate } from './conditions.js';
 import { decideConnection } from './decide.js';
@@ -25,7 +36,7 @@ import {
   probeHealthy,
   type ProbeTimings,
 } from './outcome-status.js';
-import type { ConnectionKubePort, WriteOutcome } from './ports.js';
+import type { ConnectionKubePort } from './ports.js';
 import { guardedGet, probeConnection, type HttpGet, type ProbeOutcome } from './probe.js';
 import type { AddressPolicy } from '../../egress/address-policy.js';
 
@@ -76,7 +87,7 @@ export class ConnectionReconciler {
       options.tenantAddressPolicy === undefined ? undefined : guardedGet(options.tenantAddressPolicy);
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | Error | void> {
+  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const connection = this.options.kube.get(key);
     if (connection === undefined) {
       // Gone without our finalizer (removed by hand, or never added): let its client go too.
@@ -88,7 +99,7 @@ export class ConnectionReconciler {
           metadata: { name: name.join('/'), ...(namespace === '' ? {} : { namespace }) },
         });
       }
-      return;
+      return awaitChange;
     }
     const users = this.options.usersOf(connection).sort();
     const access = this.options.registry.clientFor(connection);
@@ -103,7 +114,7 @@ export class ConnectionReconciler {
       memory: this.memory.get(key),
       now: this.options.clock.now(),
     });
-    if (signal.aborted) return { requeue: true };
+    if (signal.aborted) return backoff;
     return this.perform(key, connection, action, users, access, signal);
   }
 
@@ -114,30 +125,23 @@ export class ConnectionReconciler {
     users: readonly string[],
     access: ReturnType<ConnectionRegistry['clientFor']>,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
+  ): Promise<ReconcileResult> {
     const base = { ...connection.status, endpoint: access.endpoints.display, usedBy: users.length };
     switch (action.kind) {
       case 'done':
-        return;
-      case 'addFinalizer':
-        return written(
-          await this.options.kube.patchFinalizers(
-            connection,
-            [...(connection.metadata.finalizers ?? []), CONNECTION_FINALIZER],
-            signal,
-          ),
-          // The watch on finalizers wakes the connection when the cache has the write.
-          undefined,
-        );
+        return awaitChange;
+      case 'addFinalizer': {
+        const outcome = await addFinalizer(this.options.kube, connection, CONNECTION_FINALIZER, signal);
+        // The watch on finalizers wakes the connection when the cache has the write.
+        return outcome.ok ? awaitChange : afterFailedWrite(outcome);
+      }
       case 'releaseFinalizer': {
-        const finalizers = (connection.metadata.finalizers ?? []).filter((f) => f !== CONNECTION_FINALIZER);
-        const outcome = await this.options.kube.patchFinalizers(connection, finalizers, signal);
-        if (outcome.ok) {
-          this.options.registry.forget(connection);
-          this.metrics.forget(labelsOf(connection));
-          this.memory.delete(key);
-        }
-        return written(outcome, undefined);
+        const outcome = await removeFinalizer(this.options.kube, connection, CONNECTION_FINALIZER, signal);
+        if (!outcome.ok) return afterFailedWrite(outcome);
+        this.options.registry.forget(connection);
+        this.metrics.forget(labelsOf(connection));
+        this.memory.delete(key);
+        return awaitChange;
       }
       case 'holdForUsers': {
         const shown = action.users.slice(0, 10).join(', ');
@@ -150,7 +154,7 @@ export class ConnectionReconciler {
           message,
         };
         const published = await this.publish(connection, base, [update], 'Warning', signal);
-        return published ?? { requeueAfterMs: HOLD_RECHECK_MS };
+        return published ?? requeueAfter(HOLD_RECHECK_MS);
       }
       case 'credentialMissing': {
         const update: ConnectionConditionUpdate = {
@@ -161,14 +165,14 @@ export class ConnectionReconciler {
         };
         this.metrics.state(labelsOf(connection), false, readyOf(connection, 'Reachable'), undefined);
         const published = await this.publish(connection, base, [update], 'Warning', signal);
-        return published ?? { requeueAfterMs: CREDENTIAL_RECHECK_MS };
+        return published ?? requeueAfter(CREDENTIAL_RECHECK_MS);
       }
       case 'probe':
-        if (!access.ok) return;
+        if (!access.ok) return awaitChange;
         return this.probeAndPublish(key, connection, base, access, signal);
       case 'wait': {
         const published = await this.publish(connection, base, [], 'Normal', signal);
-        return published ?? { requeueAfterMs: action.ms };
+        return published ?? requeueAfter(action.ms);
       }
     }
   }
@@ -179,12 +183,12 @@ export class ConnectionReconciler {
     base: ConnectionStatus,
     access: Extract<ReturnType<ConnectionRegistry['clientFor']>, { ok: true }>,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
+  ): Promise<ReconcileResult> {
     // A PlatformConnection's URLs are its tenant's choice: the probe must not be an oracle
     // for what answers at internal addresses.
     const get = connection.kind === 'PlatformConnection' ? this.tenantGet : undefined;
     const outcome = await this.probe(access.client, access.endpoints, signal, get);
-    if (signal.aborted) return { requeue: true };
+    if (signal.aborted) return backoff;
     const labels = labelsOf(connection);
     const previous = this.memory.get(key);
     const failuresBefore = previous?.failures ?? 0;
@@ -232,7 +236,7 @@ export class ConnectionReconciler {
       );
     }
     const published = await this.publish(connection, status, updates, healthy ? 'Normal' : 'Warning', signal);
-    return published ?? { requeueAfterMs: delay };
+    return published ?? requeueAfter(delay);
   }
 
   /** Writes status if it changed; an event for each condition that changed its reason. Returns a result only on failure. */
@@ -242,33 +246,22 @@ export class ConnectionReconciler {
     updates: readonly ConnectionConditionUpdate[],
     eventType: 'Normal' | 'Warning',
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | undefined> {
+  ): Promise<ReconcileResult | undefined> {
     const generation = connection.metadata.generation ?? 0;
     const before = connection.status?.conditions;
     const conditions = withConditions(before, updates, generation, new Date(this.options.clock.now()));
     const next: ConnectionStatus = { ...status, conditions };
-    if (JSON.stringify(next) === JSON.stringify(connection.status ?? {})) return undefined;
-    const outcome = await this.options.kube.patchStatus(connection, next, signal);
-    if (!outcome.ok) return written(outcome, undefined) ?? undefined;
+    const published = await publishStatus(this.options.kube, connection, next, signal);
+    if (published.kind === 'failed') return afterFailedWrite(published.outcome);
+    if (published.kind === 'unchanged') return undefined;
+    const moved = new Set(conditionTransitions(before, conditions).map((condition) => condition.type));
     for (const update of updates) {
-      const old = before?.find((c) => c.type === update.type);
-      if (old?.reason !== update.reason || old.status !== update.status) {
-        const type = update.status === 'True' ? 'Normal' : eventType;
-        this.options.kube.event(connection, type, update.reason, update.message);
-      }
+      if (!moved.has(update.type)) continue;
+      const type = update.status === 'True' ? 'Normal' : eventType;
+      this.options.kube.event(connection, type, update.reason, update.message);
     }
     return undefined;
   }
-}
-
-function written(
-  outcome: WriteOutcome,
-  onSuccess: ReconcileResult | undefined,
-): ReconcileResult | Error | undefined {
-  if (outcome.ok) return onSuccess;
-  // Someone wrote first, or the cache is behind our own write: look again after a backoff.
-  if (outcome.conflict) return { requeue: true };
-  return new Error(outcome.message);
 }
 
 function labelsOf(connection: PlatformConnectionObject): ConnectionLabels {

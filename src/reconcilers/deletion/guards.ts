@@ -4,8 +4,10 @@
 // The outcome is written like any other terminal status: phase, conditions, one event.
 import { COUNT_CEILING } from '../../api/deletion/index.js';
 import type { PhaseState } from './conditions.js';
+import type { PortObject } from '../../runtime/reconcile/object-port.js';
+import { awaitChange, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import type { DeletionKubePort } from './ports.js';
-import { publishStatus, withPhase, type PhasedObject, type PhasedStatus } from './status.js';
+import { publishPhase, withPhase, type PhasedObject, type PhasedStatus } from './status.js';
 
 export interface Guards {
   dryRun?: boolean;
@@ -73,15 +75,15 @@ export function withMatches<S extends CountedStatus>(status: S, matches: Matches
 }
 
 /** Ends a deletion that sends nothing (refused by maxMatches, or a dry run) with one event. */
-export async function publishWithoutDeleting<T extends PhasedObject<S>, S extends CountedStatus>(
-  ports: { kube: DeletionKubePort<T, S>; clock: { now(): number } },
+export async function publishWithoutDeleting<T extends PhasedObject<S> & PortObject, S extends CountedStatus>(
+  ports: { kube: DeletionKubePort<T>; clock: { now(): number } },
   object: T,
   state: PhaseState,
   matches: Matches,
   signal: AbortSignal,
-): Promise<Error | undefined> {
+): Promise<ReconcileResult> {
   const { kube, clock } = ports;
   kube.event(object, state.phase === 'Failed' ? 'Warning' : 'Normal', state.reason, state.message);
   const status = withPhase(object, withMatches({ ...object.status } as S, matches), state, clock.now());
-  return publishStatus(kube, object, status, signal);
+  return (await publishPhase(kube, object, status, signal)) ?? awaitChange;
 }

@@ -1,16 +1,10 @@
-// What the deletion reconcilers need outside themselves, as ports: the object cache and status
-// writes, ConfigMap reads, events, and a platform data client for an object's connection.
+// What the deletion reconcilers need outside themselves, as ports: the kit's object port (cache,
+// status writes, events), ConfigMap reads, and a platform data client for an object's connection.
 import type { PlatformDataClient } from '../../platformdata/index.js';
+import type { ObjectPort, PortObject } from '../../runtime/reconcile/object-port.js';
 
-export type StatusWrite = { ok: true } | { ok: false; gone: boolean; message: string };
-
-export interface DeletionKubePort<T, S> {
-  /** From the cache; undefined when it is gone. */
-  get(key: string): T | undefined;
-  /** A merge patch of the status subresource. */
-  patchStatus(object: T, status: S, signal: AbortSignal): Promise<StatusWrite>;
-  event(object: T, type: 'Normal' | 'Warning', reason: string, message: string): void;
-}
+/** The kit's object port, for a deletion kind. */
+export type DeletionKubePort<T extends PortObject> = ObjectPort<T>;
 
 /** The platform data calls a deletion makes: deletes, and the reads that count and verify. */
 export type DeletionPlatformClient = Pick<

@@ -4,6 +4,9 @@ import type { Condition } from '../../api/agentdeployment/status.js';
 import type { DeletionPhase } from '../../api/deletion/index.js';
 import { deletionConditions, type PhaseState } from './conditions.js';
 import type { DeletionKubePort } from './ports.js';
+import type { PortObject } from '../../runtime/reconcile/object-port.js';
+import type { ReconcileResult } from '../../runtime/reconcile/result.js';
+import { afterFailedWrite, publishStatus } from '../../runtime/reconcile/status-publisher.js';
 
 export interface PhasedStatus {
   observedGeneration?: number;
@@ -40,15 +43,16 @@ export function withPhase<S extends PhasedStatus>(
   return next;
 }
 
-/** Writes the status when it changed; an Error (for backoff) when the write failed. A gone object is no error. */
-export async function publishStatus<T extends PhasedObject<S>, S>(
-  kube: DeletionKubePort<T, S>,
+/**
+ * Writes the status when it changed. Undefined when the pass may go on (written, unchanged);
+ * otherwise what the pass returns: the object is gone, someone wrote first, or the write failed.
+ */
+export async function publishPhase<T extends PhasedObject<S> & PortObject, S extends object>(
+  kube: DeletionKubePort<T>,
   object: T,
   status: S,
   signal: AbortSignal,
-): Promise<Error | undefined> {
-  if (JSON.stringify(status) === JSON.stringify(object.status)) return undefined;
-  const written = await kube.patchStatus(object, status, signal);
-  if (written.ok || written.gone) return undefined;
-  return new Error(`status write failed: ${written.message}`);
+): Promise<ReconcileResult | undefined> {
+  const published = await publishStatus(kube, object, status as NonNullable<T['status']>, signal);
+  return published.kind === 'failed' ? afterFailedWrite(published.outcome) : undefined;
 }

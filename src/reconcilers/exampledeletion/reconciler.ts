@@ -9,7 +9,11 @@ import type { Logger } from 'pino';
 import type { ExampleDeletionObject, ExampleDeletionStatus } from '../../api/deletion/index.js';
 import { matchingExampleIds, remainingExampleIds, submitInBatches } from '../../platformdata/index.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
-import type { ReconcileResult } from '../../runtime/controller/controller.js';
+import {
+  awaitChange,
+  failed,
+  type ReconcileResult,
+} from '../../runtime/reconcile/result.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import {
   DEFAULT_DELETION_TIMINGS,
@@ -27,11 +31,11 @@ import {
   withMatches,
   type Matches,
 } from '../deletion/guards.js';
-import { publishStatus, withPhase } from '../deletion/status.js';
+import { publishPhase, withPhase } from '../deletion/status.js';
 import { decideExampleDeletion } from './decide.js';
 
 export interface ExampleDeletionReconcilerOptions {
-  kube: DeletionKubePort<ExampleDeletionObject, ExampleDeletionStatus>;
+  kube: DeletionKubePort<ExampleDeletionObject>;
   platformFor(object: ExampleDeletionObject): PlatformAccess;
   clock: { now(): number };
   /** Aborted when the operator begins to stop: the submission ends after the batch in flight is recorded. */
@@ -40,7 +44,7 @@ export interface ExampleDeletionReconcilerOptions {
   logger: Logger;
 }
 
-type Result = ReconcileResult | Error | void;
+type Result = ReconcileResult;
 
 export class ExampleDeletionReconciler {
   private readonly timings: DeletionTimings;
@@ -51,9 +55,9 @@ export class ExampleDeletionReconciler {
 
   async reconcile(key: string, signal: AbortSignal): Promise<Result> {
     const object = this.options.kube.get(key);
-    if (object === undefined || object.metadata.deletionTimestamp !== undefined) return;
+    if (object === undefined || object.metadata.deletionTimestamp !== undefined) return awaitChange;
     const step = decideExampleDeletion(object.spec, object.status);
-    if (step.kind === 'done') return;
+    if (step.kind === 'done') return awaitChange;
     const access = this.options.platformFor(object);
     if (!access.ok) {
       const state = {
@@ -76,7 +80,7 @@ export class ExampleDeletionReconciler {
     signal: AbortSignal,
   ): Promise<Result> {
     const named = await this.named(object, client, countBound(object.spec), signal);
-    if (named instanceof Error) return named;
+    if (named instanceof Error) return failed(named);
     const state = dryRunOutcome(object.spec, named.matches, named.subject);
     return publishWithoutDeleting(this.options, object, state, named.matches, signal);
   }
@@ -113,7 +117,7 @@ export class ExampleDeletionReconciler {
     // Without maxMatches the search form finds every match: it deletes them all.
     const atMost = spec.maxMatches === undefined ? Number.POSITIVE_INFINITY : countBound(spec);
     const named = await this.named(object, client, atMost, signal);
-    if (named instanceof Error) return named;
+    if (named instanceof Error) return failed(named);
     const refused = tooManyMatches(spec, named.matches, named.subject);
     if (refused !== undefined)
       return publishWithoutDeleting(this.options, object, refused, named.matches, signal);
@@ -166,11 +170,11 @@ export class ExampleDeletionReconciler {
           return result;
         },
       );
-      if (stopped) return;
+      if (stopped) return awaitChange;
       if (!outcome.ok) {
         const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
         this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
-        return new Error(message);
+        return failed(new Error(message));
       }
     } finally {
       signal.removeEventListener('abort', stopWith);
@@ -209,7 +213,7 @@ export class ExampleDeletionReconciler {
         },
         signal,
       );
-      if (!found.ok) return new Error(`verification search failed: ${found.error.message}`);
+      if (!found.ok) return failed(new Error(`verification search failed: ${found.error.message}`));
       remaining = found.value.length;
     } else {
       // The delete route answers how many of the ids it deleted: the ids form has no search.
@@ -232,7 +236,7 @@ export class ExampleDeletionReconciler {
     const next = this.withPhase(object, { ...status, verified: remaining === 0 }, state, {
       ...(remaining === 0 ? { verifiedAt: new Date(now).toISOString() } : {}),
     });
-    return this.publish({ ...object, status }, next, signal);
+    return (await this.publish({ ...object, status }, next, signal)) ?? awaitChange;
   }
 
   /** The ids the search matches: examples created before asOf (default: the object's creation). */
@@ -269,6 +273,6 @@ export class ExampleDeletionReconciler {
   }
 
   private publish(object: ExampleDeletionObject, status: ExampleDeletionStatus, signal: AbortSignal) {
-    return publishStatus(this.options.kube, object, status, signal);
+    return publishPhase(this.options.kube, object, status, signal);
   }
 }

@@ -14,7 +14,12 @@ import {
   submitTraceDeletion,
 } from '../../platformdata/index.js';
 import type { Result } from '../../controlplane/client/errors.js';
-import type { ReconcileResult } from '../../runtime/controller/controller.js';
+import {
+  awaitChange,
+  failed,
+  requeueAfter,
+  type ReconcileResult,
+} from '../../runtime/reconcile/result.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import { publishBlocked } from '../deletion/blocked.js';
 import {
@@ -26,7 +31,7 @@ import {
   withMatches,
   type Matches,
 } from '../deletion/guards.js';
-import { publishStatus, withPhase } from '../deletion/status.js';
+import { publishPhase, withPhase } from '../deletion/status.js';
 import {
   DEFAULT_DELETION_TIMINGS,
   jittered,
@@ -43,7 +48,7 @@ import { IdSourceChanged, traceIdsOf, type IdSource } from './trace-ids.js';
 const SURVIVORS_SHOWN = 5;
 
 export interface TraceDeletionReconcilerOptions {
-  kube: DeletionKubePort<TraceDeletionObject, TraceDeletionStatus>;
+  kube: DeletionKubePort<TraceDeletionObject>;
   platformFor(object: TraceDeletionObject): PlatformAccess;
   /** A ConfigMap key's value; undefined when the ConfigMap or the key is missing. */
   configMapValue(
@@ -77,16 +82,16 @@ export class TraceDeletionReconciler {
     this.random = options.random ?? Math.random;
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | Error | void> {
+  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const object = this.options.kube.get(key);
     if (object === undefined || object.metadata.deletionTimestamp !== undefined) {
       if (object === undefined) this.recorded.delete(key);
-      return;
+      return awaitChange;
     }
     const now = this.options.clock.now();
     const step = decideTraceDeletion(object.spec, object.status, now, this.timings.verifyDeadlineMs);
-    if (step.kind === 'done') return;
-    if (step.kind === 'wait') return { requeueAfterMs: step.ms };
+    if (step.kind === 'done') return awaitChange;
+    if (step.kind === 'wait') return requeueAfter(step.ms);
     const access = this.options.platformFor(object);
     if (!access.ok) {
       const state = {
@@ -111,9 +116,9 @@ export class TraceDeletionReconciler {
     object: TraceDeletionObject,
     client: DeletionPlatformClient,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
+  ): Promise<ReconcileResult> {
     const measured = await this.measure(object, client, countBound(object.spec), signal);
-    if (measured.kind === 'error') return measured.error;
+    if (measured.kind === 'error') return failed(measured.error);
     if (measured.kind === 'unavailable') return this.idsUnavailable(object, measured.message, signal);
     const state = dryRunOutcome(object.spec, measured.matches, subjectOf(measured));
     return this.endWithoutDeleting(object, state, measured.matches, signal);
@@ -152,12 +157,12 @@ export class TraceDeletionReconciler {
     startAtBatch: number,
     countFirst: boolean,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
+  ): Promise<ReconcileResult> {
     const { spec } = object;
     // The metadata form is counted only for maxMatches, and only before its request is sent.
     const skipCount = spec.metadata !== undefined && !countFirst;
     const measured = skipCount ? undefined : await this.measure(object, client, countBound(spec), signal);
-    if (measured?.kind === 'error') return measured.error;
+    if (measured?.kind === 'error') return failed(measured.error);
     if (measured?.kind === 'unavailable') return this.idsUnavailable(object, measured.message, signal);
     if (measured !== undefined) {
       const refused = tooManyMatches(spec, measured.matches, subjectOf(measured));
@@ -195,7 +200,7 @@ export class TraceDeletionReconciler {
       this.recorded.set(keyOf(object), { uid: object.metadata.uid ?? '', batches: batchesAccepted });
       const written = await this.options.kube.patchStatus(object, status, signal);
       if (!written.ok) {
-        writeProblem = written.gone ? 'the object was deleted' : written.message;
+        writeProblem = written.reason === 'Gone' ? 'the object was deleted' : written.message;
         stop.abort();
       } else if (this.options.stopping?.aborted === true) {
         writeProblem = 'the operator is stopping';
@@ -215,21 +220,21 @@ export class TraceDeletionReconciler {
             });
       if (writeProblem !== undefined) {
         this.options.logger.info({ key: keyOf(object), problem: writeProblem }, 'submission stopped');
-        return;
+        return awaitChange;
       }
       if (!outcome.ok) {
         const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
         this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
-        return new Error(message);
+        return failed(new Error(message));
       }
     } catch (error) {
       if (!(error instanceof IdSourceChanged)) throw error;
       // The recorded batch index counts ids of the text that was read before: resuming over a
       // different text would skip some ids and send others twice, so this deletion ends here.
-      const failed: PhaseState = { phase: 'Failed', reason: 'IdsChanged', message: error.message };
-      this.options.kube.event(object, 'Warning', failed.reason, failed.message);
+      const refusal: PhaseState = { phase: 'Failed', reason: 'IdsChanged', message: error.message };
+      this.options.kube.event(object, 'Warning', refusal.reason, refusal.message);
       this.recorded.delete(keyOf(object));
-      return this.publish(object, this.withPhase(object, status, failed), signal);
+      return (await this.publish(object, this.withPhase(object, status, refusal), signal)) ?? awaitChange;
     } finally {
       signal.removeEventListener('abort', stopWith);
     }
@@ -246,7 +251,7 @@ export class TraceDeletionReconciler {
       submittedAt: new Date(now).toISOString(),
       nextCheckAt: new Date(now + delay).toISOString(),
     });
-    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
+    return (await this.publish(object, status, signal)) ?? requeueAfter(delay);
   }
 
   /** The metadata form is one request: recorded as accepted, it is not sent again on resume. */
@@ -268,7 +273,7 @@ export class TraceDeletionReconciler {
     client: DeletionPlatformClient,
     pastDeadline: boolean,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error | void> {
+  ): Promise<ReconcileResult> {
     const { spec } = object;
     const namespace = object.metadata.namespace ?? '';
     let found;
@@ -287,7 +292,7 @@ export class TraceDeletionReconciler {
         return this.idsUnavailable(object, error.message, signal);
       }
     }
-    if (!found.ok) return new Error(`verification failed: ${found.error.message}`);
+    if (!found.ok) return failed(new Error(`verification failed: ${found.error.message}`));
     const now = this.options.clock.now();
     const survivors = found.value;
     const checked = { tracesRemaining: survivors.length };
@@ -302,7 +307,7 @@ export class TraceDeletionReconciler {
         verifiedAt: new Date(now).toISOString(),
         nextCheckAt: undefined,
       });
-      return this.publish(object, status, signal);
+      return (await this.publish(object, status, signal)) ?? awaitChange;
     }
     if (pastDeadline) {
       const shown = survivors.slice(0, SURVIVORS_SHOWN).join(', ');
@@ -316,7 +321,7 @@ export class TraceDeletionReconciler {
       const status = this.withPhase(object, { ...object.status, ...checked }, state, {
         nextCheckAt: undefined,
       });
-      return this.publish(object, status, signal);
+      return (await this.publish(object, status, signal)) ?? awaitChange;
     }
     const delay = jittered(this.timings.verifyIntervalMs, this.random);
     const state: PhaseState = {
@@ -329,7 +334,7 @@ export class TraceDeletionReconciler {
     const status = this.withPhase(object, { ...object.status, ...checked }, state, {
       nextCheckAt: new Date(now + delay).toISOString(),
     });
-    return (await this.publish(object, status, signal)) ?? { requeueAfterMs: delay };
+    return (await this.publish(object, status, signal)) ?? requeueAfter(delay);
   }
 
   /** Blocked, not failed, in the phase it is in: the ConfigMaps may come back (or be fixed). */
@@ -337,7 +342,7 @@ export class TraceDeletionReconciler {
     object: TraceDeletionObject,
     message: string,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error> {
+  ): Promise<ReconcileResult> {
     const phase = object.status?.phase ?? 'Pending';
     return this.blocked(object, { phase, reason: 'IdsUnavailable', message }, signal);
   }
@@ -347,7 +352,7 @@ export class TraceDeletionReconciler {
     state: PhaseState,
     matches: Matches,
     signal: AbortSignal,
-  ): Promise<Error | undefined> {
+  ): Promise<ReconcileResult> {
     this.recorded.delete(keyOf(object));
     return publishWithoutDeleting(this.options, object, state, matches, signal);
   }
@@ -356,7 +361,7 @@ export class TraceDeletionReconciler {
     object: TraceDeletionObject,
     state: Omit<PhaseState, 'blocked'>,
     signal: AbortSignal,
-  ): Promise<ReconcileResult | Error> {
+  ): Promise<ReconcileResult> {
     const timing = { now: this.options.clock.now(), recheckMs: this.timings.blockedRecheckMs };
     return publishBlocked(this.options.kube, object, state, timing, signal);
   }
@@ -374,8 +379,8 @@ export class TraceDeletionReconciler {
     object: TraceDeletionObject,
     status: TraceDeletionStatus,
     signal: AbortSignal,
-  ): Promise<Error | undefined> {
-    return publishStatus(this.options.kube, object, status, signal);
+  ): Promise<ReconcileResult | undefined> {
+    return publishPhase(this.options.kube, object, status, signal);
   }
 }
 

@@ -1,35 +1,16 @@
 // A controller: N workers pull keys from a work queue and call `reconcile(key, signal)`.
-// What the reconcile returns decides the key's next visit, as in controller-runtime:
-//   throws or returns an Error → requeue with the key's rate-limited backoff;
-//   { requeueAfterMs }        → forget the backoff, look again after that delay;
-//   { requeue: true }         → requeue with backoff without counting an error;
-//   { requeue: true, failed: true } → the same, counted as an error (result="error") that the
-//                               reconciler has already handled and logged: not logged again;
-//   { requeueNow: true }      → forget the backoff and look again at once (a 409: re-read, retry);
-//   anything else             → success: forget the backoff; the next event brings it back.
+// What the pass returns (one ReconcileResult, see ../reconcile/result.ts) decides the key's
+// next visit, as in controller-runtime; a pass that throws is a bug, counted and logged as an
+// error and retried with the key's backoff.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { WorkQueue } from '../workqueue/queue.js';
+import type { ReconcileResult } from '../reconcile/result.js';
 import { controllerMetrics, type ControllerMetrics, type ReconcileOutcome } from './metrics.js';
 
-export interface ReconcileResult {
-  /** Look at the key again after this many milliseconds (a poll; resets the backoff). */
-  requeueAfterMs?: number;
-  /** Look again soon, with backoff, without counting an error. */
-  requeue?: boolean;
-  /**
-   * With `requeue`: the backoff follows a failure (a 5xx, a refused key) that the reconciler
-   * handled as a value. It counts in controller_runtime_reconcile_errors_total, as a returned
-   * error does in controller-runtime, so that dashboards and alerts see it.
-   */
-  failed?: boolean;
-  /** Look again at once, without backoff (an optimistic-concurrency conflict: re-read and retry). */
-  requeueNow?: boolean;
-}
-
-export type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileResult | Error | void>;
+export type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileResult>;
 
 export interface ControllerOptions {
   /** The `controller` label of the metrics and the work queue's `name`. */
@@ -152,38 +133,41 @@ export class Controller {
   private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {
     const started = this.clock.now();
     let outcome: ReconcileOutcome;
+    let result: ReconcileResult;
     try {
-      const result = await this.reconcile(key, signal);
-      if (result instanceof Error) throw result;
-      if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+      result = await this.reconcile(key, signal);
+    } catch (error) {
+      // A bug, not a failure class: count and log it like controller-runtime does a panic.
+      result = { kind: 'backoff', failure: { message: error instanceof Error ? error.message : String(error) } };
+    }
+    switch (result.kind) {
+      case 'requeueAfter':
+        // A non-positive delay asks for nothing: the key waits for its next event.
         queue.forget(key);
-        queue.addAfter(key, result.requeueAfterMs);
-        outcome = 'requeue_after';
-      } else if (result?.requeueNow) {
+        if (result.ms > 0) queue.addAfter(key, result.ms);
+        outcome = result.ms > 0 ? 'requeue_after' : 'success';
+        break;
+      case 'requeueNow':
         queue.forget(key);
         queue.add(key);
         outcome = 'requeue';
-      } else if (result?.requeue) {
+        break;
+      case 'backoff':
         queue.addRateLimited(key);
-        outcome = result.failed ? 'error' : 'requeue';
-        if (result.failed) this.metrics?.reconcileErrors.inc({ controller: this.name });
-      } else {
+        outcome = result.failure === undefined ? 'requeue' : 'error';
+        if (result.failure !== undefined) {
+          this.metrics?.reconcileErrors.inc({ controller: this.name });
+          if (result.failure.logged !== true)
+            this.logger?.error(
+              { controller: this.name, key, requeues: queue.numRequeues(key), error: result.failure.message },
+              'reconcile failed',
+            );
+        }
+        break;
+      case 'awaitChange':
         queue.forget(key);
         outcome = 'success';
-      }
-    } catch (error) {
-      outcome = 'error';
-      this.metrics?.reconcileErrors.inc({ controller: this.name });
-      queue.addRateLimited(key);
-      this.logger?.error(
-        {
-          controller: this.name,
-          key,
-          requeues: queue.numRequeues(key),
-          error: error instanceof Error ? error.message : String(error),
-        },
-        'reconcile failed',
-      );
+        break;
     }
     this.metrics?.reconcileTotal.inc({ controller: this.name, result: outcome });
     this.metrics?.reconcileTime.observe({ controller: this.name }, (this.clock.now() - started) / 1000);

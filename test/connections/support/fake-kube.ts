@@ -1,7 +1,8 @@
 // An in-memory ConnectionKubePort: holds the objects, applies finalizer and status writes
 // (bumping resourceVersion), and records events, so reconciler tests can look at all of them.
 import type { ConnectionStatus, PlatformConnectionObject } from '../../../src/api/connection/index.js';
-import type { ConnectionKubePort, WriteOutcome } from '../../../src/reconcilers/connection/ports.js';
+import type { ConnectionKubePort } from '../../../src/reconcilers/connection/ports.js';
+import type { WriteOutcome } from '../../../src/runtime/reconcile/object-port.js';
 
 export interface RecordedEvent {
   type: string;
@@ -24,29 +25,35 @@ export class FakeConnectionKube implements ConnectionKubePort {
     return object === undefined ? undefined : structuredClone(object);
   }
 
-  patchFinalizers(object: PlatformConnectionObject, finalizers: string[]): Promise<WriteOutcome> {
+  patchFinalizers(
+    object: PlatformConnectionObject,
+    finalizers: readonly string[],
+  ): Promise<WriteOutcome<PlatformConnectionObject>> {
     return this.write(object, (stored) => {
-      stored.metadata.finalizers = finalizers;
+      stored.metadata.finalizers = [...finalizers];
     });
   }
 
-  patchStatus(object: PlatformConnectionObject, status: ConnectionStatus): Promise<WriteOutcome> {
+  patchStatus(
+    object: PlatformConnectionObject,
+    status: ConnectionStatus,
+  ): Promise<WriteOutcome<PlatformConnectionObject>> {
     this.statusWrites += 1;
     return this.write(object, (stored) => {
       stored.status = structuredClone(status);
     });
   }
 
-  event(_object: PlatformConnectionObject, type: string, reason: string, message: string): void {
+  event(_object: PlatformConnectionObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
     this.events.push({ type, reason, message });
   }
 
   private write(
     object: PlatformConnectionObject,
     change: (stored: PlatformConnectionObject) => void,
-  ): Promise<WriteOutcome> {
+  ): Promise<WriteOutcome<PlatformConnectionObject>> {
     const entry = [...this.objects].find(([, stored]) => stored.metadata.uid === object.metadata.uid);
-    if (entry === undefined) return Promise.resolve({ ok: false, conflict: false, message: 'not found' });
+    if (entry === undefined) return Promise.resolve({ ok: false, reason: 'Gone', message: 'not found' });
     const [key, stored] = entry;
     change(stored);
     this.version += 1;
@@ -54,6 +61,6 @@ export class FakeConnectionKube implements ConnectionKubePort {
     if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
       this.objects.delete(key);
     }
-    return Promise.resolve({ ok: true });
+    return Promise.resolve({ ok: true, value: structuredClone(stored) });
   }
 }

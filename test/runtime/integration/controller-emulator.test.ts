@@ -12,6 +12,7 @@ import { Informer } from '../../../src/runtime/manager/informer.js';
 import { Manager, watchOf } from '../../../src/runtime/manager/manager.js';
 import type { KubeEmulator } from '../../../src/sim/kube/index.js';
 import { CONFIGMAPS, clientFor, delay, eventually, startEmulator } from './emulator-support.js';
+import { awaitChange } from '../../../src/runtime/reconcile/result.js';
 
 let emulator: KubeEmulator;
 let api: { client: KubeClient; close: () => void };
@@ -57,7 +58,7 @@ describe('Controller over the emulator', () => {
           const { name } = splitObjectKey(key);
           if (name === 'poison') throw new Error('this one always fails');
           const cached = informer.store.get(key);
-          if (!cached) return;
+          if (!cached) return awaitChange;
           await delay(Math.random() * 10);
           const value = (cached.data as Record<string, string> | undefined)?.value ?? '';
           // Idempotent: write only when the mirror annotation differs from the data.
@@ -66,6 +67,7 @@ describe('Controller over the emulator', () => {
               metadata: { annotations: { mirrored: value } },
             });
           }
+          return awaitChange;
         } finally {
           inFlight.delete(key);
         }

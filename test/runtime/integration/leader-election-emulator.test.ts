@@ -12,6 +12,7 @@ import { Informer } from '../../../src/runtime/manager/informer.js';
 import { Manager, watchOf } from '../../../src/runtime/manager/manager.js';
 import type { KubeEmulator } from '../../../src/sim/kube/index.js';
 import { CONFIGMAPS, clientFor, eventually, startEmulator } from './emulator-support.js';
+import { awaitChange } from '../../../src/runtime/reconcile/result.js';
 
 let emulator: KubeEmulator;
 let api: { client: KubeClient; close: () => void };
@@ -57,7 +58,7 @@ function replica(identity: string, leaseName: string, timings = TIMINGS) {
     registry,
     reconcile: (key) => {
       reconciled.push(key);
-      return Promise.resolve();
+      return Promise.resolve(awaitChange);
     },
   });
   const manager = new Manager({
