@@ -21,7 +21,12 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 describe('Controller', () => {
   it('rejects a worker count that is not a positive integer', () => {
     expect(
-      () => new Controller({ name: 'x', reconcile: () => Promise.resolve(awaitChange), maxConcurrentReconciles: 0 }),
+      () =>
+        new Controller({
+          name: 'x',
+          reconcile: () => Promise.resolve(awaitChange),
+          maxConcurrentReconciles: 0,
+        }),
     ).toThrow(/maxConcurrentReconciles must be an integer >= 1, got 0/);
   });
 

@@ -954,7 +954,11 @@ function smokeTestOf(object: AgentDeploymentView): {
 type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
 
 /** A failed Kubernetes write as the error policy reads it: a 409 is a Conflict, anything else Transient. */
-function writeFailure(outcome: { reason: 'Conflict' | 'Gone' | 'Failed'; message: string; status?: number }): Failure {
+function writeFailure(outcome: {
+  reason: 'Conflict' | 'Gone' | 'Failed';
+  message: string;
+  status?: number;
+}): Failure {
   return {
     kind: outcome.reason === 'Conflict' ? 'Conflict' : 'Transient',
     message: outcome.message,

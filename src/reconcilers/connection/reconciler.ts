@@ -13,12 +13,7 @@ import { describeConnection } from '../../connections/reference.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import type { ConnectionEndpoints } from '../../connections/endpoints.js';
 import { addFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
-import {
-  awaitChange,
-  backoff,
-  requeueAfter,
-  type ReconcileResult,
-} from '../../runtime/reconcile/result.js';
+import { awaitChange, backoff, requeueAfter, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import {
   afterFailedWrite,
   conditionTransitions,

@@ -2,10 +2,7 @@
 // not ready, a ConfigMap is missing): it stays in its phase, Stalled with the reason, says so in
 // one Warning event per transition (not one per re-check), and is looked at again on the slow
 // re-check, never in a tight loop. Nothing is sent to the platform on this path.
-import {
-  requeueAfter,
-  type ReconcileResult,
-} from '../../runtime/reconcile/result.js';
+import { requeueAfter, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import type { PhaseState } from './conditions.js';
 import type { DeletionKubePort } from './ports.js';
 import type { PortObject } from '../../runtime/reconcile/object-port.js';

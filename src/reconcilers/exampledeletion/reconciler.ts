@@ -9,11 +9,7 @@ import type { Logger } from 'pino';
 import type { ExampleDeletionObject, ExampleDeletionStatus } from '../../api/deletion/index.js';
 import { matchingExampleIds, remainingExampleIds, submitInBatches } from '../../platformdata/index.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
-import {
-  awaitChange,
-  failed,
-  type ReconcileResult,
-} from '../../runtime/reconcile/result.js';
+import { awaitChange, failed, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import {
   DEFAULT_DELETION_TIMINGS,

@@ -14,12 +14,7 @@ import {
   submitTraceDeletion,
 } from '../../platformdata/index.js';
 import type { Result } from '../../controlplane/client/errors.js';
-import {
-  awaitChange,
-  failed,
-  requeueAfter,
-  type ReconcileResult,
-} from '../../runtime/reconcile/result.js';
+import { awaitChange, failed, requeueAfter, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import type { PhaseState } from '../deletion/conditions.js';
 import { publishBlocked } from '../deletion/blocked.js';
 import {

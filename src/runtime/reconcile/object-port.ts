@@ -60,12 +60,12 @@ export interface ObjectPort<T extends PortObject> {
 }
 
 export interface CachedObjectPortOptions<T extends PortObject> {
-  client: KubeClient;
+  client: Pick<KubeClient, 'mergePatch' | 'mergePatchStatus'>;
   /** The resource of an object (a function when one port serves a namespaced and a cluster-scoped kind). */
   type: ResourceType | ((object: T) => ResourceType);
   /** The cache: an informer's store, or any read by key. */
   store: { get(key: string): T | undefined };
-  recorder: EventRecorder;
+  recorder: Pick<EventRecorder, 'record'>;
   logger: Logger;
   /** The key the store files an object under (default `namespace/name`). */
   keyOf?: (object: T) => string;

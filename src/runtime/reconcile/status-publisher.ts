@@ -43,7 +43,10 @@ export async function publishStatus<T extends PortObject>(
  * deletion event ends the story), someone wrote first (re-read and retry at once: the port's
  * overlay means it is not our own write the cache is behind on), or the write failed (back off).
  */
-export function afterFailedWrite(outcome: { reason: 'Conflict' | 'Gone' | 'Failed'; message: string }): ReconcileResult {
+export function afterFailedWrite(outcome: {
+  reason: 'Conflict' | 'Gone' | 'Failed';
+  message: string;
+}): ReconcileResult {
   switch (outcome.reason) {
     case 'Gone':
       return awaitChange;

@@ -44,7 +44,12 @@ export class FakeConnectionKube implements ConnectionKubePort {
     });
   }
 
-  event(_object: PlatformConnectionObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  event(
+    _object: PlatformConnectionObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void {
     this.events.push({ type, reason, message });
   }
 
