@@ -19,7 +19,7 @@ import { OperatorProcess } from '../support/operator-process.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
-import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 
 /** ~925 KB of uuids and newlines: under a ConfigMap's 1 MiB with room for the object around it. */
 export const IDS_PER_CONFIG_MAP = 25_000;

@@ -1,7 +1,7 @@
 // The demo's data deletion part (embedded emulator only): it seeds traces and dataset examples
 // through the platform API, applies one TraceDeletion (a GDPR-style erasure by user id) and one
 // ExampleDeletion (clearing an evaluation run), and shows each phase as the operator moves them.
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../reconcilers/deletion/setup.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import type { KubeObject } from '../runtime/kube/objects.js';
 import type { ResourceType } from '../runtime/kube/resource.js';

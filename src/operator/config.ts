@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TIMINGS } from '../reconcilers/agentdeployment/defaults.js';
 import { parseDuration } from './duration.js';
-import { insecureUrlProblem } from './insecure-url.js';
+import { insecureUrlProblem } from '../egress/insecure-url.js';
 import { DEFAULT_DELETION_TIMINGS } from '../reconcilers/deletion/ports.js';
 import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
 

@@ -2,7 +2,7 @@
 // file, as from a workstation), the control-plane emulator and a loopback /ok server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/connection-check/cli.js';
-import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { API_KEY, NAMESPACE, Stack } from '../operator/harness.js';
 import { applyConnectionCrds, startOkServer, type OkServer } from './support/platform.js';
 

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { KUBECTL, requireTool } from '../packaging/support/paths.js';
 import { NAMESPACE, Stack } from '../operator/harness.js';
 import { applyConnectionCrds } from './support/platform.js';

@@ -4,7 +4,7 @@
 // when the Secret is fixed (no restart), and deleting a connection waits for its users.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
-import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { API_KEY, condition, containerAgent, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';

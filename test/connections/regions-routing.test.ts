@@ -5,7 +5,7 @@
 // name on two control planes is no conflict; a connection not Ready, not found or not allowed
 // stalls its objects with zero calls, and a connection that becomes Ready heals them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import { startRegionalEmulators, type RegionalEmulators } from '../../src/sim/controlplane/regions.js';
 import type { StatsSnapshot } from '../../src/sim/controlplane/stats.js';

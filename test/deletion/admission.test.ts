@@ -3,7 +3,7 @@
 // (the spec is immutable), so that a dry run cannot be turned into a deletion of the same
 // object and a bound cannot be lifted after review.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { startKubeWithDeletionCrds } from './kube-only.js';
 

@@ -1,8 +1,8 @@
 // A deletion that names a PlatformConnection goes through that connection's key: the traces
 // live in the workspace of the team's key, which the operator's default key cannot see.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
-import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
+import { TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { oneTraceBatch } from '../platform-emulator/helpers.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { Stack } from '../operator/harness.js';

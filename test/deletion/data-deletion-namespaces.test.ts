@@ -4,7 +4,7 @@
 // and says so in one Warning event. An operator restarted with the namespace listed carries it
 // through.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { EVENTS, NAMESPACE, type Stack } from '../operator/harness.js';
 import {

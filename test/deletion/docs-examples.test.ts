@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
-import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { applyConnectionCrds } from '../connections/support/platform.js';
 import { startKubeWithDeletionCrds } from './kube-only.js';
 

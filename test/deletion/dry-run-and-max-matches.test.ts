@@ -3,7 +3,7 @@
 // API), with not one request on a delete route; maxMatches fails a deletion that would touch
 // more, before any delete, and lets one within the limit through.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import type { Stack } from '../operator/harness.js';
 import {
   DATA_DELETE_ROUTES,

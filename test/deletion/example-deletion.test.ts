@@ -2,7 +2,7 @@
 // through the CR, then read back as of earlier versions: a soft delete keeps the history, a
 // hard delete zeroes it. The search form honours as_of (only examples created before it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { API_KEY, type Stack } from '../operator/harness.js';
 import {
   createDataset,

@@ -3,7 +3,7 @@
 // hard-deleted ones are zeroed in every version.
 import { Client, RunTree } from 'langsmith';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { API_KEY, type Stack } from '../operator/harness.js';
 import {
   createExampleDeletion,

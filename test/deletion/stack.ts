@@ -7,7 +7,7 @@ import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { API_KEY, NAMESPACE, Stack } from '../operator/harness.js';
 import { oneTraceBatch } from '../platform-emulator/helpers.js';
 

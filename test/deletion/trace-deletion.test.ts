@@ -4,7 +4,7 @@
 // recorded batch index, verification before and after the weekend job, deletion of the
 // object while submitting, and no API key anywhere.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { API_KEY, type Stack } from '../operator/harness.js';
 import {
   DELETE_ROUTE,

@@ -4,7 +4,7 @@
 // ConfigMap and batch 1 ends with the first id of the second one. Real traces sit on either side
 // of each boundary: a batch sent twice would show as an extra request, a skipped id as a survivor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import type { Stack } from '../operator/harness.js';
 import {
   DELETE_ROUTE,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentDeploymentCrd } from '../../src/api/crd/agentdeployment-crd.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
-import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { isNotFound } from '../../src/runtime/kube/errors.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../controlplane-emulator/helpers.js';
 import { startConnectProxy, type ConnectProxy } from '../controlplane-client/support/connect-proxy.js';
 import { KEY, agentUrlOf, startRuntimeFixture, type RuntimeFixture } from '../runtime-emulator/helpers.js';
-import { agentCallPort } from '../../src/operator/agent-call-port.js';
+import { agentCallPort } from '../../src/reconcilers/agentdeployment/agent-call-port.js';
 
 let fixture: RuntimeFixture;
 let proxy: ConnectProxy;

@@ -11,8 +11,8 @@ import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/ra
 import type { ControlPlaneApi, Result } from '../../src/controlplane/client/index.js';
 import type { Deployment } from '../../src/controlplane/models/index.js';
 import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
-import { ConnectionLanes } from '../../src/operator/connection-lanes.js';
-import { controlPlanePort } from '../../src/operator/control-plane-port.js';
+import { ConnectionLanes } from '../../src/reconcilers/agentdeployment/connection-lanes.js';
+import { controlPlanePort } from '../../src/reconcilers/agentdeployment/control-plane-port.js';
 import { FakeClock } from '../controlplane-client/support/fake-clock.js';
 
 const RECONCILES = 300;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlPlaneApi, Result } from '../../src/controlplane/client/index.js';
 import type { Deployment } from '../../src/controlplane/models/index.js';
-import { controlPlanePort } from '../../src/operator/control-plane-port.js';
+import { controlPlanePort } from '../../src/reconcilers/agentdeployment/control-plane-port.js';
 
 /** A client whose budget is always just empty: every GET is refused locally with a 20 ms wait. */
 function alwaysEmpty(calls: { count: number }): ControlPlaneApi {

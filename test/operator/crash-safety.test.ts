@@ -11,9 +11,9 @@ import {
 } from '../../src/api/agentdeployment/index.js';
 import { createControlPlaneClient } from '../../src/controlplane/client/index.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
-import { controlPlanePort } from '../../src/operator/control-plane-port.js';
-import { AgentDeploymentKubePort, type AgentDeploymentObject } from '../../src/operator/kube-port.js';
-import { SecretValues } from '../../src/operator/secret-values.js';
+import { controlPlanePort } from '../../src/reconcilers/agentdeployment/control-plane-port.js';
+import { AgentDeploymentKubePort, type AgentDeploymentObject } from '../../src/reconcilers/agentdeployment/kube-port.js';
+import { SecretValues } from '../../src/runtime/secrets/secret-values.js';
 import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
 import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';

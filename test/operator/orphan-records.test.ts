@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_RECORDS, OrphanRecords } from '../../src/operator/orphan-records.js';
+import { MAX_RECORDS, OrphanRecords } from '../../src/reconcilers/agentdeployment/orphan-records.js';
 import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
 import { startOperator, type RunningOperator } from '../../src/operator/operator.js';
-import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import {
   CONNECTION_CLUSTER_PERMISSIONS,
   LEADER_ELECTION_PERMISSIONS,
@@ -18,7 +18,7 @@ import {
 } from '../../src/operator/rbac.js';
 import type { ClusterAccess } from '../../src/runtime/kube/cluster-access.js';
 import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { applyDeletionCrds } from '../deletion/stack.js';
 import { oneTraceBatch } from '../platform-emulator/helpers.js';
 

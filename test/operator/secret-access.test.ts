@@ -4,8 +4,8 @@
 // and read again only when the watch shows a new resourceVersion.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { secretMetadataInformer } from '../../src/operator/secret-metadata.js';
-import { SecretValues } from '../../src/operator/secret-values.js';
+import { secretMetadataInformer } from '../../src/runtime/secrets/secret-metadata.js';
+import { SecretValues } from '../../src/runtime/secrets/secret-values.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import { NAMESPACE, SECRETS, Stack, containerAgent, isReady } from './harness.js';

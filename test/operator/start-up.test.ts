@@ -4,7 +4,7 @@
 // back, and a kind that appears later is served.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
-import { PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
 import { applyDeletionCrds } from '../deletion/stack.js';

@@ -1,7 +1,7 @@
 // Reconciles throttled by one budget get places in a line spaced at the budget's rate, so
 // that they come back one by one instead of all at the next token.
 import { describe, expect, it } from 'vitest';
-import { ThrottleLine } from '../../src/operator/throttle-line.js';
+import { ThrottleLine } from '../../src/reconcilers/agentdeployment/throttle-line.js';
 import { FakeClock } from '../runtime/support/fake-clock.js';
 
 describe('ThrottleLine', () => {

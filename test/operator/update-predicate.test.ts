@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shouldReconcileOnUpdate } from '../../src/operator/update-predicate.js';
+import { shouldReconcileOnUpdate } from '../../src/reconcilers/agentdeployment/update-predicate.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 
 const base: KubeObject = {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
 import { parseHostPatterns } from '../../src/egress/host-patterns.js';
-import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
+import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import type { OperatorConfig } from '../../src/operator/config.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import { isNotFound } from '../../src/runtime/kube/errors.js';

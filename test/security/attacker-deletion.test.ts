@@ -11,8 +11,8 @@
 // namespace through the default connection; a namespace the other connection's
 // dataDeletionNamespaceSelector matches), so that a blanket refusal would fail this suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/operator/connections.js';
-import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/operator/deletions.js';
+import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
+import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { API_KEY, EVENTS, SECRETS, type Stack } from '../operator/harness.js';

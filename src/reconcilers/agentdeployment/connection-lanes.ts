@@ -5,12 +5,12 @@
 // deleted and created again reaches the same control plane through a new client (the pool
 // closed the old one): its lane is then rebuilt on the new client, keeping what it observed.
 import type { Logger } from 'pino';
-import { DEFAULT_API_KEY_ROW_ID } from '../controlplane/budget/rate-table.js';
-import type { ControlPlaneClient } from '../controlplane/client/index.js';
-import { FleetPoller } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
-import { ObservationCache } from '../reconcilers/agentdeployment/observation/observation-cache.js';
-import type { ControlPlaneLane, Failure, NameLookup } from '../reconcilers/agentdeployment/ports.js';
-import { CatalogNames, type NameResolution } from '../connections/catalog-names.js';
+import { DEFAULT_API_KEY_ROW_ID } from '../../controlplane/budget/rate-table.js';
+import type { ControlPlaneClient } from '../../controlplane/client/index.js';
+import { FleetPoller } from './observation/fleet-poller.js';
+import { ObservationCache } from './observation/observation-cache.js';
+import type { ControlPlaneLane, Failure, NameLookup } from './ports.js';
+import { CatalogNames, type NameResolution } from '../../connections/catalog-names.js';
 import { controlPlanePort, failure } from './control-plane-port.js';
 
 export interface ConnectionLanesOptions {

@@ -9,7 +9,7 @@
 // budget's wait, slots spaced at the budget's refill rate. They come back one by one, about
 // when a token is there for each. No token is reserved: a slot left unused (its object was
 // deleted) only leaves a token for the next caller.
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { systemClock, type Clock } from '../../runtime/clock.js';
 
 export class ThrottleLine {
   /** The first slot not yet given out (clock ms). */

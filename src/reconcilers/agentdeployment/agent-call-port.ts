@@ -10,14 +10,14 @@
 // control-plane client reads them), like every other egress of the operator; the proxy then
 // resolves names, so only IP literals are checked here for proxied calls.
 import { Agent, ProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import { AgentRuntimeClient } from '../agentruntime/client.js';
-import { redact, type AgentCallResult } from '../agentruntime/errors.js';
-import type { WaitOutcome } from '../agentruntime/client.js';
-import { proxyFor, type ProxyEnvironment } from '../controlplane/client/proxy-env.js';
-import type { AddressPolicy } from '../egress/address-policy.js';
-import { guardedConnectOptions, urlAddressProblem } from '../egress/guarded-lookup.js';
-import type { AgentCall, AgentCallPort } from '../reconcilers/agentdeployment/ports.js';
-import { insecureUrlProblem } from './insecure-url.js';
+import { AgentRuntimeClient } from '../../agentruntime/client.js';
+import { redact, type AgentCallResult } from '../../agentruntime/errors.js';
+import type { WaitOutcome } from '../../agentruntime/client.js';
+import { proxyFor, type ProxyEnvironment } from '../../controlplane/client/proxy-env.js';
+import type { AddressPolicy } from '../../egress/address-policy.js';
+import { guardedConnectOptions, urlAddressProblem } from '../../egress/guarded-lookup.js';
+import type { AgentCall, AgentCallPort } from './ports.js';
+import { insecureUrlProblem } from '../../egress/insecure-url.js';
 
 export interface AgentCallPortHandle extends AgentCallPort {
   release(objectKey: string): void;

@@ -4,33 +4,33 @@
 // come later: until then their caches are empty (an answer, not an error) and looked for again.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { GROUP, VERSION } from '../api/agentdeployment/names.js';
+import { GROUP, VERSION } from '../../api/agentdeployment/names.js';
 import {
   EXAMPLE_DELETION,
   TRACE_DELETION,
   type ExampleDeletionObject,
   type TraceDeletionObject,
-} from '../api/deletion/index.js';
-import { resolveObjectConnection, type ConnectionUser } from '../connections/agentdeployment-connection.js';
-import type { ConnectionRegistry } from '../connections/registry.js';
-import type { RateBudget } from '../controlplane/budget/index.js';
-import { PlatformDataClient } from '../platformdata/index.js';
-import type { DeletionTimings, PlatformAccess } from '../reconcilers/deletion/ports.js';
-import { ExampleDeletionReconciler } from '../reconcilers/exampledeletion/reconciler.js';
-import { TraceDeletionReconciler } from '../reconcilers/tracedeletion/reconciler.js';
-import { systemClock } from '../runtime/clock.js';
-import { Controller, type Reconcile } from '../runtime/controller/controller.js';
-import type { EventRecorder } from '../runtime/events/recorder.js';
-import type { KubeClient } from '../runtime/kube/client.js';
-import { KubeApiError } from '../runtime/kube/errors.js';
-import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
-import type { ResourceType } from '../runtime/kube/resource.js';
-import { Informer } from '../runtime/manager/informer.js';
-import { watchOf, type Manager } from '../runtime/manager/manager.js';
-import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
-import type { OperatorConfig } from './config.js';
-import { MAY_BE_ABSENT } from './connections.js';
-import { CachedObjectPort } from '../runtime/reconcile/object-port.js';
+} from '../../api/deletion/index.js';
+import { resolveObjectConnection, type ConnectionUser } from '../../connections/agentdeployment-connection.js';
+import type { ConnectionRegistry } from '../../connections/registry.js';
+import type { RateBudget } from '../../controlplane/budget/index.js';
+import { PlatformDataClient } from '../../platformdata/index.js';
+import type { DeletionTimings, PlatformAccess } from './ports.js';
+import { ExampleDeletionReconciler } from '../exampledeletion/reconciler.js';
+import { TraceDeletionReconciler } from '../tracedeletion/reconciler.js';
+import { systemClock } from '../../runtime/clock.js';
+import { Controller, type Reconcile } from '../../runtime/controller/controller.js';
+import type { EventRecorder } from '../../runtime/events/recorder.js';
+import type { KubeClient } from '../../runtime/kube/client.js';
+import { KubeApiError } from '../../runtime/kube/errors.js';
+import { objectKey, type KubeObject } from '../../runtime/kube/objects.js';
+import type { ResourceType } from '../../runtime/kube/resource.js';
+import { Informer } from '../../runtime/manager/informer.js';
+import { watchOf, type Manager } from '../../runtime/manager/manager.js';
+import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
+import type { OperatorConfig } from '../../operator/config.js';
+import { MAY_BE_ABSENT } from '../connection/setup.js';
+import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
 import { PlatformDataClients } from './platform-data-clients.js';
 
 export const TRACE_DELETION_CONTROLLER = 'tracedeletion';

@@ -2,7 +2,7 @@
 // whether the control plane answers the batched observation. Readiness (/readyz) is about
 // this process's caches, not the control plane's health; these make an outage visible.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Failure } from '../reconcilers/agentdeployment/ports.js';
+import type { Failure } from './ports.js';
 
 export interface ReconcileFailureMetrics {
   reconcileFailed(errorClass: string): void;

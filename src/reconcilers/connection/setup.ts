@@ -10,41 +10,41 @@
 // again every 10 s, so a CRD applied later is served without a restart.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { GROUP, VERSION } from '../api/agentdeployment/names.js';
+import { GROUP, VERSION } from '../../api/agentdeployment/names.js';
 import {
   CLUSTER_PLATFORM_CONNECTION,
   PLATFORM_CONNECTION,
   type ConnectionKind,
   type PlatformConnectionObject,
-} from '../api/connection/index.js';
+} from '../../api/connection/index.js';
 import {
   connectionIndexValue,
   connectionIndexValues,
   connectionRefOf,
   type ConnectionUser,
-} from '../connections/agentdeployment-connection.js';
-import { budgetIdOf, controlPlaneIdOf, ControlPlaneClientPool } from '../connections/client-pool.js';
-import { ConnectionRegistry, type ConnectionLookup, type NamespaceList } from '../connections/registry.js';
-import type { AddressPolicy } from '../egress/address-policy.js';
-import type { HostPattern } from '../egress/host-patterns.js';
-import type { RateBudget } from '../controlplane/budget/rate-budget.js';
-import type { ClientMetrics, ControlPlaneClient, Credentials } from '../controlplane/client/index.js';
-import { bindConnectionMetrics } from '../reconcilers/connection/metrics.js';
-import { ConnectionReconciler } from '../reconcilers/connection/reconciler.js';
-import type { Outcome } from '../reconcilers/agentdeployment/ports.js';
-import type { SecretSource } from '../reconcilers/agentdeployment/secrets.js';
-import type { SecretValues } from './secret-values.js';
-import { systemClock } from '../runtime/clock.js';
-import { Controller } from '../runtime/controller/controller.js';
-import type { EventRecorder } from '../runtime/events/recorder.js';
-import { CachedObjectPort } from '../runtime/reconcile/object-port.js';
-import { failed } from '../runtime/reconcile/result.js';
-import type { KubeClient } from '../runtime/kube/client.js';
-import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
-import type { ResourceType } from '../runtime/kube/resource.js';
-import { Informer } from '../runtime/manager/informer.js';
-import { watchOf, type Watch } from '../runtime/manager/manager.js';
-import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
+} from '../../connections/agentdeployment-connection.js';
+import { budgetIdOf, controlPlaneIdOf, ControlPlaneClientPool } from '../../connections/client-pool.js';
+import { ConnectionRegistry, type ConnectionLookup, type NamespaceList } from '../../connections/registry.js';
+import type { AddressPolicy } from '../../egress/address-policy.js';
+import type { HostPattern } from '../../egress/host-patterns.js';
+import type { RateBudget } from '../../controlplane/budget/rate-budget.js';
+import type { ClientMetrics, ControlPlaneClient, Credentials } from '../../controlplane/client/index.js';
+import { bindConnectionMetrics } from './metrics.js';
+import { ConnectionReconciler } from './reconciler.js';
+import type { Outcome } from '../agentdeployment/ports.js';
+import type { SecretSource } from '../agentdeployment/secrets.js';
+import type { SecretValues } from '../../runtime/secrets/secret-values.js';
+import { systemClock } from '../../runtime/clock.js';
+import { Controller } from '../../runtime/controller/controller.js';
+import type { EventRecorder } from '../../runtime/events/recorder.js';
+import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
+import { failed } from '../../runtime/reconcile/result.js';
+import type { KubeClient } from '../../runtime/kube/client.js';
+import { objectKey, type KubeObject } from '../../runtime/kube/objects.js';
+import type { ResourceType } from '../../runtime/kube/resource.js';
+import { Informer } from '../../runtime/manager/informer.js';
+import { watchOf, type Manager, type Watch } from '../../runtime/manager/manager.js';
+import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
 
 export const CONNECTION_CONTROLLER_NAME = 'platformconnection';
 /** Index of AgentDeployments by the connection they name (see connectionIndexValue). */
@@ -104,20 +104,20 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
 
 export interface Connections {
   registry: ConnectionRegistry;
-  /** Undefined when neither connection kind is available. */
-  controller?: Controller;
   /**
    * For the AgentDeployment controller: wakes the objects that name a connection when its
    * Ready status flips or it starts deleting, so that a refusal (ConnectionNotReady) heals.
    */
   userWatches: Array<Watch<KubeObject>>;
-  watches: Array<Watch<KubeObject>>;
-  /** Caches to run that no watch brings (Namespaces, the operator namespace's Secrets). */
-  informers: Array<Informer<KubeObject>>;
   close(): Promise<void>;
 }
 
+/**
+ * Adds the connection controller and its caches to `manager`, and returns the registry that
+ * resolves an object's connection, for the controllers that use connections.
+ */
 export async function setUpConnections<U extends KubeObject & ConnectionUser>(
+  manager: Manager,
   options: ConnectionsOptions<U>,
 ): Promise<Connections> {
   const { kube, logger } = options;
@@ -305,7 +305,9 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
         JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {}),
     ),
   ];
-  return { registry, controller, watches, userWatches, informers, close };
+  manager.addController(controller, watches);
+  for (const informer of informers) manager.addInformer(informer);
+  return { registry, userWatches, close };
 }
 
 /** The controller's key of a connection (also the AgentDeployment index's value). */

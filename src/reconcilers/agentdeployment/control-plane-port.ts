@@ -3,10 +3,10 @@
 // with the wait, and the reconcile requeues instead of holding a worker: at its own place in
 // the budget's line (ThrottleLine), so that a thousand throttled objects do not all come back
 // for the same next token.
-import type { ControlPlaneApi, ControlPlaneError, Result } from '../controlplane/client/index.js';
-import type { ControlPlanePort, Failure, Outcome } from '../reconcilers/agentdeployment/ports.js';
-import { MAX_IDS_PER_LIST } from '../reconcilers/agentdeployment/observation/fleet-poller.js';
-import { systemClock, type Clock } from '../runtime/clock.js';
+import type { ControlPlaneApi, ControlPlaneError, Result } from '../../controlplane/client/index.js';
+import type { ControlPlanePort, Failure, Outcome } from './ports.js';
+import { MAX_IDS_PER_LIST } from './observation/fleet-poller.js';
+import { systemClock, type Clock } from '../../runtime/clock.js';
 import { ThrottleLine } from './throttle-line.js';
 
 /** Every reconciler call: never wait for budget, and stop when the reconcile is aborted. */

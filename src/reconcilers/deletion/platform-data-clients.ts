@@ -3,8 +3,8 @@
 // spend one budget. A rotated key has a new budget identity, hence a new client; the client of
 // the old key is closed then.
 import type { Logger } from 'pino';
-import type { ResolvedConnection } from '../connections/registry.js';
-import { PlatformDataClient } from '../platformdata/index.js';
+import type { ResolvedConnection } from '../../connections/registry.js';
+import { PlatformDataClient } from '../../platformdata/index.js';
 
 export class PlatformDataClients {
   /** connection label -> its client and the identity it was built for. */

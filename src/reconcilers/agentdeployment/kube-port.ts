@@ -2,12 +2,12 @@
 // (reads from the informer's cache overlaid with this process's own writes, writes through
 // the KubeClient, events through the aggregating recorder) and the Secret values the spec
 // references, read by name on demand.
-import type { Outcome } from '../reconcilers/agentdeployment/ports.js';
-import type { KubePort } from '../reconcilers/agentdeployment/ports.js';
-import type { AgentDeploymentView } from '../reconcilers/agentdeployment/object.js';
-import type { KubeObject } from '../runtime/kube/objects.js';
-import { CachedObjectPort, type CachedObjectPortOptions } from '../runtime/reconcile/object-port.js';
-import type { SecretValues } from './secret-values.js';
+import type { Outcome } from './ports.js';
+import type { KubePort } from './ports.js';
+import type { AgentDeploymentView } from './object.js';
+import type { KubeObject } from '../../runtime/kube/objects.js';
+import { CachedObjectPort, type CachedObjectPortOptions } from '../../runtime/reconcile/object-port.js';
+import type { SecretValues } from '../../runtime/secrets/secret-values.js';
 
 export type AgentDeploymentObject = AgentDeploymentView & KubeObject;
 

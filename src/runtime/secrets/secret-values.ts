@@ -1,19 +1,29 @@
 // The values of referenced Secrets, read on demand by name (GET) and kept only while their
 // resourceVersion is the one the metadata watch shows. A reconcile asks for exactly the
 // Secrets its object references, in the object's own namespace; nothing else is ever read.
-import { KubeApiError } from '../runtime/kube/errors.js';
-import type { KubeClient } from '../runtime/kube/client.js';
-import type { KubeObject } from '../runtime/kube/objects.js';
-import type { ResourceType } from '../runtime/kube/resource.js';
-import type { IndexedStore } from '../runtime/cache/store.js';
-import type { Outcome } from '../reconcilers/agentdeployment/ports.js';
-import type { SecretSource } from '../reconcilers/agentdeployment/secrets.js';
+import { KubeApiError } from '../kube/errors.js';
+import type { KubeClient } from '../kube/client.js';
+import type { KubeObject } from '../kube/objects.js';
+import type { ResourceType } from '../kube/resource.js';
+import type { IndexedStore } from '../cache/store.js';
 import type { SecretMetadata } from './secret-metadata.js';
+
+/** A Secret's value as read: its version and data (nothing else is kept). */
+export interface SecretValue {
+  metadata?: { resourceVersion?: string };
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
+/** Whether the values are current; a failed read is a value, with a message that names no value. */
+export type SecretLoad =
+  | { ok: true; value: undefined }
+  | { ok: false; error: { kind: 'Conflict' | 'Transient'; message: string; status?: number } };
 
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 
 export class SecretValues {
-  private readonly values = new Map<string, SecretSource>();
+  private readonly values = new Map<string, SecretValue>();
 
   constructor(
     private readonly client: KubeClient,
@@ -21,7 +31,7 @@ export class SecretValues {
   ) {}
 
   /** Reads each named Secret whose value here is older than the watch says (one GET each). */
-  async load(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>> {
+  async load(namespace: string, names: readonly string[], signal: AbortSignal): Promise<SecretLoad> {
     for (const name of names) {
       const key = `${namespace}/${name}`;
       const known = this.metadata.get(key);
@@ -31,7 +41,7 @@ export class SecretValues {
       }
       if (this.values.get(key)?.metadata?.resourceVersion === known.metadata.resourceVersion) continue;
       try {
-        const secret = await this.client.get<KubeObject & SecretSource>(SECRETS, namespace, name, signal);
+        const secret = await this.client.get<KubeObject & SecretValue>(SECRETS, namespace, name, signal);
         this.values.set(key, {
           metadata: { resourceVersion: secret.metadata.resourceVersion ?? '' },
           ...(secret.data ? { data: secret.data } : {}),
@@ -57,7 +67,7 @@ export class SecretValues {
   }
 
   /** The value last read, while the watch still knows the Secret. */
-  get(namespace: string, name: string): SecretSource | undefined {
+  get(namespace: string, name: string): SecretValue | undefined {
     const key = `${namespace}/${name}`;
     return this.metadata.get(key) ? this.values.get(key) : undefined;
   }

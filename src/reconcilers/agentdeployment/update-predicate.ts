@@ -3,7 +3,7 @@
 // objects a real cost). A re-delivery of the same object (the cache's periodic resync) and
 // anything that changes the spec (generation), the deletion state, annotations or
 // finalizers does.
-import type { KubeObject } from '../runtime/kube/objects.js';
+import type { KubeObject } from '../../runtime/kube/objects.js';
 
 export function shouldReconcileOnUpdate(old: KubeObject, current: KubeObject): boolean {
   if (old === current) return true;

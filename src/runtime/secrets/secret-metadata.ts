@@ -8,11 +8,11 @@
 // The API server could send metadata only (Accept: ...;as=PartialObjectMetadata), but the
 // bundled Kubernetes emulator does not serve that form; stripping on arrival works with both.
 import type { Logger } from 'pino';
-import type { KubeClient } from '../runtime/kube/client.js';
-import type { KubeObject, WatchEvent } from '../runtime/kube/objects.js';
-import type { ResourceType } from '../runtime/kube/resource.js';
-import { Informer } from '../runtime/manager/informer.js';
-import { clientListWatch, type ListWatchSource } from '../runtime/reflector/list-watch.js';
+import type { KubeClient } from '../kube/client.js';
+import type { KubeObject, WatchEvent } from '../kube/objects.js';
+import type { ResourceType } from '../kube/resource.js';
+import { Informer } from '../manager/informer.js';
+import { clientListWatch, type ListWatchSource } from '../reflector/list-watch.js';
 
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 

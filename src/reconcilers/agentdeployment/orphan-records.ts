@@ -10,11 +10,11 @@
 // is then adoptable only from --adoption-namespaces). Only the leader writes it; each
 // replica reads it when it starts leading work and keeps its own writes in memory.
 import type { Logger } from 'pino';
-import type { KubeClient } from '../runtime/kube/client.js';
-import { KubeApiError } from '../runtime/kube/errors.js';
-import type { KubeObject } from '../runtime/kube/objects.js';
-import type { ResourceType } from '../runtime/kube/resource.js';
-import type { Outcome } from '../reconcilers/agentdeployment/ports.js';
+import type { KubeClient } from '../../runtime/kube/client.js';
+import { KubeApiError } from '../../runtime/kube/errors.js';
+import type { KubeObject } from '../../runtime/kube/objects.js';
+import type { ResourceType } from '../../runtime/kube/resource.js';
+import type { Outcome } from './ports.js';
 
 const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
 /** About 110 bytes an entry: well under a ConfigMap's 1 MiB. */

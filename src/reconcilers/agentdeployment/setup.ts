@@ -1,0 +1,367 @@
+// The AgentDeployment controller's set-up: its cache and indexes, the connection lanes and
+// their batched pollers, the agent-call port, the orphan records, the reconciler with the
+// domain rules it is given (how a spec is read, which wire request it asks for, which ids it
+// names), the controller and its watches. The process (src/operator/) hands it the shared
+// clients and caches; nothing of a reconcile lives there.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import {
+  AgentDeploymentSpec,
+  GROUP,
+  PLURAL,
+  VERSION,
+  deploymentName,
+  toWireCreateRequest,
+} from '../../api/agentdeployment/index.js';
+import { resolveObjectConnection } from '../../connections/agentdeployment-connection.js';
+import type { ConnectionRegistry } from '../../connections/registry.js';
+import type { ControlPlaneClient } from '../../controlplane/client/index.js';
+import { bindDomainMetrics, type ConditionCount } from '../../observability/domain-metrics.js';
+import type { IndexedStore } from '../../runtime/cache/store.js';
+import { systemClock } from '../../runtime/clock.js';
+import { Controller } from '../../runtime/controller/controller.js';
+import type { EventRecorder } from '../../runtime/events/recorder.js';
+import type { KubeClient } from '../../runtime/kube/client.js';
+import type { KubeObject } from '../../runtime/kube/objects.js';
+import type { ResourceType } from '../../runtime/kube/resource.js';
+import { Informer } from '../../runtime/manager/informer.js';
+import { watchOf, type Manager, type Watch } from '../../runtime/manager/manager.js';
+import type { SecretMetadata } from '../../runtime/secrets/secret-metadata.js';
+import type { SecretValues } from '../../runtime/secrets/secret-values.js';
+import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
+import { BY_CONNECTION } from '../connection/setup.js';
+import { connectionIndexValues } from '../../connections/agentdeployment-connection.js';
+import { adoptionPolicy } from './adoption-policy.js';
+import { agentCallPort } from './agent-call-port.js';
+import { ConnectionLanes } from './connection-lanes.js';
+import type { ReconcilerTimings } from './defaults.js';
+import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
+import { objectKey, ownedDeploymentId } from './object.js';
+import { OrphanRecords } from './orphan-records.js';
+import type { FleetPort, LaneResolution } from './ports.js';
+import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
+import { AgentDeploymentReconciler } from './reconciler.js';
+import { referencedSecretNames, secretKeyValue } from './secrets.js';
+import { shouldReconcileOnUpdate } from './update-predicate.js';
+
+export const CONTROLLER_NAME = 'agentdeployment';
+export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
+const BY_SECRET = 'bySecret';
+const BY_DEPLOYMENT_NAME = 'byDeploymentName';
+const BY_OWNED_DEPLOYMENT = 'byOwnedDeployment';
+/** Per-key backoff of failed reconciles: 1 s doubling to 5 min, 10% jitter. */
+const FAILURE_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
+
+/** The AgentDeployment cache with the indexes the controller and the connections' set-up read. */
+export function agentDeploymentCache(
+  kube: KubeClient,
+  namespaces: string[],
+  logger: Logger,
+): Informer<AgentDeploymentObject> {
+  return Informer.forResource<AgentDeploymentObject>(kube, {
+    type: AGENT_DEPLOYMENTS,
+    namespaces,
+    logger: logger.child({ informer: PLURAL }),
+    indexers: {
+      [BY_SECRET]: secretKeysOf,
+      [BY_DEPLOYMENT_NAME]: (object) => [deploymentName(object)],
+      [BY_OWNED_DEPLOYMENT]: (object) => {
+        const id = ownedDeploymentId(object);
+        return id === undefined ? [] : [id];
+      },
+      [BY_CONNECTION]: connectionIndexValues,
+    },
+  });
+}
+
+export interface AgentDeploymentSetupOptions {
+  kube: KubeClient;
+  logger: Logger;
+  registry: Registry;
+  recorder: EventRecorder;
+  objects: Informer<AgentDeploymentObject>;
+  secrets: Informer<SecretMetadata>;
+  secretValues: SecretValues;
+  connections: ConnectionRegistry;
+  /** The connections' watches that wake the objects naming a connection. */
+  connectionWatches: Array<Watch<KubeObject>>;
+  /** The default connection's client (objects without spec.connectionRef). */
+  controlPlane: ControlPlaneClient;
+  concurrency: number;
+  timings: Partial<ReconcilerTimings>;
+  allowInsecure: boolean;
+  allowPrivateNetworks: boolean;
+  /** --adoption-namespaces: where adopting an existing deployment is permitted (undefined: everywhere). */
+  adoptionNamespaces: readonly string[] | undefined;
+  /** Where the orphan records live: the operator's namespace and `<leader-election-id>-orphans`. */
+  orphanRecords: { namespace: string; name: string };
+}
+
+export interface AgentDeployments {
+  /** The lanes' pollers, the reconciler's background calls, the agent client: stop after the manager. */
+  close(): Promise<void>;
+}
+
+export async function setUpAgentDeployments(
+  manager: Manager,
+  options: AgentDeploymentSetupOptions,
+): Promise<AgentDeployments> {
+  const { kube, logger, registry, objects, secretValues } = options;
+  // A value stays only while an object references its Secret and the Secret exists.
+  const forgetUnreferenced = (object: AgentDeploymentObject): void => {
+    for (const key of secretKeysOf(object)) {
+      if (objects.store.byIndex(BY_SECRET, key).length === 0) secretValues.forget(key);
+    }
+  };
+  objects.addHandler({ onUpdate: (old) => forgetUnreferenced(old), onDelete: forgetUnreferenced });
+
+  const kubePort = new AgentDeploymentKubePort({
+    client: kube,
+    type: AGENT_DEPLOYMENTS,
+    store: objects.store,
+    secrets: secretValues,
+    recorder: options.recorder,
+    logger,
+  });
+
+  // The pollers and the controller refer to each other: the pollers enqueue keys.
+  const enqueue = { to: (_key: string): void => {} };
+  const failureMetrics = bindReconcileFailureMetrics(registry);
+  const pollerLogger = logger.child({ component: 'poller' });
+  const { timings } = options;
+  const defaultConnection = options.connections.defaultConnection();
+  const lanes = new ConnectionLanes({
+    enqueue: (key) => enqueue.to(key),
+    concurrency: options.concurrency,
+    ...(timings.inflightPollMs === undefined ? {} : { inflightPollMs: timings.inflightPollMs }),
+    ...(timings.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: timings.resyncPeriodMs }),
+    onHealthChange: (label, failure) => {
+      // The unlabelled health gauges are the default connection's; a connection's own health is its Ready status.
+      if (label === defaultConnection.label) failureMetrics.controlPlaneHealth(failure);
+      if (failure)
+        pollerLogger.warn(
+          { connection: label, class: failure.kind, error: failure.message },
+          'control plane failing; backing off',
+        );
+      else pollerLogger.info({ connection: label }, 'control plane answering again');
+    },
+    logger: pollerLogger,
+  });
+  const defaultLane = lanes.laneFor(
+    defaultConnection.controlPlaneId,
+    options.controlPlane,
+    defaultConnection.label,
+  );
+  const connectionOf = (object: AgentDeploymentObject): LaneResolution => {
+    const resolution = resolveObjectConnection(options.connections, object);
+    if (!resolution.ok) return resolution;
+    return {
+      ok: true,
+      lane: lanes.laneFor(resolution.controlPlaneId, resolution.client, resolution.label),
+      agentTrust: resolution.agentTrust,
+      label: resolution.label,
+    };
+  };
+  // A smoke test calls the agent with the key decide chose: the object's connection's, or the
+  // tenant's own from a Secret of the object's namespace (read by name, like spec.secrets).
+  const agents = agentCallPort(
+    (key) => {
+      const object = objects.store.get(key);
+      const resolution =
+        object === undefined ? undefined : resolveObjectConnection(options.connections, object);
+      if (resolution === undefined || !resolution.ok) return '';
+      const credentials = resolution.credentials;
+      return 'apiKey' in credentials ? credentials.apiKey : credentials.bearerToken;
+    },
+    {
+      allowInsecure: options.allowInsecure,
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      readSecretKey: async (namespace, name, key, signal) => {
+        const loaded = await secretValues.load(namespace, [name], signal);
+        if (!loaded.ok) return undefined;
+        const source = secretValues.get(namespace, name);
+        return source === undefined ? undefined : secretKeyValue(source, key);
+      },
+    },
+  );
+  // Who orphaned which deployment, in the operator's own namespace: read now and whenever
+  // this replica starts leading (another leader may have written since); a failed read
+  // leaves the records empty, which fails closed (adoption only from --adoption-namespaces).
+  const orphans = new OrphanRecords(
+    kube,
+    options.orphanRecords.namespace,
+    options.orphanRecords.name,
+    logger.child({ component: 'orphan-records' }),
+  );
+  const loadOrphans = async (): Promise<void> => {
+    const loaded = await orphans.load();
+    if (!loaded.ok)
+      logger.warn(
+        { error: loaded.error.message },
+        'orphan records not read; adoption falls back to --adoption-namespaces',
+      );
+  };
+  await loadOrphans();
+  const reconciler = new AgentDeploymentReconciler<AgentDeploymentObject>({
+    controlPlane: defaultLane.controlPlane,
+    kube: kubePort,
+    fleet: fleetPort(objects.store, options.connections),
+    observations: defaultLane.observations,
+    poller: defaultLane.poller,
+    connection: connectionOf,
+    specProblem,
+    desiredState: (object, resolved, ids) =>
+      toWireCreateRequest(object as AgentDeploymentObject & { spec: AgentDeploymentSpec }, resolved, ids),
+    namedIds,
+    deploymentName: (object) => deploymentName(object),
+    logger: logger.child({ controller: CONTROLLER_NAME }),
+    clock: systemClock,
+    metrics: {
+      ...bindDomainMetrics(registry, () => countByCondition(objects.store.list())),
+      reconcileFailed: failureMetrics.reconcileFailed,
+    },
+    timings,
+    agents,
+    agentTrust: defaultConnection.agentTrust,
+    wake: (key) => enqueue.to(key),
+    adoptionForbidden: adoptionPolicy(options.adoptionNamespaces),
+    orphans,
+  });
+
+  const controller = new Controller({
+    name: CONTROLLER_NAME,
+    maxConcurrentReconciles: options.concurrency,
+    registry,
+    // The controller adds the `controller` field to its own lines.
+    logger,
+    rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
+    // One shard per connection: a saturated key's objects cannot hold the others' keys back.
+    shardOf: (key) => connectionShardOf(objects.store.get(key)),
+    // A throw is a bug, not a failure class: the controller counts and logs it like
+    // controller-runtime does a panic.
+    reconcile: (key, signal) => reconciler.reconcile(key, signal),
+  });
+  enqueue.to = (key) => controller.enqueue(key);
+
+  manager.addController(controller, [
+    // A change to one claimant of a control-plane name (its deletion above all) may free the
+    // name for another: wake every object that resolves to the same name.
+    watchOf(
+      objects,
+      (object) => [
+        ...new Set([
+          objectKey(object),
+          ...objects.store.byIndex(BY_DEPLOYMENT_NAME, safeDeploymentName(object)).map(objectKey),
+        ]),
+      ],
+      shouldReconcileOnUpdate,
+    ),
+    watchOf(options.secrets, (secret: KubeObject) =>
+      objects.store
+        .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
+        .map(objectKey),
+    ),
+    ...options.connectionWatches,
+  ]);
+  manager.addLeaderRunnable({ start: () => void loadOrphans(), stop: () => Promise.resolve() });
+  // The pollers spend budget: only the leader runs them.
+  manager.addLeaderRunnable({ start: () => lanes.start(), stop: () => lanes.stop() });
+
+  return {
+    close: async () => {
+      reconciler.stop();
+      await agents.close();
+      await lanes.stop();
+    },
+  };
+}
+
+function fleetPort(store: IndexedStore<AgentDeploymentObject>, connections: ConnectionRegistry): FleetPort {
+  // A name is unique per control plane and tenant: objects on other connections do not compete for it.
+  const controlPlaneOf = (object: AgentDeploymentObject) => {
+    const resolution = resolveObjectConnection(connections, object);
+    return resolution.ok ? resolution.controlPlaneId : undefined;
+  };
+  return {
+    claimantsOf: (name, laneId) =>
+      store
+        .byIndex(BY_DEPLOYMENT_NAME, name)
+        .filter((object) => controlPlaneOf(object) === laneId)
+        .map((object) => {
+          const owned = ownedDeploymentId(object);
+          return {
+            key: objectKey(object),
+            uid: object.metadata.uid ?? '',
+            creationTimestamp: object.metadata.creationTimestamp ?? '',
+            ...(owned === undefined ? {} : { ownedDeploymentId: owned }),
+          };
+        }),
+    // Two records of one id mean one is forged: the object created first is the owner.
+    ownerOf: (id) => {
+      const [owner] = [...store.byIndex(BY_OWNED_DEPLOYMENT, id)].sort((a, b) =>
+        creationOrder(a).localeCompare(creationOrder(b)),
+      );
+      return owner === undefined ? undefined : objectKey(owner);
+    },
+  };
+}
+
+/** The listener and integration the spec names by name (listenerRef, integrationRef), if any. */
+function namedIds(object: AgentDeploymentObject): { listener?: string; integration?: string } {
+  const config = (object.spec as Partial<AgentDeploymentSpec>).sourceConfig;
+  return {
+    ...(config?.listenerRef === undefined ? {} : { listener: config.listenerRef.name }),
+    ...(config?.integrationRef === undefined ? {} : { integration: config.integrationRef.name }),
+  };
+}
+
+/** The connection an object names (not resolved: the name alone is enough to share workers fairly). */
+function connectionShardOf(object: AgentDeploymentObject | undefined): string {
+  const ref = (object?.spec as Partial<AgentDeploymentSpec> | undefined)?.connectionRef;
+  if (ref === undefined) return '';
+  return ref.kind === 'PlatformConnection'
+    ? `${ref.kind}/${object?.metadata.namespace ?? ''}/${ref.name}`
+    : `${ref.kind}/${ref.name}`;
+}
+
+/** `namespace/name` of each Secret the object references (its own namespace only), its smoke test's key included. */
+function secretKeysOf(object: AgentDeploymentObject): string[] {
+  const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
+  const names = referencedSecretNames(object.spec.secrets);
+  if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
+  return names.map((name) => `${object.metadata.namespace}/${name}`);
+}
+
+function creationOrder(object: AgentDeploymentObject): string {
+  return `${object.metadata.creationTimestamp ?? ''}|${object.metadata.uid ?? ''}`;
+}
+
+/** Why the operator cannot understand an object's spec (it slipped past validation), if so. */
+function specProblem(object: AgentDeploymentObject): string | undefined {
+  const parsed = AgentDeploymentSpec.safeParse(object.spec);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const path = ['spec', ...(issue?.path ?? []).map(String)].join('.');
+  return `${path}: ${issue?.message ?? 'invalid'}`;
+}
+
+function safeDeploymentName(object: AgentDeploymentObject): string {
+  try {
+    return deploymentName(object);
+  } catch {
+    return object.metadata.name;
+  }
+}
+
+function countByCondition(objects: readonly AgentDeploymentObject[]): ConditionCount[] {
+  const counts = new Map<string, ConditionCount>();
+  for (const object of objects) {
+    for (const condition of object.status?.conditions ?? []) {
+      const id = `${condition.type}/${condition.status}`;
+      const entry = counts.get(id) ?? { condition: condition.type, status: condition.status, count: 0 };
+      entry.count += 1;
+      counts.set(id, entry);
+    }
+  }
+  return [...counts.values()];
+}
