@@ -34,6 +34,7 @@ import { KubeApiError } from '../runtime/kube/errors.js';
 import { objectKey, type KubeObject } from '../runtime/kube/objects.js';
 import type { ResourceType } from '../runtime/kube/resource.js';
 import { Informer } from '../runtime/manager/informer.js';
+import { bindDeletionPhaseMetric } from '../observability/deletion-metrics.js';
 import { watchOf, type Manager } from '../runtime/manager/manager.js';
 import { defaultControllerRateLimiter } from '../runtime/workqueue/rate-limiter.js';
 import type { OperatorConfig } from './config.js';
@@ -130,6 +131,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       logger: logger.child({ informer: TRACE_DELETION.plural }),
       mayBeAbsent: MAY_BE_ABSENT,
     });
+    bindDeletionPhaseMetric(options.registry, 'TraceDeletion', () => traceDeletions.store.list());
     const reconciler = new TraceDeletionReconciler({
       kube: kubePort<TraceDeletionKubeObject, TraceDeletionStatus>(
         kube,
@@ -164,6 +166,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       logger: logger.child({ informer: EXAMPLE_DELETION.plural }),
       mayBeAbsent: MAY_BE_ABSENT,
     });
+    bindDeletionPhaseMetric(options.registry, 'ExampleDeletion', () => exampleDeletions.store.list());
     const reconciler = new ExampleDeletionReconciler({
       kube: kubePort<ExampleDeletionKubeObject, ExampleDeletionStatus>(
         kube,

@@ -21,6 +21,7 @@ import { bindDomainMetrics, type ConditionCount } from '../observability/domain-
 import { startObservabilityServer, type ObservabilityServer } from '../observability/http-server.js';
 import { createOperatorRegistry } from '../observability/registry.js';
 import { bindSecretValueMetrics } from '../observability/secret-metrics.js';
+import { bindAgentDeploymentReadyMetric } from '../observability/object-ready-metrics.js';
 import { objectKey, ownedDeploymentId } from '../reconcilers/agentdeployment/object.js';
 import type { ReconcilerTimings } from '../reconcilers/agentdeployment/defaults.js';
 import type { FleetPort, LaneResolution } from '../reconcilers/agentdeployment/ports.js';
@@ -128,6 +129,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
   objects.addHandler({ onUpdate: (old) => forgetUnreferenced(old), onDelete: forgetUnreferenced });
   bindSecretValueMetrics(registry, () => secretValues.size);
+  bindAgentDeploymentReadyMetric(registry, () => objects.store.list());
   secrets.addHandler({
     onDelete: (secret) => secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`),
   });
