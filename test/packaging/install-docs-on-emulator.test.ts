@@ -3,11 +3,11 @@
 // helm and kubectl on the project's Kubernetes emulator: default values, crds.install=false
 // after `kubectl apply -f crds/`, the CRDs handed to Helm, and connections.default.create=true.
 // Each install, upgrade and uninstall must exit 0, and uninstall must leave no release record.
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
 import { testedBlock, testedBlocks } from './support/doc-commands.js';
 import { RELEASE_NAME, RELEASE_NAMESPACE } from './support/helm.js';
 import { type KubeUnderTest, startKube } from './support/kube-emulator.js';
@@ -38,7 +38,6 @@ beforeEach(async () => {
   await symlink(join(REPO_ROOT, 'charts'), join(workdir, 'charts'));
   await symlink(join(REPO_ROOT, 'crds'), join(workdir, 'crds'));
   await writeFile(join(workdir, 'api-key.txt'), 'sk-test-not-a-real-key');
-  await mkdir(join(home, '.kube'));
 });
 
 afterEach(async () => {
