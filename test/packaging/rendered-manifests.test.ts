@@ -9,7 +9,7 @@ import {
   ORPHAN_RECORD_PERMISSIONS,
   WATCH_PERMISSIONS,
 } from '../../src/operator/rbac.js';
-import { type Manifest, RELEASE_NAMESPACE, VALUE_SETS, renderChart } from './support/helm.js';
+import { type Manifest, RELEASE_NAMESPACE, VALUE_SETS, isUserRole, renderChart } from './support/helm.js';
 import { validateAgainstKubernetesSchemas } from './support/kubernetes-schema.js';
 import { CHART_CRD_FILE } from './support/paths.js';
 
@@ -163,7 +163,7 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
   });
 
   it('grants only the verbs the operator needs', () => {
-    const roles = render(name).filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role');
+    const roles = render(name).filter((m) => (m.kind === 'ClusterRole' || m.kind === 'Role') && !isUserRole(m));
     // The union of every list in src/operator/rbac.ts: no role grants anything outside it
     // (rbac-from-code.test.ts checks each role against its own list exactly).
     const allowed: Record<string, string[]> = {};
@@ -194,7 +194,7 @@ describe.each(VALUE_SETS.map((v) => v.name))('rendered with %s', (name) => {
 describe('choices made by the values', () => {
   it('watches all namespaces with a ClusterRole by default, and no namespaces flag', () => {
     const manifests = render('defaults');
-    const watching = (m: Manifest) => !m.metadata.name.endsWith('-connections');
+    const watching = (m: Manifest) => !m.metadata.name.endsWith('-connections') && !isUserRole(m);
     expect(only(manifests.filter(watching), 'ClusterRole').metadata.name).toBe('agent-operator');
     expect(only(manifests.filter(watching), 'ClusterRoleBinding')).toMatchObject({
       subjects: [{ kind: 'ServiceAccount', name: 'agent-operator', namespace: RELEASE_NAMESPACE }],
@@ -207,7 +207,7 @@ describe('choices made by the values', () => {
     // Cluster-scoped connections and Namespaces (for their selectors) need a ClusterRole; it grants no Secrets.
     expect(
       manifests
-        .filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition')
+        .filter((m) => m.kind.startsWith('Cluster') && m.kind !== 'CustomResourceDefinition' && !isUserRole(m))
         .map((m) => `${m.kind}/${m.metadata.name}`),
     ).toEqual(['ClusterRole/agent-operator-connections', 'ClusterRoleBinding/agent-operator-connections']);
     const own = (m: Manifest) => !/(leader-election|connection-keys|orphan-records)$/.test(m.metadata.name);

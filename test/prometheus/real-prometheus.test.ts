@@ -136,6 +136,19 @@ describe.skipIf(missing !== undefined)('a real Prometheus scraping the operator'
 
     const examples = await readManifests(EXAMPLES_DIR);
     for (const object of examples) await applyObject(client, object);
+    // A connection whose key Secret does not exist: its Ready series (at 0) is what
+    // AgentOperatorConnectionNotReady watches. Never probed, so its URLs are never called.
+    const namespace = examples.find((object) => object.kind === 'AgentDeployment')?.metadata.namespace ?? 'default';
+    await applyObject(client, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'PlatformConnection',
+      metadata: { name: 'without-key', namespace },
+      spec: {
+        controlPlaneUrl: 'https://control-plane.example.invalid',
+        platformApiUrl: 'https://platform.example.invalid',
+        apiKeySecretRef: { name: 'no-such-secret', key: 'apiKey' },
+      },
+    } as Manifest);
     const agents = examples.filter((object) => object.kind === 'AgentDeployment');
     const ready = async (): Promise<boolean> => {
       for (const agent of agents) {
@@ -174,6 +187,11 @@ describe.skipIf(missing !== undefined)('a real Prometheus scraping the operator'
       async () =>
         hasData(await prometheus.instant(`agent_operator_revisions_total{state="DEPLOYED"} >= ${rolledOut}`)),
       'Prometheus to scrape the rollout',
+      30_000,
+    );
+    await prometheus.waitUntil(
+      async () => hasData(await prometheus.instant('agent_operator_connection_ready{name="without-key"} == 0')),
+      'Prometheus to scrape the connection without a key',
       30_000,
     );
     // One more rate window, so that a rate() ending now covers a scrape after the last event.
@@ -222,6 +240,17 @@ describe.skipIf(missing !== undefined)('a real Prometheus scraping the operator'
       if (!hasData(await prometheus.instant(operand))) blind.push(`${alert}: ${operand}`);
     }
     expect(blind, 'alerts that can never fire').toEqual([]);
+  });
+
+  it('sees the build, every AgentDeployment Ready by name, and deletions by kind and phase', async () => {
+    expect(await prometheus.instant('agent_operator_build_info{version="0.1.0"} == 1')).toHaveLength(1);
+    const agents = (await readManifests(EXAMPLES_DIR)).filter((object) => object.kind === 'AgentDeployment');
+    const readyByName = await prometheus.instant('agent_operator_agentdeployment_ready == 1');
+    // Behind a scrape config the object's namespace arrives as exported_namespace.
+    expect(readyByName.map((entry) => `${entry.metric['exported_namespace']}/${entry.metric['name']}`).sort()).toEqual(
+      agents.map((object) => `${object.metadata.namespace}/${object.metadata.name}`).sort(),
+    );
+    expect(await prometheus.instant('agent_operator_data_deletions')).toHaveLength(12);
   });
 
   it('promtool accepts the run-mode /metrics, and checks and unit-tests the alert rules', async () => {

@@ -112,3 +112,12 @@ writes are merge patches.
   resources: ["events"]
   verbs: ["create", "patch"]
 {{- end }}
+
+{{- /*
+The runbook of an alert: prometheusRule.runbookUrl with {alert} replaced by the alert's name.
+Called as (list $ "AlertName").
+*/ -}}
+{{- define "agent-operator.runbookUrl" -}}
+{{- $root := index . 0 -}}
+{{- replace "{alert}" (index . 1) $root.Values.prometheusRule.runbookUrl | quote -}}
+{{- end }}

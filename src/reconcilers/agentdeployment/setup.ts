@@ -17,6 +17,7 @@ import { resolveObjectConnection } from '../../connections/agentdeployment-conne
 import type { ConnectionRegistry } from '../../connections/registry.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import { bindDomainMetrics, type ConditionCount } from '../../observability/domain-metrics.js';
+import { bindAgentDeploymentReadyMetric } from '../../observability/object-ready-metrics.js';
 import type { IndexedStore } from '../../runtime/cache/store.js';
 import { systemClock } from '../../runtime/clock.js';
 import { Controller } from '../../runtime/controller/controller.js';
@@ -107,6 +108,7 @@ export async function setUpAgentDeployments(
   options: AgentDeploymentSetupOptions,
 ): Promise<AgentDeployments> {
   const { kube, logger, registry, objects, secretValues } = options;
+  bindAgentDeploymentReadyMetric(registry, () => objects.store.list());
   // A value stays only while an object references its Secret and the Secret exists.
   const forgetUnreferenced = (object: AgentDeploymentObject): void => {
     for (const key of secretKeysOf(object)) {

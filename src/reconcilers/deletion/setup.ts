@@ -31,6 +31,7 @@ import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limit
 import type { OperatorConfig } from '../../operator/config.js';
 import { MAY_BE_ABSENT } from '../connection/setup.js';
 import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
+import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js';
 import { PlatformDataClients } from './platform-data-clients.js';
 
 export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
@@ -122,6 +123,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       logger: logger.child({ informer: TRACE_DELETION.plural }),
       mayBeAbsent: MAY_BE_ABSENT,
     });
+    bindDeletionPhaseMetric(options.registry, 'TraceDeletion', () => traceDeletions.store.list());
     const reconciler = new TraceDeletionReconciler({
       kube: new CachedObjectPort({
         client: kube,
@@ -157,6 +159,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       logger: logger.child({ informer: EXAMPLE_DELETION.plural }),
       mayBeAbsent: MAY_BE_ABSENT,
     });
+    bindDeletionPhaseMetric(options.registry, 'ExampleDeletion', () => exampleDeletions.store.list());
     const reconciler = new ExampleDeletionReconciler({
       kube: new CachedObjectPort({
         client: kube,

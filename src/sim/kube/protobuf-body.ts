@@ -1,7 +1,8 @@
 // kubectl's imperative commands (`create namespace|configmap|secret|serviceaccount`) send
-// bodies as application/vnd.kubernetes.protobuf. This decodes that envelope
-// ("k8s\0" + runtime.Unknown) and the few kinds those commands create into JSON objects;
-// any other kind is a 415 asking for JSON. A body that is not valid protobuf is the client's
+// bodies as application/vnd.kubernetes.protobuf, and so does helm when it deletes its release
+// record (a DeleteOptions body on DELETE). This decodes that envelope ("k8s\0" +
+// runtime.Unknown) and the few kinds those commands send into JSON objects; any other kind
+// is a 415 asking for JSON. A body that is not valid protobuf is the client's
 // error: a 400 BadRequest, as the real server's decoder answers.
 import { ApiError, badRequest } from './api-error.js';
 import type { JsonObject } from './kube-object.js';
@@ -65,6 +66,21 @@ const KINDS: Record<string, MessageSchema> = {
     3: { name: 'imagePullSecrets', type: { 1: { name: 'name', type: 'string' } }, repeated: true },
     4: { name: 'automountServiceAccountToken', type: 'bool' },
   },
+};
+
+/**
+ * meta/v1 DeleteOptions. client-go registers it in every group version, so its envelope names
+ * the group version of the resource deleted (v1 for a Secret), or meta.k8s.io/v1.
+ */
+const DELETE_OPTIONS: MessageSchema = {
+  1: { name: 'gracePeriodSeconds', type: 'int64' },
+  2: {
+    name: 'preconditions',
+    type: { 1: { name: 'uid', type: 'string' }, 2: { name: 'resourceVersion', type: 'string' } },
+  },
+  3: { name: 'orphanDependents', type: 'bool' },
+  4: { name: 'propagationPolicy', type: 'string' },
+  5: { name: 'dryRun', type: 'string', repeated: true },
 };
 
 const UNKNOWN_ENVELOPE: MessageSchema = {
@@ -182,20 +198,45 @@ const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decodes a Kubernetes protobuf body into the JSON object it stands for. */
 export function decodeProtobufBody(body: Buffer): JsonObject {
+  return decoding(() => decodeEnvelope(body));
+}
+
+/** Decodes the protobuf DeleteOptions body of a DELETE into its JSON form. */
+export function decodeProtobufDeleteOptions(body: Buffer): JsonObject {
+  return decoding(() => {
+    const { typeMeta, raw } = openEnvelope(body);
+    if (typeMeta.kind !== 'DeleteOptions') {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of a DELETE must be DeleteOptions (got ${typeMeta.apiVersion ?? ''} ${typeMeta.kind ?? ''})`,
+      );
+    }
+    return { apiVersion: typeMeta.apiVersion ?? 'meta.k8s.io/v1', kind: 'DeleteOptions', ...decodeMessage(raw, DELETE_OPTIONS) };
+  });
+}
+
+function decoding(decode: () => JsonObject): JsonObject {
   try {
-    return decodeEnvelope(body);
+    return decode();
   } catch (error) {
     if (error instanceof ProtobufError) throw badRequest(`the protobuf body could not be decoded: ${error.message}`);
     throw error;
   }
 }
 
-function decodeEnvelope(body: Buffer): JsonObject {
+function openEnvelope(body: Buffer): { typeMeta: { apiVersion?: string; kind?: string }; raw: Buffer } {
   if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) {
     throw new ApiError(400, 'BadRequest', 'provided protobuf body does not start with the "k8s\\x00" prefix');
   }
   const envelope = decodeMessage(body.subarray(4), UNKNOWN_ENVELOPE);
   const typeMeta = (envelope['typeMeta'] ?? {}) as { apiVersion?: string; kind?: string };
+  const raw = envelope['raw'];
+  return { typeMeta, raw: Buffer.isBuffer(raw) ? raw : Buffer.alloc(0) };
+}
+
+function decodeEnvelope(body: Buffer): JsonObject {
+  const { typeMeta, raw } = openEnvelope(body);
   const kind = typeMeta.kind ?? '';
   const schema = KINDS[kind];
   if (!schema || typeMeta.apiVersion !== 'v1') {
@@ -205,7 +246,6 @@ function decodeEnvelope(body: Buffer): JsonObject {
       `the emulator decodes protobuf bodies only for v1 ${Object.keys(KINDS).join(', ')} (got ${typeMeta.apiVersion ?? ''} ${kind}); send application/json`,
     );
   }
-  const raw = envelope['raw'];
-  const object = decodeMessage(Buffer.isBuffer(raw) ? raw : Buffer.alloc(0), schema);
+  const object = decodeMessage(raw, schema);
   return { apiVersion: 'v1', kind, ...object };
 }

@@ -120,6 +120,16 @@ export interface Manifest {
   [field: string]: unknown;
 }
 
+/**
+ * A ClusterRole for people (folded into view, edit or admin by an aggregation label), not one
+ * the operator is bound to: the operator's least-privilege checks leave these out.
+ */
+export function isUserRole(manifest: Manifest): boolean {
+  return Object.keys(manifest.metadata.labels ?? {}).some((label) =>
+    label.startsWith('rbac.authorization.k8s.io/aggregate-to-'),
+  );
+}
+
 export function isManifest(value: unknown): value is Manifest {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;

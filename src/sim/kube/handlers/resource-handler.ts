@@ -9,7 +9,7 @@ import { isJsonObject, cloneJson, nowTimestamp, objectKey, type KubeObject } fro
 import { entriesOf, managerFromUserAgent } from '../managed-fields.js';
 import { checkApplyOptions, parseApplyBody, serverSideApply } from '../server-side-apply.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from '../patch.js';
-import { decodeProtobufBody } from '../protobuf-body.js';
+import { decodeProtobufBody, decodeProtobufDeleteOptions } from '../protobuf-body.js';
 import { assertNoPrototypeKeys } from '../prototype-guard.js';
 import { parseRequestOptions, type RequestOptions } from '../request-options.js';
 import { checkPathSegmentName } from '../request-path.js';
@@ -38,10 +38,19 @@ function guardedProtobuf<T>(value: T): T {
   return value;
 }
 
+function isProtobuf(request: IncomingMessage): boolean {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim() === 'application/vnd.kubernetes.protobuf';
+}
+
 /** A JSON body, or a protobuf one as kubectl's imperative commands send. */
 function decodeBody(request: IncomingMessage, raw: Buffer): unknown {
-  const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim();
-  if (contentType === 'application/vnd.kubernetes.protobuf') return guardedProtobuf(decodeProtobufBody(raw));
+  if (isProtobuf(request)) return guardedProtobuf(decodeProtobufBody(raw));
+  return parseJsonBody(raw);
+}
+
+/** DeleteOptions as JSON, or as protobuf: helm's storage driver deletes its release Secrets that way. */
+function decodeDeleteOptionsBody(request: IncomingMessage, raw: Buffer): unknown {
+  if (isProtobuf(request)) return guardedProtobuf(decodeProtobufDeleteOptions(raw));
   return parseJsonBody(raw);
 }
 
@@ -92,7 +101,7 @@ export class ResourceHandler {
       return this.respond(response, 201, this.writer.create(type, version, effectiveNamespace, body, options), type);
     }
     if (name === undefined) {
-      if (method === 'DELETE') return this.deleteCollection(response, type, version, effectiveNamespace, options, raw);
+      if (method === 'DELETE') return this.deleteCollection(request, response, type, version, effectiveNamespace, options, raw);
       throw methodNotAllowed();
     }
     if (method === 'PUT') {
@@ -106,7 +115,7 @@ export class ResourceHandler {
     }
     if (method === 'PATCH') return this.patch(request, response, type, version, effectiveNamespace, name, options, raw, status, parsed.fieldManager);
     if (method === 'DELETE' && !status) {
-      const result = this.writer.delete(type, version, effectiveNamespace, name, this.deleteOptions(raw, options));
+      const result = this.writer.delete(type, version, effectiveNamespace, name, this.deleteOptions(request, raw, options));
       return this.respondDeleted(response, type, result);
     }
     throw methodNotAllowed();
@@ -135,10 +144,10 @@ export class ResourceHandler {
     });
   }
 
-  private deleteOptions(raw: Buffer, options: RequestOptions): DeleteOptions {
+  private deleteOptions(request: IncomingMessage, raw: Buffer, options: RequestOptions): DeleteOptions {
     const result: DeleteOptions = { dryRun: options.dryRun };
     if (raw.length === 0 || !raw.toString('utf8').trim()) return result;
-    const body = parseJsonBody(raw);
+    const body = decodeDeleteOptionsBody(request, raw);
     if (!isJsonObject(body)) throw badRequest('DeleteOptions must be a JSON object');
     if (Array.isArray(body['dryRun']) && body['dryRun'].includes('All')) result.dryRun = true;
     const preconditions = body['preconditions'];
@@ -150,12 +159,12 @@ export class ResourceHandler {
     return result;
   }
 
-  private deleteCollection(response: ServerResponse, type: ResourceType, version: string, namespace: string | undefined, options: RequestOptions, raw: Buffer): void {
+  private deleteCollection(request: IncomingMessage, response: ServerResponse, type: ResourceType, version: string, namespace: string | undefined, options: RequestOptions, raw: Buffer): void {
     const predicate = selectionPredicate(type, options);
     const store = this.ctx.resourceStore(type);
     const keys = [...(type.namespaced && namespace ? store.keys(namespace) : store.keys())];
     const items: KubeObject[] = [];
-    const deleteOptions = this.deleteOptions(raw, options);
+    const deleteOptions = this.deleteOptions(request, raw, options);
     for (const key of keys) {
       const stored = store.get(key);
       if (!stored) continue;
