@@ -1,0 +1,100 @@
+// The TraceDeletion controller's set-up: its cache (the CRD may come later: until then the
+// cache is empty and looked for again), the phase metric, the reconciler with its ConfigMap
+// reads, and the controller and its watch.
+import { GROUP, VERSION } from '../../api/agentdeployment/names.js';
+import { TRACE_DELETION, type TraceDeletionObject } from '../../api/deletion/index.js';
+import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js';
+import { systemClock } from '../../runtime/clock.js';
+import type { KubeClient } from '../../runtime/kube/client.js';
+import { KubeApiError } from '../../runtime/kube/errors.js';
+import { objectKey, type KubeObject } from '../../runtime/kube/objects.js';
+import type { ResourceType } from '../../runtime/kube/resource.js';
+import { Informer } from '../../runtime/manager/informer.js';
+import { watchOf } from '../../runtime/manager/manager.js';
+import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
+import { MAY_BE_ABSENT } from '../connection/setup.js';
+import {
+  deletionController,
+  specOrDeletionChanged,
+  type DeletionSetupContext,
+} from '../deletion/controller-kit.js';
+import { TraceDeletionReconciler } from './reconciler.js';
+
+export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
+export const TRACE_DELETIONS: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: TRACE_DELETION.plural,
+};
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
+
+export interface TraceVerificationTimings {
+  /** --deletion-verify-interval. */
+  deletionVerifyIntervalMs?: number;
+  /** --deletion-verify-deadline. */
+  deletionVerifyDeadlineMs?: number;
+}
+
+export function setUpTraceDeletions(
+  context: DeletionSetupContext,
+  verification: TraceVerificationTimings,
+): void {
+  const { kube, logger } = context;
+  const objects = Informer.forResource<KubeObject & TraceDeletionObject>(kube, {
+    type: TRACE_DELETIONS,
+    namespaces: context.namespaces,
+    logger: logger.child({ informer: TRACE_DELETION.plural }),
+    mayBeAbsent: MAY_BE_ABSENT,
+  });
+  bindDeletionPhaseMetric(context.registry, 'TraceDeletion', () => objects.store.list());
+  const reconciler = new TraceDeletionReconciler({
+    kube: new CachedObjectPort({
+      client: kube,
+      type: TRACE_DELETIONS,
+      store: objects.store,
+      recorder: context.recorder,
+      logger,
+    }),
+    platformFor: (object) => context.platformFor(object),
+    configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
+    clock: systemClock,
+    stopping: context.stopping,
+    timings: {
+      ...(verification.deletionVerifyIntervalMs === undefined
+        ? {}
+        : { verifyIntervalMs: verification.deletionVerifyIntervalMs }),
+      ...(verification.deletionVerifyDeadlineMs === undefined
+        ? {}
+        : { verifyDeadlineMs: verification.deletionVerifyDeadlineMs }),
+      ...context.timings,
+    },
+    logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
+  });
+  context.manager.addController(
+    deletionController(context, TRACE_DELETION_CONTROLLER, (key, signal) =>
+      reconciler.reconcile(key, signal),
+    ),
+    [watchOf(objects, (object) => [objectKey(object)], specOrDeletionChanged)],
+  );
+}
+
+async function configMapValue(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  key: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  try {
+    const configMap = await kube.get<KubeObject & { data?: Record<string, string> }>(
+      CONFIG_MAPS,
+      namespace,
+      name,
+      signal,
+    );
+    return configMap.data?.[key];
+  } catch (error) {
+    if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
+    throw error;
+  }
+}
