@@ -10,6 +10,7 @@ import {
   type SmokeTestStatus,
 } from '../../api/agentdeployment/index.js';
 import type { Condition } from './conditions.js';
+import { hasFinalizer as hasKitFinalizer } from '../../runtime/reconcile/finalizers.js';
 
 export { FINALIZER };
 /** A hint of the deployment id, verified before use (see decide.ts). */
@@ -125,7 +126,7 @@ export function ownedDeploymentId(object: AgentDeploymentView): string | undefin
 }
 
 export function hasFinalizer(object: AgentDeploymentView): boolean {
-  return object.metadata.finalizers?.includes(FINALIZER) ?? false;
+  return hasKitFinalizer(object, FINALIZER);
 }
 
 export function generationOf(object: AgentDeploymentView): number {

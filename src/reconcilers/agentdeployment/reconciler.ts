@@ -14,6 +14,7 @@ import { SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS } from '../../api/agentdeployment/in
 import { isRetryable } from '../../agentruntime/errors.js';
 import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { Clock } from '../../runtime/clock.js';
+import { addFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
 import { publishStatus } from '../../runtime/reconcile/status-publisher.js';
 import {
   awaitChange,
@@ -447,11 +448,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       case 'publish':
         return this.publishState(key, object, action.state, action.facts, action, signal);
       case 'addFinalizer': {
-        const result = await this.deps.kube.patchFinalizers(
-          object,
-          [...(object.metadata.finalizers ?? []), FINALIZER],
-          signal,
-        );
+        const result = await addFinalizer(this.deps.kube, object, FINALIZER, signal);
         return result.ok ? requeueNow : this.onFailure(object, writeFailure(result), signal);
       }
       case 'create':
@@ -794,11 +791,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
     // Only what this key follows: a forged record must not stop the owner's observation.
     this.laneOf(key).poller.untrackKey(key);
-    const released = await this.deps.kube.patchFinalizers(
-      object,
-      (object.metadata.finalizers ?? []).filter((name) => name !== FINALIZER),
-      signal,
-    );
+    const released = await removeFinalizer(this.deps.kube, object, FINALIZER, signal);
     if (!released.ok) return this.onFailure(object, writeFailure(released), signal);
     if (event) this.deps.kube.event(object, event.type, event.reason, event.message);
     this.memory.forget(key);

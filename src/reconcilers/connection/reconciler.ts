@@ -12,8 +12,10 @@ import type { ConnectionRegistry } from '../../connections/registry.js';
 import { describeConnection } from '../../connections/reference.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import type { ConnectionEndpoints } from '../../connections/endpoints.js';
-import { addFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
-import { awaitChange, backoff, requeueAfter, type ReconcileResult } from '../../runtime/reconcile/result.js';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
+import type { WriteOutcome } from '../../runtime/reconcile/object-port.js';
+import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
+import { awaitChange, requeueAfter, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import {
   afterFailedWrite,
   conditionTransitions,
@@ -62,6 +64,16 @@ export interface ConnectionReconcilerOptions {
   tenantAddressPolicy?: AddressPolicy;
 }
 
+/** What a pass reads before it decides. */
+interface ConnectionFacts {
+  connection: PlatformConnectionObject;
+  /** `namespace/name` of the AgentDeployments that name it, sorted. */
+  users: string[];
+  access: ReturnType<ConnectionRegistry['clientFor']>;
+}
+
+type WriteFailure = Extract<WriteOutcome<PlatformConnectionObject>, { ok: false }>;
+
 export class ConnectionReconciler {
   private readonly memory = new Map<string, ProbeMemory>();
   private readonly timings: ProbeTimings;
@@ -82,7 +94,31 @@ export class ConnectionReconciler {
       options.tenantAddressPolicy === undefined ? undefined : guardedGet(options.tenantAddressPolicy);
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
+  reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
+    return runPass<ConnectionFacts, ConnectionAction, WriteFailure>(
+      {
+        observe: () => this.observe(key),
+        decide: (facts) =>
+          decideConnection({
+            generation: facts.connection.metadata.generation ?? 0,
+            deleting: facts.connection.metadata.deletionTimestamp !== undefined,
+            hasFinalizer: hasFinalizer(facts.connection, CONNECTION_FINALIZER),
+            users: facts.users,
+            credential: facts.access.ok
+              ? { ok: true, version: facts.access.credentialVersion }
+              : { ok: false, message: facts.access.message },
+            memory: this.memory.get(key),
+            now: this.options.clock.now(),
+          }),
+        perform: (action, facts, passSignal) => this.perform(key, action, facts, passSignal),
+        // A failed Kubernetes write means the same for every kind.
+        errorPolicy: (failed) => afterFailedWrite(failed),
+      },
+      signal,
+    );
+  }
+
+  private observe(key: string): ConnectionFacts | undefined {
     const connection = this.options.kube.get(key);
     if (connection === undefined) {
       // Gone without our finalizer (removed by hand, or never added): let its client go too.
@@ -94,33 +130,18 @@ export class ConnectionReconciler {
           metadata: { name: name.join('/'), ...(namespace === '' ? {} : { namespace }) },
         });
       }
-      return awaitChange;
+      return undefined;
     }
     const users = this.options.usersOf(connection).sort();
-    const access = this.options.registry.clientFor(connection);
-    const action = decideConnection({
-      generation: connection.metadata.generation ?? 0,
-      deleting: connection.metadata.deletionTimestamp !== undefined,
-      hasFinalizer: (connection.metadata.finalizers ?? []).includes(CONNECTION_FINALIZER),
-      users,
-      credential: access.ok
-        ? { ok: true, version: access.credentialVersion }
-        : { ok: false, message: access.message },
-      memory: this.memory.get(key),
-      now: this.options.clock.now(),
-    });
-    if (signal.aborted) return backoff;
-    return this.perform(key, connection, action, users, access, signal);
+    return { connection, users, access: this.options.registry.clientFor(connection) };
   }
 
   private async perform(
     key: string,
-    connection: PlatformConnectionObject,
     action: ConnectionAction,
-    users: readonly string[],
-    access: ReturnType<ConnectionRegistry['clientFor']>,
+    { connection, users, access }: ConnectionFacts,
     signal: AbortSignal,
-  ): Promise<ReconcileResult> {
+  ): Promise<Performed<WriteFailure>> {
     const base = { ...connection.status, endpoint: access.endpoints.display, usedBy: users.length };
     switch (action.kind) {
       case 'done':
@@ -128,11 +149,11 @@ export class ConnectionReconciler {
       case 'addFinalizer': {
         const outcome = await addFinalizer(this.options.kube, connection, CONNECTION_FINALIZER, signal);
         // The watch on finalizers wakes the connection when the cache has the write.
-        return outcome.ok ? awaitChange : afterFailedWrite(outcome);
+        return outcome.ok ? awaitChange : failure(outcome);
       }
       case 'releaseFinalizer': {
         const outcome = await removeFinalizer(this.options.kube, connection, CONNECTION_FINALIZER, signal);
-        if (!outcome.ok) return afterFailedWrite(outcome);
+        if (!outcome.ok) return failure(outcome);
         this.options.registry.forget(connection);
         this.metrics.forget(labelsOf(connection));
         this.memory.delete(key);
@@ -178,12 +199,12 @@ export class ConnectionReconciler {
     base: ConnectionStatus,
     access: Extract<ReturnType<ConnectionRegistry['clientFor']>, { ok: true }>,
     signal: AbortSignal,
-  ): Promise<ReconcileResult> {
+  ): Promise<Performed<WriteFailure>> {
     // A PlatformConnection's URLs are its tenant's choice: the probe must not be an oracle
     // for what answers at internal addresses.
     const get = connection.kind === 'PlatformConnection' ? this.tenantGet : undefined;
     const outcome = await this.probe(access.client, access.endpoints, signal, get);
-    if (signal.aborted) return backoff;
+    if (signal.aborted) return awaitChange;
     const labels = labelsOf(connection);
     const previous = this.memory.get(key);
     const failuresBefore = previous?.failures ?? 0;
@@ -241,13 +262,13 @@ export class ConnectionReconciler {
     updates: readonly ConnectionConditionUpdate[],
     eventType: 'Normal' | 'Warning',
     signal: AbortSignal,
-  ): Promise<ReconcileResult | undefined> {
+  ): Promise<Performed<WriteFailure> | undefined> {
     const generation = connection.metadata.generation ?? 0;
     const before = connection.status?.conditions;
     const conditions = withConditions(before, updates, generation, new Date(this.options.clock.now()));
     const next: ConnectionStatus = { ...status, conditions };
     const published = await publishStatus(this.options.kube, connection, next, signal);
-    if (published.kind === 'failed') return afterFailedWrite(published.outcome);
+    if (published.kind === 'failed') return failure(published.outcome);
     if (published.kind === 'unchanged') return undefined;
     const moved = new Set(conditionTransitions(before, conditions).map((condition) => condition.type));
     for (const update of updates) {
