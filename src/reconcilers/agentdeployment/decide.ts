@@ -71,7 +71,8 @@ export const LADDER: readonly Rung[] = [
   {
     name: 'connectionRefused',
     doc: '`ConnectionNotFound`, `ConnectionNotReady` or `ConnectionNotAllowed` (Stalled): `spec.connectionRef` cannot be used; no call, re-checked slowly',
-    decide: (o, t) => (o.connectionRefused !== undefined ? connectionRefusal(o.connectionRefused, t) : undefined),
+    decide: (o, t) =>
+      o.connectionRefused !== undefined ? connectionRefusal(o.connectionRefused, t) : undefined,
   },
   {
     name: 'unknownName',
@@ -79,7 +80,11 @@ export const LADDER: readonly Rung[] = [
     decide: (o, t) =>
       // The catalog is re-read at most once a minute on a miss: a listener added later is found.
       o.spec.kind === 'unknownName'
-        ? publish({ kind: 'InvalidSpec', message: o.spec.message }, {}, { requeueAfterMs: t.stalledRecheckMs })
+        ? publish(
+            { kind: 'InvalidSpec', message: o.spec.message },
+            {},
+            { requeueAfterMs: t.stalledRecheckMs },
+          )
         : undefined,
   },
   {
@@ -118,7 +123,7 @@ export const LADDER: readonly Rung[] = [
   },
   {
     name: 'createRefused',
-    doc: 'the control plane just refused a create: look the name up; `NameConflict` if the name is taken, else `Rejected` with the server\'s reason (Stalled until the spec changes or the slow re-check)',
+    doc: "the control plane just refused a create: look the name up; `NameConflict` if the name is taken, else `Rejected` with the server's reason (Stalled until the spec changes or the slow re-check)",
     decide: (o) =>
       o.refusedCreate !== undefined && o.ownership.deploymentId === undefined
         ? classifyRefusedCreate(o, o.refusedCreate)

@@ -34,7 +34,12 @@ export function decideFailedWrite(write: FailedWrite, error: Failure): FailedWri
       if (error.kind !== 'Terminal') return { kind: 'errorPolicy' };
       return {
         kind: 'rememberRefusedCreate',
-        refusal: { specKey: write.specKey, name: write.request.name, message: error.message, facts: write.facts },
+        refusal: {
+          specKey: write.specKey,
+          name: write.request.name,
+          message: error.message,
+          facts: write.facts,
+        },
       };
     case 'patch':
       // Deleted meanwhile: the next pass observes it gone and forgets it.
