@@ -552,6 +552,19 @@ const rows: Row[] = [
     },
   },
   {
+    name: 'deleting right after a refused create, before its verdict',
+    reason:
+      'the POST was refused, so the recorded intent created nothing: release without a lookup, never adopting (and deleting) a deployment of that name',
+    given: observed({
+      object: { deleting: true },
+      ownership: { createRequestedAt: NOW - 1_000 },
+      refusedCreate: REFUSED_CREATE,
+      byName: { kind: 'found', deployments: [deployment({ created_at: '2026-11-23T11:59:59Z' })] },
+    }),
+    expect: { kind: 'release' },
+    check: (action) => expect(action).not.toHaveProperty('event'),
+  },
+  {
     name: 'a refused create, the object suspended before the verdict',
     reason: 'the rungs above win: suspension makes no call, not even the lookup',
     given: observed({ object: { suspend: true }, refusedCreate: REFUSED_CREATE }),

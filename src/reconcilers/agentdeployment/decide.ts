@@ -153,7 +153,7 @@ export function decide(o: Observed, t: ReconcilerTimings): Action {
   return decideWithRung(o, t).action;
 }
 
-/** The action and the name of the rung that chose it (tests and logs say which rung decided). */
+/** The action and the name of the rung that chose it (the table test says which rung decides each row). */
 export function decideWithRung(o: Observed, t: ReconcilerTimings): { rung: string; action: Action } {
   for (const rung of LADDER) {
     const action = rung.decide(o, t);
@@ -241,7 +241,9 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
       ),
     };
   }
-  const intent = o.ownership.createRequestedAt;
+  // A create refused in the last pass created nothing, although its intent is still recorded
+  // until the verdict is published: nothing of that name may be recovered (and deleted) for it.
+  const intent = o.refusedCreate === undefined ? o.ownership.createRequestedAt : undefined;
   if (owned === undefined && intent === undefined) return { kind: 'release' };
   // Deleting what the object owns takes calls on its connection: wait until it is usable.
   if (o.connectionRefused !== undefined) return connectionRefusal(o.connectionRefused, t);

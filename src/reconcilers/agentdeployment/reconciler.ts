@@ -526,7 +526,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     if (!created.ok) {
       const error = created.error;
       const step = decideFailedWrite({ kind: 'create', request, facts, specKey: refusedKey }, error);
-      if (step.kind === 'rememberRefusedCreate') return this.refused(key, step.refusal);
+      if (step.kind === 'rememberRefusedCreate') return this.refused(key, step.refusal, signal);
       // A failure that proves nothing was created clears the intent: no lookup next time.
       const nothingCreated = error.kind !== 'Transient' || error.unclear !== true;
       return this.failed(current, error, signal, nothingCreated ? { ownership: { uid } } : {});
@@ -570,11 +570,14 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
 
   /**
    * The control plane refused the create. What that means (a name clash or another reason)
-   * is decide's: the refusal is remembered, and the next pass asks for the name lookup.
+   * is decide's: the refusal is remembered and the object looked at again within this pass,
+   * so that decide asks for the name lookup and the verdict is published at once (until it
+   * is, status still records the create intent). That look cannot POST again: the refusal's
+   * rung comes first, and deletion recovers nothing for a refused create.
    */
-  private refused(key: string, refusal: RefusedCreate): ReconcileResult {
+  private refused(key: string, refusal: RefusedCreate, signal: AbortSignal): Promise<ReconcileResult> {
     this.memory.get(key).refusedCreate = refusal;
-    return { requeueNow: true };
+    return this.reconcile(key, signal);
   }
 
   /** Records a refusal; returns when to re-check although nothing changed. */
