@@ -6,6 +6,7 @@ import {
   decideExampleDeletion,
   type ExampleDeletionStep,
 } from '../../src/reconcilers/exampledeletion/decide.js';
+import { decideTable, type DecideRow } from '../support/decide-table.js';
 
 const IDS: ExampleDeletionSpec = {
   exampleIds: ['11111111-1111-4111-8111-111111111111'],
@@ -13,108 +14,92 @@ const IDS: ExampleDeletionSpec = {
 };
 const SEARCH: ExampleDeletionSpec = { search: { metadata: { eval_run: 'q3' } }, hardDelete: true };
 
-interface Row {
-  name: string;
-  reason: string;
+interface Given {
   spec: ExampleDeletionSpec;
   status: ExampleDeletionStatus | undefined;
-  want: ExampleDeletionStep;
 }
+type Row = DecideRow<Given, ExampleDeletionStep, ExampleDeletionStep>;
 
 const rows: Row[] = [
   {
     name: 'a new ids deletion',
     reason: 'nothing was sent yet: submission starts at the first batch',
-    spec: IDS,
-    status: undefined,
-    want: { kind: 'submit', startAtBatch: 0 },
+    given: { spec: IDS, status: undefined },
+    expect: { kind: 'submit', startAtBatch: 0 },
   },
   {
     name: 'an ids deletion Submitting with three batches recorded',
     reason: 'resume after the recorded batch: none sent twice, none skipped',
-    spec: IDS,
-    status: { phase: 'Submitting', batchesSent: 3, batchesTotal: 8 },
-    want: { kind: 'submit', startAtBatch: 3 },
+    given: { spec: IDS, status: { phase: 'Submitting', batchesSent: 3, batchesTotal: 8 } },
+    expect: { kind: 'submit', startAtBatch: 3 },
   },
   {
     name: 'a search deletion Submitting with three batches recorded',
     reason: 'the search runs again and no longer finds what was deleted: its batches start afresh',
-    spec: SEARCH,
-    status: { phase: 'Submitting', batchesSent: 3, batchesTotal: 8 },
-    want: { kind: 'submit', startAtBatch: 0 },
+    given: { spec: SEARCH, status: { phase: 'Submitting', batchesSent: 3, batchesTotal: 8 } },
+    expect: { kind: 'submit', startAtBatch: 0 },
   },
   {
     name: 'Pending after a blocked attempt',
     reason: 'a blocked deletion tries again from the start',
-    spec: SEARCH,
-    status: { phase: 'Pending' },
-    want: { kind: 'submit', startAtBatch: 0 },
+    given: { spec: SEARCH, status: { phase: 'Pending' } },
+    expect: { kind: 'submit', startAtBatch: 0 },
   },
   {
     name: 'Verifying',
     reason: 'every batch was accepted: verify (example deletion takes effect at once)',
-    spec: SEARCH,
-    status: { phase: 'Verifying', batchesSent: 1 },
-    want: { kind: 'verify' },
+    given: { spec: SEARCH, status: { phase: 'Verifying', batchesSent: 1 } },
+    expect: { kind: 'verify' },
   },
   {
     name: 'a new dry run',
     reason: 'count and report: a dry run never sends a delete',
-    spec: { ...SEARCH, dryRun: true },
-    status: undefined,
-    want: { kind: 'dryRun' },
+    given: { spec: { ...SEARCH, dryRun: true }, status: undefined },
+    expect: { kind: 'dryRun' },
   },
   {
     name: 'a dry run whose status says Submitting with a batch recorded (a forged or stale status)',
     reason: 'the spec says dry run and the spec is immutable: nothing is sent, whatever the status says',
-    spec: { ...IDS, dryRun: true },
-    status: { phase: 'Submitting', batchesSent: 1 },
-    want: { kind: 'dryRun' },
+    given: { spec: { ...IDS, dryRun: true }, status: { phase: 'Submitting', batchesSent: 1 } },
+    expect: { kind: 'dryRun' },
   },
   {
     name: 'a dry run whose status says Verifying',
     reason: 'nothing was submitted by a dry run: count again rather than verify a deletion that never was',
-    spec: { ...SEARCH, dryRun: true },
-    status: { phase: 'Verifying' },
-    want: { kind: 'dryRun' },
+    given: { spec: { ...SEARCH, dryRun: true }, status: { phase: 'Verifying' } },
+    expect: { kind: 'dryRun' },
   },
   {
     name: 'a dry run that Completed',
     reason: 'Job-like: its count is reported once',
-    spec: { ...IDS, dryRun: true },
-    status: { phase: 'Completed' },
-    want: { kind: 'done' },
+    given: { spec: { ...IDS, dryRun: true }, status: { phase: 'Completed' } },
+    expect: { kind: 'done' },
   },
   {
     name: 'Completed',
     reason: 'Job-like: a finished deletion is never looked at again',
-    spec: IDS,
-    status: { phase: 'Completed' },
-    want: { kind: 'done' },
+    given: { spec: IDS, status: { phase: 'Completed' } },
+    expect: { kind: 'done' },
   },
   {
     name: 'Failed',
     reason: 'Job-like: create a new object to try again',
-    spec: SEARCH,
-    status: { phase: 'Failed' },
-    want: { kind: 'done' },
+    given: { spec: SEARCH, status: { phase: 'Failed' } },
+    expect: { kind: 'done' },
   },
 ];
 
+decideTable('decideExampleDeletion', ({ spec, status }: Given) => decideExampleDeletion(spec, status), rows, {
+  match: 'equal',
+  covers: { all: ['done', 'dryRun', 'submit', 'verify'], of: (_given, step) => step.kind },
+});
+
 describe('decideExampleDeletion', () => {
-  it.each(rows)('$name: $reason', ({ spec, status, want }) => {
-    expect(decideExampleDeletion(spec, status)).toEqual(want);
-  });
-
-  it('is pure: the same inputs give the same step', () => {
-    for (const { spec, status } of rows) {
-      expect(decideExampleDeletion(spec, status)).toEqual(decideExampleDeletion(spec, status));
-    }
-  });
-
   it('never submits a dry run, whatever its status', () => {
-    for (const { status } of rows) {
-      expect(['dryRun', 'done']).toContain(decideExampleDeletion({ ...SEARCH, dryRun: true }, status).kind);
+    for (const { given } of rows) {
+      expect(['dryRun', 'done']).toContain(
+        decideExampleDeletion({ ...SEARCH, dryRun: true }, given.status).kind,
+      );
     }
   });
 });

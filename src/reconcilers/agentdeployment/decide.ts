@@ -2,20 +2,10 @@
 // I/O, no clock, no randomness; the same inputs always give the same action, which is what
 // lets the table in test/reconciler/decide.test.ts cover every row of the behaviour.
 //
-// The ladder, top to bottom (the first rung that applies wins):
-//   deleting            → release, or delete only the deployment this object owns
-//   spec not understood → Stalled InvalidSpec, no call
-//   suspended           → Suspended, no control-plane call, no write but status
-//   ownership disputed (an older object records the same id) → Stalled OwnershipConflict, no call
-//   connection refused  → Stalled ConnectionNotFound/NotReady/NotAllowed, no call
-//   listener or integration name unknown → Stalled InvalidSpec naming those that exist, re-checked slowly
-//   name claimed by an older object of the fleet → Stalled NameConflict, no call
-//   Secret missing      → SecretNotFound, wait for it
-//   owns no deployment  → recover a recorded create, adopt (where permitted), or create
-//   owns a deployment   → observe it; another name → OwnershipConflict; gone → forget;
-//                         differs → patch; else follow the revision
-//   revision deployed   → with spec.smokeTest: call the agent once (retried while it warms
-//                         up), then Ready or SmokeTestFailed
+// The ladder is data: LADDER below, an ordered list of named rungs; `decide` walks it and the
+// first rung that decides wins. The README's copy of the ladder is generated from LADDER
+// (scripts/generate-ladder-doc.ts; scripts/check-generated.ts fails when it drifts), so the
+// order is written down in one place only: here.
 //
 // status.ownership is trusted only as far as the control plane confirms it: the deployment
 // must carry this object's name (spec.name is immutable) and no older object may record the
@@ -36,7 +26,7 @@ import { diffDeployment } from './diff.js';
 import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
 import { VERDICT_LENGTH, clip } from './smoke-test.js';
-import type { Observed, SpecReading } from './observed.js';
+import type { Observed, RefusedCreate, SpecReading } from './observed.js';
 import { REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
 import { specPathOf } from './spec-paths.js';
@@ -45,46 +35,155 @@ import type { SyncState } from './sync-state.js';
 
 type ValidSpec = Extract<SpecReading, { kind: 'valid' }>;
 
+/** One rung of the ladder: it decides (an Action), or lets the next rung look (undefined). */
+export interface Rung {
+  /** A stable name: the docs list it, and tests say which rung decided a row. */
+  name: string;
+  /** One line for the docs: when the rung applies and what it does. */
+  doc: string;
+  decide: (o: Observed, t: ReconcilerTimings) => Action | undefined;
+}
+
+/** The decision ladder, top to bottom: the first rung that returns an action wins. */
+export const LADDER: readonly Rung[] = [
+  {
+    name: 'deleting',
+    doc: 'the object is being deleted: release it, or delete only the deployment it owns (a create that may have landed is recovered first; nothing is ever deleted by name)',
+    decide: (o, t) => (o.object.deleting ? decideDeletion(o, t) : undefined),
+  },
+  {
+    name: 'specNotUnderstood',
+    doc: '`InvalidSpec` (Stalled): the spec slipped past validation; no call',
+    decide: (o) =>
+      o.spec.kind === 'invalid' ? publish({ kind: 'InvalidSpec', message: o.spec.message }) : undefined,
+  },
+  {
+    name: 'suspended',
+    doc: '`Suspended`: no control-plane call, no write but status',
+    decide: (o) =>
+      o.object.suspend
+        ? publish({
+            kind: 'Suspended',
+            message: 'Reconciliation is suspended (spec.suspend): no control-plane writes',
+          })
+        : undefined,
+  },
+  {
+    name: 'connectionRefused',
+    doc: '`ConnectionNotFound`, `ConnectionNotReady` or `ConnectionNotAllowed` (Stalled): `spec.connectionRef` cannot be used; no call, re-checked slowly',
+    decide: (o, t) =>
+      o.connectionRefused !== undefined ? connectionRefusal(o.connectionRefused, t) : undefined,
+  },
+  {
+    name: 'unknownName',
+    doc: '`InvalidSpec` naming those that exist: a `listenerRef` or `integrationRef` names nothing on the connection; re-checked slowly',
+    decide: (o, t) =>
+      // The catalog is re-read at most once a minute on a miss: a listener added later is found.
+      o.spec.kind === 'unknownName'
+        ? publish(
+            { kind: 'InvalidSpec', message: o.spec.message },
+            {},
+            { requeueAfterMs: t.stalledRecheckMs },
+          )
+        : undefined,
+  },
+  {
+    name: 'namesUnreadable',
+    doc: 'reading the listener or integration names failed: the error policy decides',
+    decide: (o) => (o.spec.kind === 'namesFailed' ? { kind: 'fail', error: o.spec.error } : undefined),
+  },
+  {
+    name: 'ownershipDisputed',
+    doc: '`OwnershipConflict` (Stalled): an older object records the same deployment id; no call',
+    decide: (o) => {
+      const owned = o.ownership.deploymentId;
+      if (owned === undefined || o.ownership.disputedBy === undefined) return undefined;
+      return publish({ kind: 'OwnershipConflict', message: disputedMessage(owned, o.ownership.disputedBy) });
+    },
+  },
+  {
+    name: 'nameClaimed',
+    doc: '`NameConflict` (Stalled): an older object of the fleet claims the control-plane name; no call',
+    decide: (o) =>
+      o.ownership.deploymentId === undefined && o.rival !== undefined
+        ? publish({
+            kind: 'NameConflict',
+            message: `AgentDeployment ${o.rival} already claims the control-plane name "${o.object.deploymentName}"; choose another spec.name`,
+          })
+        : undefined,
+  },
+  {
+    name: 'secretMissing',
+    doc: '`SecretNotFound`: a referenced Secret is missing; wait for it (its watch wakes the object)',
+    decide: (o, t) =>
+      // Not Stalled: applying the Secret heals it, and its watch wakes this object up.
+      o.spec.kind === 'secretMissing'
+        ? publish({ kind: 'SecretNotFound', message: o.spec.message }, {}, { requeueAfterMs: t.secretWaitMs })
+        : undefined,
+  },
+  {
+    name: 'createRefused',
+    doc: "the control plane just refused a create: look the name up; `NameConflict` if the name is taken, else `Rejected` with the server's reason (Stalled until the spec changes or the slow re-check)",
+    decide: (o) =>
+      o.refusedCreate !== undefined && o.ownership.deploymentId === undefined
+        ? classifyRefusedCreate(o, o.refusedCreate)
+        : undefined,
+  },
+  {
+    name: 'noDeployment',
+    doc: 'owns no deployment: a refused request waits for its re-check; else recover a recorded create, adopt (a verified hint, or `adoptExisting` where permitted), or create after adding the finalizer',
+    decide: (o, t) =>
+      o.spec.kind === 'valid' && o.ownership.deploymentId === undefined
+        ? decideCreation(o, o.spec, specKey(o), t)
+        : undefined,
+  },
+  {
+    name: 'ownsDeployment',
+    doc: 'owns a deployment: observe it; another name → `OwnershipConflict`; gone → forget it; differs (or a redeploy is asked) → patch; else follow the revision; a deployed revision with `spec.smokeTest` is called once, then `Ready` or `SmokeTestFailed`',
+    decide: (o, t) => {
+      const owned = o.ownership.deploymentId;
+      return o.spec.kind === 'valid' && owned !== undefined
+        ? decideOwned(o, owned, o.spec, specKey(o), t)
+        : undefined;
+    },
+  },
+];
+
 export function decide(o: Observed, t: ReconcilerTimings): Action {
-  if (o.object.deleting) return decideDeletion(o, t);
-  if (o.spec.kind === 'invalid') return publish({ kind: 'InvalidSpec', message: o.spec.message });
-  if (o.object.suspend) {
-    return publish({
-      kind: 'Suspended',
-      message: 'Reconciliation is suspended (spec.suspend): no control-plane writes',
-    });
+  return decideWithRung(o, t).action;
+}
+
+/** The action and the name of the rung that chose it (the table test says which rung decides each row). */
+export function decideWithRung(o: Observed, t: ReconcilerTimings): { rung: string; action: Action } {
+  for (const rung of LADDER) {
+    const action = rung.decide(o, t);
+    if (action !== undefined) return { rung: rung.name, action };
   }
-  if (o.connectionRefused !== undefined) return connectionRefusal(o.connectionRefused, t);
-  if (o.spec.kind === 'unknownName') {
-    // The catalog is re-read at most once a minute on a miss: a listener added later is found.
-    return publish(
-      { kind: 'InvalidSpec', message: o.spec.message },
-      {},
-      { requeueAfterMs: t.stalledRecheckMs },
-    );
-  }
-  if (o.spec.kind === 'namesFailed') return { kind: 'fail', error: o.spec.error };
-  const owned = o.ownership.deploymentId;
-  if (owned !== undefined && o.ownership.disputedBy !== undefined) {
-    return publish({ kind: 'OwnershipConflict', message: disputedMessage(owned, o.ownership.disputedBy) });
-  }
-  if (owned === undefined && o.rival !== undefined) {
-    return publish({
-      kind: 'NameConflict',
-      message: `AgentDeployment ${o.rival} already claims the control-plane name "${o.object.deploymentName}"; choose another spec.name`,
-    });
-  }
-  if (o.spec.kind === 'secretMissing') {
-    // Not Stalled: applying the Secret heals it, and its watch wakes this object up.
-    return publish(
-      { kind: 'SecretNotFound', message: o.spec.message },
-      {},
-      { requeueAfterMs: t.secretWaitMs },
-    );
-  }
-  const spec = o.spec;
-  const key = specKey(o);
-  return owned === undefined ? decideCreation(o, spec, key, t) : decideOwned(o, owned, spec, key, t);
+  // The rungs cover every spec reading with and without an owned deployment: reaching here
+  // is a defect of the ladder (a new SpecReading kind without its rung), not of the object.
+  throw new Error(`decide: no rung of the ladder applies (spec reading "${o.spec.kind}")`);
+}
+
+/**
+ * A create the control plane refused as Terminal in the last pass. Names are unique in a
+ * tenant, so a 400 may be that clash: the control plane is asked rather than its message
+ * parsed; without an answer, the server's words are the verdict.
+ */
+function classifyRefusedCreate(o: Observed, refusal: RefusedCreate): Action {
+  if (o.byName.kind === 'unobserved') return { kind: 'observeName', name: refusal.name };
+  const taken = o.byName.kind === 'found' && o.byName.deployments.length > 0;
+  const state: Extract<SyncState, { kind: 'NameConflict' | 'Rejected' }> = taken
+    ? {
+        kind: 'NameConflict',
+        message: `A deployment named "${refusal.name}" already exists in the tenant and is not managed by this object; set spec.adoptExisting: true to manage it, or choose another spec.name`,
+      }
+    : { kind: 'Rejected', message: `The control plane rejected the deployment: ${refusal.message}` };
+  return publish(
+    state,
+    // No create intent is left behind: nothing was created.
+    { ...refusal.facts, ownership: { uid: o.object.uid } },
+    { refused: { specKey: refusal.specKey, reason: state.kind } },
+  );
 }
 
 /**
@@ -142,7 +241,9 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
       ),
     };
   }
-  const intent = o.ownership.createRequestedAt;
+  // A create refused in the last pass created nothing, although its intent is still recorded
+  // until the verdict is published: nothing of that name may be recovered (and deleted) for it.
+  const intent = o.refusedCreate === undefined ? o.ownership.createRequestedAt : undefined;
   if (owned === undefined && intent === undefined) return { kind: 'release' };
   // Deleting what the object owns takes calls on its connection: wait until it is usable.
   if (o.connectionRefused !== undefined) return connectionRefusal(o.connectionRefused, t);

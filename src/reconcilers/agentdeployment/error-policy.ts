@@ -10,6 +10,10 @@
 //   NotFound       requeue now             (unchanged: the next observation shows it gone)
 //   Terminal       stall                   Rejected, with the server's reason
 //
+// A failed write is first shown to decideFailedWrite (failed-write.ts), which gives three
+// failures their own meaning: a refused create (a name lookup tells NameConflict from
+// Rejected), a refused PATCH (Rejected, remembered) and a 404 on PATCH or DELETE.
+//
 // A failed smoke-test call is not a Failure of the control plane: the agent may be warming
 // up. It is retried after smokeTestRetryDelayMs (doubling, capped) while its budget lasts.
 import type { Failure, FailureKind } from './ports.js';

@@ -2,11 +2,13 @@
 // Everything here is an optimisation or a measurement: after a restart it is empty and the
 // reconciler falls back on what status records (ownership, the Stalled condition, the
 // latest revision's status), which is why a restart repeats no call, event or count.
-import type { RefusedAttempt, SmokeTestAttempts } from './observed.js';
+import type { RefusedAttempt, RefusedCreate, SmokeTestAttempts } from './observed.js';
 
 export interface KeyMemory {
   /** The last create or update the control plane refused, with its re-check count. */
   refused?: RefusedAttempt;
+  /** A create refused a moment ago, until the next decide tells a name clash from another reason. */
+  refusedCreate?: RefusedCreate;
   /** When the next revision GET may be made (failure detection and phase display). */
   nextRevisionPollAt: number;
   /** The last status seen for a revision id. */

@@ -6,6 +6,7 @@ import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import type { AgentDeploymentStatusView } from './object.js';
 import type { ConnectionRefusalReason, Failure } from './ports.js';
+import type { StatusFacts } from './status.js';
 
 export interface ObservedObject {
   key: string;
@@ -60,6 +61,22 @@ export interface RefusedAttempt {
   recheckFailures: number;
 }
 
+/**
+ * A create the control plane refused as Terminal, whose meaning is not yet known: a name
+ * clash or another reason. The shell records it; the next `decide` asks for the name lookup
+ * and publishes NameConflict or Rejected.
+ */
+export interface RefusedCreate {
+  /** The key of the refused request (see RefusedAttempt.specKey). */
+  specKey: string;
+  /** The control-plane name the request asked for. */
+  name: string;
+  /** The server's reason (safe to show: no secret value, no request body). */
+  message: string;
+  /** What status records with the verdict (the Secret versions the request was built from). */
+  facts: StatusFacts;
+}
+
 /** How a finished smoke-test call ended. */
 export type SmokeTestOutcome =
   | { kind: 'passed'; message: string }
@@ -106,6 +123,8 @@ export interface Observed {
   /** Whether a revision GET may be made now (its pace is due and the budget has room), and when it will be due. */
   revisionPoll: { allowed: boolean; dueInMs: number };
   refused?: RefusedAttempt;
+  /** A create refused in the last pass, not yet told apart (name clash or not). */
+  refusedCreate?: RefusedCreate;
   smokeTestAttempts?: SmokeTestAttempts;
   /**
    * Where the object's connection's key may be sent besides the control plane (the smoke

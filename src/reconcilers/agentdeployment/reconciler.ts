@@ -29,6 +29,7 @@ import { isReadyAt } from './conditions.js';
 import { decide, isTerminalRevisionStatus, recheckDelayMs, specKey } from './decide.js';
 import { DEFAULT_TIMINGS, type ReconcilerTimings } from './defaults.js';
 import { errorPolicy } from './error-policy.js';
+import { decideFailedWrite } from './failed-write.js';
 import { KeyMemoryStore, type KeyMemory } from './key-memory.js';
 import { olderOwnerOf, rivalFor } from './name-claims.js';
 import {
@@ -49,6 +50,7 @@ import type {
   NameReading,
   Observed,
   RefusedAttempt,
+  RefusedCreate,
   SmokeTestOutcome,
   SpecReading,
 } from './observed.js';
@@ -296,6 +298,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
         dueInMs: memory.nextRevisionPollAt - now,
       },
       ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
+      ...(memory.refusedCreate ? { refusedCreate: memory.refusedCreate } : {}),
     };
     if (!connection.ok) {
       const { reason, message } = connection;
@@ -472,7 +475,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       }
       case 'delete': {
         const deleted = await this.laneOf(key).controlPlane.deleteDeployment(action.id, signal);
-        if (!deleted.ok && deleted.error.kind !== 'NotFound')
+        if (!deleted.ok && decideFailedWrite(action, deleted.error).kind === 'errorPolicy')
           return this.onFailure(object, deleted.error, signal);
         this.deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${action.id}`);
         const published = await this.publish(
@@ -520,8 +523,8 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const created = await this.laneOf(key).controlPlane.createDeployment(request, signal);
     if (!created.ok) {
       const error = created.error;
-      if (error.kind === 'Terminal')
-        return this.refused(key, current, request.name, error, facts, refusedKey, signal);
+      const step = decideFailedWrite({ kind: 'create', request, facts, specKey: refusedKey }, error);
+      if (step.kind === 'rememberRefusedCreate') return this.refused(key, step.refusal, signal);
       // A failure that proves nothing was created clears the intent: no lookup next time.
       const nothingCreated = error.kind !== 'Transient' || error.unclear !== true;
       return this.onFailure(current, error, signal, nothingCreated ? { ownership: { uid } } : {});
@@ -560,50 +563,26 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     );
   }
 
-  /** The control plane refused the create: say why, and do not send it again in a loop. */
-  private async refused(
-    key: string,
-    object: Object,
-    name: string,
-    error: Failure,
-    facts: StatusFacts,
-    refusedKey: string,
-    signal: AbortSignal,
-  ): Promise<ReconcileResult> {
-    // Names are unique in a tenant; a 400 may be that clash. Ask the control plane rather
-    // than parse its message; without an answer, the server's words are the verdict.
-    const lookup = await this.laneOf(key).controlPlane.findDeploymentsByName(name, signal);
-    const taken = lookup.ok && lookup.value.length > 0;
-    const state: SyncState = taken
-      ? {
-          kind: 'NameConflict',
-          message: `A deployment named "${name}" already exists in the tenant and is not managed by this object; set spec.adoptExisting: true to manage it, or choose another spec.name`,
-        }
-      : { kind: 'Rejected', message: `The control plane rejected the deployment: ${error.message}` };
-    const retryIn = this.remember(key, refusedKey, state);
-    const published = await this.publish(
-      object,
-      state,
-      { ...facts, ownership: { uid: object.metadata.uid ?? '' } },
-      signal,
-    );
-    return published.ok ? requeueAfter(retryIn) : this.onFailure(object, published.error, signal);
+  /**
+   * The control plane refused the create. What that means (a name clash or another reason)
+   * is decide's: the refusal is remembered and the object looked at again within this pass,
+   * so that decide asks for the name lookup and the verdict is published at once (until it
+   * is, status still records the create intent). That look cannot POST again: the refusal's
+   * rung comes first, and deletion recovers nothing for a refused create.
+   */
+  private refused(key: string, refusal: RefusedCreate, signal: AbortSignal): Promise<ReconcileResult> {
+    this.memory.get(key).refusedCreate = refusal;
+    return this.reconcile(key, signal);
   }
 
   /** Records a refusal; returns when to re-check although nothing changed. */
-  private remember(key: string, refusedKey: string, state: SyncState): number {
+  private remember(key: string, refused: NonNullable<PublishOptions['refused']>, message: string): number {
     const memory = this.memory.get(key);
     const previous = memory.refused;
-    const recheckFailures = previous?.specKey === refusedKey ? previous.recheckFailures + 1 : 0;
-    const reason =
-      state.kind === 'NameConflict' || state.kind === 'AdoptionNotAllowed' ? state.kind : 'Rejected';
-    memory.refused = {
-      specKey: refusedKey,
-      reason,
-      message: state.message,
-      at: this.deps.clock.now(),
-      recheckFailures,
-    };
+    const recheckFailures = previous?.specKey === refused.specKey ? previous.recheckFailures + 1 : 0;
+    memory.refused = { ...refused, message, at: this.deps.clock.now(), recheckFailures };
+    // A refused create is told apart once: its verdict is this refusal.
+    memory.refusedCreate = undefined;
     return recheckDelayMs(recheckFailures, this.timings);
   }
 
@@ -644,16 +623,10 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     const id = action.deployment.id;
     const patched = await this.laneOf(key).controlPlane.patchDeployment(id, action.patch, signal);
     if (!patched.ok) {
-      const error = patched.error;
-      if (error.kind === 'NotFound') return requeueNow;
-      if (error.kind !== 'Terminal') return this.onFailure(object, error, signal);
-      const state: SyncState = {
-        kind: 'Rejected',
-        message: `The control plane rejected the update of ${action.changedFields.join(', ')}: ${error.message}`,
-      };
-      const retryIn = this.remember(key, action.specKey, state);
-      const published = await this.publish(object, state, action.facts, signal);
-      return published.ok ? requeueAfter(retryIn) : this.onFailure(object, published.error, signal);
+      const step = decideFailedWrite(action, patched.error);
+      if (step.kind === 'lookAgain') return requeueNow;
+      if (step.kind !== 'publishRefusal') return this.onFailure(object, patched.error, signal);
+      return this.publishState(key, object, step.state, step.facts, step.options, signal);
     }
     const deployment = patched.value;
     const memory = this.memory.get(key);
@@ -823,7 +796,7 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
     let requeueAfterMs = options.requeueAfterMs;
-    if (options.refused) requeueAfterMs = this.remember(key, options.refused.specKey, state);
+    if (options.refused) requeueAfterMs = this.remember(key, options.refused, state.message);
     const track = options.track;
     if (track?.mode === 'want') this.laneOf(key).poller.want(track.id, key);
     else if (track) this.laneOf(key).poller.track(track.id, key, track.mode);
