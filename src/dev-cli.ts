@@ -11,6 +11,8 @@ import {
 } from './command-line/dispatch.js';
 import { PRODUCTION_COMMANDS } from './command-line/production-commands.js';
 
+export type { CommandModule, Output } from './command-line/dispatch.js';
+
 export const DEVELOPMENT_COMMANDS: CommandTable = {
   commands: [
     ...PRODUCTION_COMMANDS.commands,

@@ -11,7 +11,7 @@ import {
   type SourceConfig,
   type SourceRevisionConfigRequest,
 } from '../../controlplane/models/index.js';
-import { detailError } from './http-error.js';
+import { detailError } from '../http/http-error.js';
 import type { DeploymentRecord, TenantRecord } from './store.js';
 
 type SourceConfigField = keyof SourceConfig;

@@ -9,7 +9,7 @@ import type {
   SourceConfig,
   SourceRevisionConfig,
 } from '../../controlplane/models/index.js';
-import { deriveUuid, fakeCommitSha, newUuid } from './ids.js';
+import { deriveUuid, fakeCommitSha, newUuid } from '../http/ids.js';
 import type { FailureStatus, RevisionTimeline } from './revision-lifecycle.js';
 
 export interface ListenerRecord {
