@@ -4,7 +4,7 @@
 // rate limit at run time. The cross-tenant deployment dump masks secret values: they
 // belong to the tenants, and a tenant reads its own through the API with its key.
 import { z } from 'zod';
-import { COMPUTE_TYPES, FAILED_REVISION_STATUSES } from '../../controlplane/models/index.js';
+import { COMPUTE_TYPES, FAILED_REVISION_STATUSES } from './schemas/index.js';
 import { FaultRuleInput } from '../http/faults.js';
 import { detailError, validationError } from '../http/http-error.js';
 import { deploymentNotFound } from './deployment-not-found.js';

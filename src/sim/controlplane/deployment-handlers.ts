@@ -5,7 +5,7 @@ import {
   DeploymentPatchRequest,
   LIST_LIMIT,
   REVISION_STATUSES,
-} from '../../controlplane/models/index.js';
+} from './schemas/index.js';
 import type { z } from 'zod';
 import { createDeployment, patchDeployment } from './deployment-service.js';
 import { detailError, validationError } from '../http/http-error.js';

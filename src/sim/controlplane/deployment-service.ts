@@ -6,7 +6,7 @@ import type {
   DeploymentPatchRequest,
   ResourceSpec,
   SourceConfig,
-} from '../../controlplane/models/index.js';
+} from './schemas/index.js';
 import { detailError } from '../http/http-error.js';
 import { checkCreateRules, checkPatchRules } from './request-rules.js';
 import { applyResourceSpecDefaults } from './resource-spec-defaults.js';

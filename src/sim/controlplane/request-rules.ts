@@ -10,7 +10,7 @@ import {
   type Source,
   type SourceConfig,
   type SourceRevisionConfigRequest,
-} from '../../controlplane/models/index.js';
+} from './schemas/index.js';
 import { detailError } from '../http/http-error.js';
 import type { DeploymentRecord, TenantRecord } from './store.js';
 
