@@ -17,11 +17,11 @@
 // does not merge one rule's options across blocks, so every file matches one block only.
 // test/boundaries/import-boundaries.test.ts shows each rule fails on a violating import.
 
-const EMULATORS = ['controlplane', 'platform', 'runtime', 'kube'];
+const EMULATORS = ['controlplane', 'platform', 'agents', 'kube'];
 /** What an emulator may import from the operator's code, relative to src/. */
 const OPERATOR_CODE_FOR_EMULATORS = ['observability/logger.js'];
 /** Which other emulators' entry modules an emulator may import (it serves them). */
-const COMPOSES = { controlplane: ['platform', 'runtime'] };
+const COMPOSES = { controlplane: ['platform', 'agents'] };
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const up = (levels) => '\\.\\./'.repeat(levels);

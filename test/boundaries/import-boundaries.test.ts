@@ -86,7 +86,7 @@ describe('import boundaries (eslint.config.js)', () => {
     it.each([
       ['src/sim/controlplane/store.ts', '../../controlplane/models/index.js'],
       ['src/sim/platform/platform-api.ts', '../../controlplane/client/loopback.js'],
-      ['src/sim/runtime/index.ts', '../../agentruntime/client.js'],
+      ['src/sim/agents/index.ts', '../../agentruntime/client.js'],
       ['src/sim/kube/validation/schema.ts', '../../../api/agentdeployment/types.js'],
       ['src/sim/http/http-error.ts', '../../controlplane/models/errors.js'],
     ])('%s may not import %s', async (path, specifier) => {
@@ -112,7 +112,7 @@ describe('import boundaries (eslint.config.js)', () => {
         '../controlplane/runtime.js',
         /do(es)? not import another's files/,
       ],
-      ['src/sim/runtime/admin.ts', '../controlplane/store.js', /do(es)? not import another's files/],
+      ['src/sim/agents/admin.ts', '../controlplane/store.js', /do(es)? not import another's files/],
       ['src/sim/kube/server.ts', '../platform/platform-api.js', /do(es)? not import another's files/],
       [
         'src/sim/kube/validation/schema.ts',
@@ -120,7 +120,7 @@ describe('import boundaries (eslint.config.js)', () => {
         /do(es)? not import another's files/,
       ],
       ['src/sim/controlplane/index.ts', '../platform/platform-api.js', /through their entry module/],
-      ['src/sim/controlplane/index.ts', '../runtime/runs.js', /through their entry module/],
+      ['src/sim/controlplane/index.ts', '../agents/runs.js', /through their entry module/],
       ['src/sim/http/router.ts', '../controlplane/store.js', /imports none of them/],
     ])('%s may not import %s', async (path, specifier, message) => {
       expect((await violations(path, staticImport(specifier))).join('\n')).toMatch(message);
@@ -136,7 +136,7 @@ describe('import boundaries (eslint.config.js)', () => {
       expect(await violations('src/sim/controlplane/index.ts', staticImport('../platform/index.js'))).toEqual(
         [],
       );
-      expect(await violations('src/sim/controlplane/index.ts', staticImport('../runtime/index.js'))).toEqual(
+      expect(await violations('src/sim/controlplane/index.ts', staticImport('../agents/index.js'))).toEqual(
         [],
       );
     });

@@ -7,7 +7,7 @@ import { HttpError } from '../../src/sim/http/http-error.js';
 import { Router } from '../../src/sim/http/router.js';
 import { EmulatorStore } from '../../src/sim/controlplane/store.js';
 import { PlatformDataApi } from '../../src/sim/platform/platform-api.js';
-import { SseWriter } from '../../src/sim/runtime/sse.js';
+import { SseWriter } from '../../src/sim/agents/sse.js';
 import {
   AUTH_HEADERS,
   agentUrlOf,

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import { guardRequests, type RequestHandler } from '../http/request-guard.js';
-import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../runtime/index.js';
+import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../agents/index.js';
 import { agentDirectory } from './agent-directory.js';
 import { KeyRegistry, type ApiKeyGrant } from '../http/api-keys.js';
 import { AdminGuard, generateAdminToken } from './admin-guard.js';

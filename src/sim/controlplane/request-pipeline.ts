@@ -7,7 +7,7 @@
 // An error no handler expected is logged and answered with a bare 500 (unexpected-errors.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
+import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../agents/index.js';
 import { presentedKey } from '../http/api-keys.js';
 import { detailError } from '../http/http-error.js';
 import { readBody, writeJson } from '../http/http-io.js';
