@@ -6,15 +6,17 @@
 # the same runtime; a release pipeline should additionally pin the digest (node@sha256:...).
 ARG NODE_IMAGE=node:22.23.3-bookworm-slim
 
-# ---- build: all dependencies, TypeScript compiled to dist/ ----
+# ---- build: all dependencies, the production program compiled to dist/ ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: the package's own "prepare" would compile before the sources are copied.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.image.json ./
 COPY src ./src
-RUN npm run build
+# build:image compiles src/ without the emulators (src/sim), the demo (src/demo) and the
+# development CLI (src/dev-cli.ts): the image holds the operator and its tools only.
+RUN npm run build:image
 
 # ---- runtime: production dependencies only, no compiler, no npm, non-root ----
 FROM ${NODE_IMAGE} AS runtime

@@ -1,7 +1,9 @@
 // Flat config: typescript-eslint's strict rules with type information, so `any` and
-// floating promises are errors rather than review comments.
+// floating promises are errors rather than review comments; and the import boundaries the
+// README's layout section states, so that they hold by a failing lint rather than discipline.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importBoundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'charts/**', '.tools/**'] },
@@ -19,4 +21,5 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...importBoundaries,
 );

@@ -188,7 +188,7 @@ async function main(): Promise<void> {
   const deployments = positiveInteger(values.deployments, 'deployments', 1000);
   const adminToken = generateAdminToken();
   const emulator = spawnTsNode(
-    join(ROOT, 'src/cli.ts'),
+    join(ROOT, 'src/dev-cli.ts'),
     [
       'emulate',
       'control-plane',

@@ -41,7 +41,7 @@ function hasTaskset(): boolean {
 }
 
 async function startEmulatorProcess(pinned: boolean): Promise<{ child: ChildProcess; url: string }> {
-  const args = ['--import', 'tsx', 'src/cli.ts', 'emulate', 'control-plane', '--port', '0'];
+  const args = ['--import', 'tsx', 'src/dev-cli.ts', 'emulate', 'control-plane', '--port', '0'];
   args.push('--api-key', KEY, '--rate-limit', 'off', '--revision-phase-ms', '0');
   const command = pinned ? 'taskset' : process.execPath;
   const child = spawn(command, pinned ? ['-c', '0', process.execPath, ...args] : args, {

@@ -40,7 +40,7 @@ function pin(pid: number, core: number): boolean {
 
 async function startEmulator(): Promise<{ server: NodeProcess; url: string; pinned: boolean }> {
   const server = spawnTsNode(
-    'src/cli.ts',
+    'src/dev-cli.ts',
     [
       'emulate',
       'control-plane',

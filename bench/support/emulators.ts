@@ -48,7 +48,7 @@ export class Emulators {
   static async start(options: EmulatorOptions): Promise<Emulators> {
     const dir = await mkdtemp(join(tmpdir(), 'agent-operator-bench-'));
     const kubeconfigPath = join(dir, 'kubeconfig');
-    const cli = join(ROOT, 'src/cli.ts');
+    const cli = join(ROOT, 'src/dev-cli.ts');
     const adminToken = randomBytes(16).toString('hex');
     const controlPlaneProcess = spawnTsNode(
       cli,

@@ -105,7 +105,7 @@ describe('several regions in one emulator command', () => {
       [
         '--import',
         'tsx',
-        'src/cli.ts',
+        'src/dev-cli.ts',
         'emulate',
         'control-plane',
         '--port',

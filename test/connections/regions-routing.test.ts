@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import { startRegionalEmulators, type RegionalEmulators } from '../../src/sim/controlplane/regions.js';
-import type { StatsSnapshot } from '../../src/sim/controlplane/stats.js';
+import type { StatsSnapshot } from '../../src/sim/http/stats.js';
 import {
   condition,
   containerAgent,

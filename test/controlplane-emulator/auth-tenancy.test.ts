@@ -2,7 +2,7 @@
 // see only their own deployments (another tenant's is a 404, never a 403).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantIdForKey } from '../../src/sim/controlplane/index.js';
-import { keyFingerprint } from '../../src/sim/controlplane/ids.js';
+import { keyFingerprint } from '../../src/sim/http/ids.js';
 import { containerBody, startEmulator, type EmulatorClient, type WireDeployment } from './helpers.js';
 
 const TENANT_A = '11111111-1111-4111-8111-111111111111';

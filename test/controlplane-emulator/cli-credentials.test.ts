@@ -67,7 +67,7 @@ describe('admin token', () => {
     delete env[ADMIN_TOKEN_ENV];
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'emulate', 'control-plane', '--port', '0'],
+      ['--import', 'tsx', 'src/dev-cli.ts', 'emulate', 'control-plane', '--port', '0'],
       { cwd: new URL('../..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'], env },
     );
     try {

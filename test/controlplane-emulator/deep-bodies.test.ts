@@ -4,7 +4,7 @@
 // FastAPI-style 422 json_invalid the service gives malformed JSON, naming the limit, with
 // nothing stored; a body exactly at the limit is still served.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/sim/shared/json-nesting.js';
+import { MAX_JSON_DEPTH } from '../../src/sim/http/json-nesting.js';
 import { containerBody, startEmulator, type EmulatorClient, type WireDeployment } from './helpers.js';
 
 const DEEP = 5_000;

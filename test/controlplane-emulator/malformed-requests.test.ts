@@ -3,11 +3,11 @@
 // an error no handler expected is a 500 without detail that goes to the emulator's log; in
 // neither case does the process go down.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HttpError } from '../../src/sim/controlplane/http-error.js';
-import { Router } from '../../src/sim/controlplane/router.js';
+import { HttpError } from '../../src/sim/http/http-error.js';
+import { Router } from '../../src/sim/http/router.js';
 import { EmulatorStore } from '../../src/sim/controlplane/store.js';
 import { PlatformDataApi } from '../../src/sim/platform/platform-api.js';
-import { SseWriter } from '../../src/sim/runtime/sse.js';
+import { SseWriter } from '../../src/sim/agents/sse.js';
 import {
   AUTH_HEADERS,
   agentUrlOf,

@@ -107,7 +107,7 @@ describe('CLI', () => {
       [
         '--import',
         'tsx',
-        'src/cli.ts',
+        'src/dev-cli.ts',
         'emulate',
         'control-plane',
         '--port',

@@ -1,11 +1,11 @@
-// The guard every emulator server runs its requests through (src/sim/shared/request-guard.ts):
+// The guard every emulator server runs its requests through (src/sim/http/request-guard.ts):
 // whatever a handler throws, rejects with, or does wrong after it answered, the client gets a
 // 500 without detail (or, once the answer has started, a closed connection), the error goes
 // to the emulator's log, and the server keeps serving.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardRequests, type RequestHandler } from '../../src/sim/shared/request-guard.js';
+import { guardRequests, type RequestHandler } from '../../src/sim/http/request-guard.js';
 
 interface Reported {
   error: unknown;

@@ -62,7 +62,7 @@ function startDemo(args: string[]): { child: ChildProcess; done: Promise<DemoRun
     [
       '--import',
       'tsx',
-      'src/cli.ts',
+      'src/dev-cli.ts',
       'demo',
       '--kubeconfig',
       kubeconfig,

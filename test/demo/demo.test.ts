@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 function runDemo(args: string[]): Promise<RunResult> {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', ...args], {
+  return run(process.execPath, ['--import', 'tsx', 'src/dev-cli.ts', 'demo', ...args], {
     env: { ...process.env, CI: 'true', AGENT_OPERATOR_API_KEY: '', TMPDIR: dir },
   });
 }

@@ -10,7 +10,7 @@ describe('emulate kube CLI', () => {
   it('serves until SIGTERM and exits 0', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kube-emulator-cli-'));
     const kubeconfig = join(dir, 'kubeconfig');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'emulate', 'kube', '--port', '0', '--write-kubeconfig', kubeconfig, '--log-level', 'silent'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev-cli.ts', 'emulate', 'kube', '--port', '0', '--write-kubeconfig', kubeconfig, '--log-level', 'silent'], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -27,7 +27,7 @@ describe('emulate kube CLI', () => {
 
   it('rejects a bad flag with a message naming it', async () => {
     // In a child process, so that the message is checked rather than printed into the test run.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'emulate', 'kube', '--port', 'eighty'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev-cli.ts', 'emulate', 'kube', '--port', 'eighty'], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

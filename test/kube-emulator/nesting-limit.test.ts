@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/sim/shared/json-nesting.js';
+import { MAX_JSON_DEPTH } from '../../src/sim/http/json-nesting.js';
 import { FIXTURES, startTestEmulator, type TestEmulator } from './helpers.js';
 
 const SECRETS = '/api/v1/namespaces/default/secrets';

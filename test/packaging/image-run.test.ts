@@ -212,6 +212,19 @@ describe.skipIf(unavailable !== undefined && !IN_CI)('the operator image, run re
     expect(probe.stdout).not.toMatch(/\/(npm|npx|corepack)$/m);
   });
 
+  it('holds no emulator and no demo code, and its program offers neither', async () => {
+    const listing = await podmanOk(['exec', container, 'sh', '-c', 'cd /app/dist && find . -name "*.js"']);
+    const files = listing.split('\n').map((line) => line.replace(/^\.\//, ''));
+    expect(files).toContain('cli.js');
+    expect(files).toContain('operator/cli.js');
+    expect(files.filter((f) => /^(sim|demo)\//.test(f) || f.startsWith('dev-cli.'))).toEqual([]);
+    for (const command of [['demo'], ['emulate', 'kube']]) {
+      const attempt = await podman(['exec', container, 'node', 'dist/cli.js', ...command]);
+      expect(attempt.code, attempt.stdout).toBe(2);
+      expect(attempt.stderr).toContain(`unknown command "${command.join(' ')}"`);
+    }
+  });
+
   it('makes an AgentDeployment applied to the cluster Ready', async () => {
     const live = stack as Stack;
     const listenerId = await live.listenerId();

@@ -4,7 +4,7 @@
 // `metadata` query parameter) now refuses it with the service's 422 json_invalid, and a filter
 // expression nested as deep is a 400 like any invalid filter; nothing is stored either way.
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/sim/shared/json-nesting.js';
+import { MAX_JSON_DEPTH } from '../../src/sim/http/json-nesting.js';
 import { KEY, startPlatform } from './helpers.js';
 
 const api = await startPlatform();

@@ -17,7 +17,7 @@ describe('agent-operator emulate control-plane', () => {
       [
         '--import',
         'tsx',
-        'src/cli.ts',
+        'src/dev-cli.ts',
         'emulate',
         'control-plane',
         '--port',

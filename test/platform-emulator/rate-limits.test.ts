@@ -2,7 +2,7 @@
 // Retry-After. The default API-key row is one window shared with the control plane's routes.
 import { Langsmith, RateLimitError } from 'langsmith';
 import { describe, expect, it } from 'vitest';
-import { FixedWindowRateLimiter } from '../../src/sim/controlplane/rate-limiter.js';
+import { FixedWindowRateLimiter } from '../../src/sim/http/rate-limiter.js';
 import { PlatformRateLimiter } from '../../src/sim/platform/platform-rate-limiter.js';
 import { ingestTrace, KEY, ManualClock, sessionId, startPlatform } from './helpers.js';
 

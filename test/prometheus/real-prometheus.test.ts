@@ -281,7 +281,7 @@ describe.skipIf(missing !== undefined)('the demo’s /metrics under a scraper', 
   });
 
   it('stays valid for promtool from start until well after the demo keeps running', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo', '--keep', '--plain'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev-cli.ts', 'demo', '--keep', '--plain'], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, CI: 'true' },

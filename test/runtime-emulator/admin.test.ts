@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntimeClient } from '../../src/agentruntime/client.js';
 import { keyFingerprint } from '../../src/sim/controlplane/index.js';
-import type { AgentCallCount } from '../../src/sim/runtime/index.js';
+import type { AgentCallCount } from '../../src/sim/agents/index.js';
 import type { WireDeployment } from '../controlplane-emulator/helpers.js';
 import {
   KEY,

@@ -15,7 +15,7 @@ describe('emulate control-plane', () => {
       [
         '--import',
         'tsx',
-        'src/cli.ts',
+        'src/dev-cli.ts',
         'emulate',
         'control-plane',
         '--port',

@@ -4,8 +4,8 @@
 // run that fails inside the emulator (no request waiting on it, as for a background run) is
 // logged and ends as an error instead of becoming an unhandled rejection, which ends the process.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RunExecution } from '../../src/sim/runtime/runs.js';
-import { MAX_JSON_DEPTH } from '../../src/sim/shared/json-nesting.js';
+import { RunExecution } from '../../src/sim/agents/runs.js';
+import { MAX_JSON_DEPTH } from '../../src/sim/http/json-nesting.js';
 import { AUTH_HEADERS, agentUrlOf, startRuntimeFixture, userInput, type RuntimeFixture } from './helpers.js';
 import { captureLog } from '../support/log-capture.js';
 

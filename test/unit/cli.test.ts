@@ -1,7 +1,8 @@
 // The command line as a newcomer meets it: --version, help at every level with examples, and
 // clear errors for what it does not know. Output is captured, so a passing run prints nothing.
 import { describe, expect, it } from 'vitest';
-import { dispatch, type Output } from '../../src/cli.js';
+import { dispatch as dispatchProduction } from '../../src/cli.js';
+import { dispatch, type Output } from '../../src/dev-cli.js';
 import { run, type RunResult } from '../packaging/support/run.js';
 
 function captured(): Output & { out: string; err: string } {
@@ -14,14 +15,17 @@ function captured(): Output & { out: string; err: string } {
   return sink;
 }
 
-/** Runs the CLI in a child process, for the commands that write to the process's own stdout. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+/**
+ * Runs a CLI in a child process, for the commands that write to the process's own stdout: the
+ * development program (src/dev-cli.ts, the npm bin) unless `entry` names the production one.
+ */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, entry = 'src/dev-cli.ts'): Promise<RunResult> {
+  return run(process.execPath, ['--import', 'tsx', entry, ...args], {
     env: { ...process.env, ...env },
   });
 }
 
-describe('cli dispatch', () => {
+describe('cli dispatch (the development program: production commands, demo, emulators)', () => {
   it('rejects an unknown command with exit code 2, naming it, on stderr', async () => {
     const io = captured();
     expect(await dispatch(['no-such-command'], io)).toBe(2);
@@ -62,4 +66,29 @@ describe('cli dispatch', () => {
       expect(stdout).toMatch(/Examples:\n {2}\S/);
     },
   );
+});
+
+describe('the production program (src/cli.ts, what the image runs)', () => {
+  it('offers the operator and its tools, and neither the demo nor an emulator', async () => {
+    const io = captured();
+    expect(await dispatchProduction(['--help'], io)).toBe(0);
+    expect(io.out).toMatch(/\n {2}run\s+run the operator/);
+    expect(io.out).toMatch(/\n {2}crds\s/);
+    expect(io.out).not.toMatch(/demo|emulat/);
+  });
+
+  it.each(['demo', 'emulate kube', 'emulate control-plane'])(
+    'rejects "%s" as an unknown command',
+    async (command) => {
+      const io = captured();
+      expect(await dispatchProduction(command.split(' '), io)).toBe(2);
+      expect(io.err).toContain(`unknown command "${command}"`);
+    },
+  );
+
+  it('prints the version when started directly', async () => {
+    const { code, stdout } = await cli(['--version'], { AGENT_OPERATOR_COMMIT: 'abc123' }, 'src/cli.ts');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^agent-operator \S+ \(commit abc123\)\n$/);
+  });
 });

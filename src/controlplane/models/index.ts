@@ -1,4 +1,5 @@
-// The wire models of the control plane, shared by the emulator and the client.
+// The wire models of the control plane, as the operator's client checks them. The emulator has a
+// transcription of its own (src/sim/controlplane/schemas); test/emulator-schemas compares them.
 export * from './kubernetes-shapes.js';
 export * from './resource-spec.js';
 export * from './deployment.js';

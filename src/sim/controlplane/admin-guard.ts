@@ -8,8 +8,8 @@
 //   3. `Authorization: Bearer <admin token>`, compared in constant time.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { isLoopbackHost } from '../../controlplane/client/loopback.js';
-import { detailError } from './http-error.js';
+import { isLoopbackHost } from '../http/loopback.js';
+import { detailError } from '../http/http-error.js';
 
 /** The environment variable `emulate control-plane` reads the admin token from. */
 export const ADMIN_TOKEN_ENV = 'AGENT_OPERATOR_ADMIN_TOKEN';

@@ -4,13 +4,14 @@
 // rate limit at run time. The cross-tenant deployment dump masks secret values: they
 // belong to the tenants, and a tenant reads its own through the API with its key.
 import { z } from 'zod';
-import { COMPUTE_TYPES, FAILED_REVISION_STATUSES } from '../../controlplane/models/index.js';
-import { FaultRuleInput } from './faults.js';
-import { deploymentNotFound, detailError, validationError } from './http-error.js';
-import { uuidPathParam } from './query-params.js';
+import { COMPUTE_TYPES, FAILED_REVISION_STATUSES } from './schemas/index.js';
+import { FaultRuleInput } from '../http/faults.js';
+import { detailError, validationError } from '../http/http-error.js';
+import { deploymentNotFound } from './deployment-not-found.js';
+import { uuidPathParam } from '../http/query-params.js';
 import { jsonBody, type Reply, type RequestContext } from './request-context.js';
 import type { EmulatorRuntime } from './runtime.js';
-import { issuesToValidationErrors } from './validation-errors.js';
+import { issuesToValidationErrors } from '../http/validation-errors.js';
 import { deploymentToWire, integrationToWire, listenerToWire, revisionToWire } from './wire-views.js';
 
 /** What the deployment dump shows in place of every secret value. */

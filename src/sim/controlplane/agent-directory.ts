@@ -1,7 +1,7 @@
 // What the agent runtime emulator may read from this emulator's state: deployments with
 // their active revision, and which tenants a key acts for. Nothing else crosses over.
-import type { AgentDirectory, AgentRevision, HostedDeployment } from '../runtime/index.js';
-import type { KeyRegistry } from './auth.js';
+import type { AgentDirectory, AgentRevision, HostedDeployment } from '../agents/index.js';
+import type { KeyRegistry } from '../http/api-keys.js';
 import type { EmulatorStore } from './store.js';
 import { activeRevisionId } from './wire-views.js';
 

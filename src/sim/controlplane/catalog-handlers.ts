@@ -1,8 +1,8 @@
 // The tenant's listeners (GET /v2/listeners) and repository-host integrations
 // (GET /v1/integrations/repo_host/install), which deployments refer to by id.
-import { LIST_LIMIT } from '../../controlplane/models/index.js';
-import { detailError } from './http-error.js';
-import { ParameterReader } from './query-params.js';
+import { LIST_LIMIT } from './schemas/index.js';
+import { detailError } from '../http/http-error.js';
+import { ParameterReader } from '../http/query-params.js';
 import type { ApiContext, Reply } from './request-context.js';
 import type { EmulatorStore, TenantRecord } from './store.js';
 import { integrationToWire, listenerToWire } from './wire-views.js';

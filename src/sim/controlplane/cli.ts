@@ -5,8 +5,8 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../../observability/logger.js';
 import { ADMIN_TOKEN_ENV, generateAdminToken } from './admin-guard.js';
 import { API_KEYS_ENV, keySpecs, readKeyFile } from './key-file.js';
-import type { ApiKeyGrant } from './auth.js';
-import { isUuid } from './ids.js';
+import type { ApiKeyGrant } from '../http/api-keys.js';
+import { isUuid } from '../http/ids.js';
 import {
   DEFAULT_API_KEY,
   agentUrl,
@@ -14,7 +14,7 @@ import {
   type ControlPlaneEmulatorOptions,
 } from './index.js';
 import { pathPrefixProblem } from './path-prefix.js';
-import type { RateLimitConfig } from './rate-limiter.js';
+import type { RateLimitConfig } from '../http/rate-limiter.js';
 import {
   EMULATED_REGIONS,
   startRegionalEmulators,

@@ -5,14 +5,15 @@ import {
   DeploymentPatchRequest,
   LIST_LIMIT,
   REVISION_STATUSES,
-} from '../../controlplane/models/index.js';
+} from './schemas/index.js';
 import type { z } from 'zod';
 import { createDeployment, patchDeployment } from './deployment-service.js';
-import { deploymentNotFound, detailError, validationError } from './http-error.js';
-import { ParameterReader, uuidPathParam } from './query-params.js';
+import { detailError, validationError } from '../http/http-error.js';
+import { deploymentNotFound } from './deployment-not-found.js';
+import { ParameterReader, uuidPathParam } from '../http/query-params.js';
 import { jsonBody, type ApiContext, type Reply } from './request-context.js';
 import type { DeploymentRecord, EmulatorStore, TenantRecord } from './store.js';
-import { issuesToValidationErrors } from './validation-errors.js';
+import { issuesToValidationErrors } from '../http/validation-errors.js';
 import { deploymentStatusAt, deploymentToWire, revisionToWire } from './wire-views.js';
 import { revisionStateAt } from './revision-lifecycle.js';
 

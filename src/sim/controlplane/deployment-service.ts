@@ -6,8 +6,8 @@ import type {
   DeploymentPatchRequest,
   ResourceSpec,
   SourceConfig,
-} from '../../controlplane/models/index.js';
-import { detailError } from './http-error.js';
+} from './schemas/index.js';
+import { detailError } from '../http/http-error.js';
 import { checkCreateRules, checkPatchRules } from './request-rules.js';
 import { applyResourceSpecDefaults } from './resource-spec-defaults.js';
 import { checkResourceSpecRules } from './resource-spec-rules.js';

@@ -3,29 +3,28 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../../observability/logger.js';
-import { guardRequests, type RequestHandler } from '../shared/request-guard.js';
-import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../runtime/index.js';
+import { guardRequests, type RequestHandler } from '../http/request-guard.js';
+import { AGENT_PATH_PREFIX, AgentRuntimeEmulator } from '../agents/index.js';
 import { agentDirectory } from './agent-directory.js';
-import { KeyRegistry, type ApiKeyGrant } from './auth.js';
+import { KeyRegistry, type ApiKeyGrant } from '../http/api-keys.js';
 import { AdminGuard, generateAdminToken } from './admin-guard.js';
-import { FaultRegistry } from './faults.js';
-import { isUuid } from './ids.js';
-import { writeJson } from './http-io.js';
-import { MALFORMED_PATH_DETAIL, pathDecodes } from './path-decoding.js';
+import { FaultRegistry } from '../http/faults.js';
+import { isUuid } from '../http/ids.js';
+import { writeJson } from '../http/http-io.js';
+import { MALFORMED_PATH_DETAIL, pathDecodes } from '../http/path-decoding.js';
 import { pathPrefixProblem, withPathPrefix } from './path-prefix.js';
-import { FixedWindowRateLimiter, type RateLimitConfig } from './rate-limiter.js';
+import { FixedWindowRateLimiter, type RateLimitConfig } from '../http/rate-limiter.js';
 import { RequestPipeline } from './request-pipeline.js';
 import type { EmulatorRuntime } from './runtime.js';
-import { StatsCounter } from './stats.js';
+import { StatsCounter } from '../http/stats.js';
 import { EmulatorStore } from './store.js';
-import { controlPlaneGuard } from './unexpected-errors.js';
+import { controlPlaneGuard } from '../http/unexpected-errors.js';
 import { deploymentToWire } from './wire-views.js';
-import { DEFAULT_TRACE_DELETE_DELAY_MS, PlatformDataApi } from '../platform/platform-api.js';
-import type { PlatformRegion } from '../platform/rate-rows.js';
+import { DEFAULT_TRACE_DELETE_DELAY_MS, PlatformDataApi, type PlatformRegion } from '../platform/index.js';
 
-export type { ApiKeyGrant } from './auth.js';
-export { tenantIdForKey } from './auth.js';
-export { keyFingerprint } from './ids.js';
+export type { ApiKeyGrant } from '../http/api-keys.js';
+export { tenantIdForKey } from '../http/api-keys.js';
+export { keyFingerprint } from '../http/ids.js';
 
 /** Where a deployment's agent runtime answers once a revision of it is deployed. */
 export function agentUrl(emulatorUrl: string, deploymentId: string): string {

@@ -2,7 +2,7 @@
 // (https://platform.example.com/control-plane/v2/deployments). The emulator does the same
 // when asked: requests under the prefix are served with it stripped; anything else is 404,
 // as a reverse proxy in front of such an install answers.
-import type { RequestHandler } from '../shared/request-guard.js';
+import type { RequestHandler } from '../http/request-guard.js';
 
 /** '' or '/a/b': starts with '/', no trailing '/', no query or fragment characters. */
 export function pathPrefixProblem(prefix: string): string | undefined {

@@ -1,13 +1,9 @@
-// What a route handler gets and what it returns; the server turns a Reply into a response.
-import type { Caller } from './auth.js';
-import { parseJsonBody } from './json-body.js';
+// What a control-plane route handler gets; it returns a Reply, which the server writes.
+import type { Caller } from '../http/api-keys.js';
+import { parseJsonBody } from '../http/json-body.js';
+import type { Reply } from '../http/reply.js';
 
-export interface Reply {
-  status: number;
-  /** JSON body; undefined for an empty body (204). */
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type { Reply } from '../http/reply.js';
 
 export interface RequestContext {
   params: Record<string, string>;

@@ -7,17 +7,17 @@
 // An error no handler expected is logged and answered with a bare 500 (unexpected-errors.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../runtime/index.js';
-import { presentedKey } from './auth.js';
-import { detailError } from './http-error.js';
-import { readBody, writeJson } from './http-io.js';
-import { keyFingerprint } from './ids.js';
+import { AGENT_ADMIN_PREFIX, AGENT_PATH_PREFIX, type AgentRuntimeEmulator } from '../agents/index.js';
+import { presentedKey } from '../http/api-keys.js';
+import { detailError } from '../http/http-error.js';
+import { readBody, writeJson } from '../http/http-io.js';
+import { keyFingerprint } from '../http/ids.js';
 import type { ApiContext, Handler, Reply, RequestContext } from './request-context.js';
 import { ADMIN_PREFIX, adminRouter, apiRouter } from './routes.js';
-import type { Router } from './router.js';
+import type { Router } from '../http/router.js';
 import type { EmulatorRuntime } from './runtime.js';
-import { RESET_STATUS } from './stats.js';
-import { replyFromError, reportUnexpected } from './unexpected-errors.js';
+import { RESET_STATUS } from '../http/stats.js';
+import { replyFromError, reportUnexpected } from '../http/unexpected-errors.js';
 
 /** The route name stats and fault rules use for a path that matches no route. */
 export const UNMATCHED_ROUTE = '(unmatched)';

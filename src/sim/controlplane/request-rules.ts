@@ -10,8 +10,8 @@ import {
   type Source,
   type SourceConfig,
   type SourceRevisionConfigRequest,
-} from '../../controlplane/models/index.js';
-import { detailError } from './http-error.js';
+} from './schemas/index.js';
+import { detailError } from '../http/http-error.js';
 import type { DeploymentRecord, TenantRecord } from './store.js';
 
 type SourceConfigField = keyof SourceConfig;

@@ -2,7 +2,7 @@
 // one decimal place (bounds were already checked on the raw value by the schema), then
 // the spec's defaults filled in: a limit left unset is 2x its request, and the queue_*
 // fields take their base field's value.
-import { CPU_FIELDS, ResourceSpec } from '../../controlplane/models/index.js';
+import { CPU_FIELDS, ResourceSpec } from './schemas/index.js';
 
 type Spec = ResourceSpec;
 type NumericField = {

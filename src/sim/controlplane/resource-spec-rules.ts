@@ -1,8 +1,8 @@
 // Cross-field rules of a ResourceSpec that the schema alone cannot state; each violation
 // is a 400 naming the field. Run on the spec after rounding and defaults, so that a
 // defaulted limit is compared like a given one.
-import type { Container, ResourceSpec, VolumeMount } from '../../controlplane/models/index.js';
-import { detailError } from './http-error.js';
+import type { Container, ResourceSpec, VolumeMount } from './schemas/index.js';
+import { detailError } from '../http/http-error.js';
 import { LIMIT_REQUEST_PAIRS } from './resource-spec-defaults.js';
 
 const PREFIX = 'source_config.resource_spec';

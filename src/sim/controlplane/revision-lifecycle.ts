@@ -2,7 +2,7 @@
 // scheduled, so 10,000 idle deployments cost no timers. Each state of the path lasts one
 // phase; the revision then ends DEPLOYED, or in the failure state injected for it, or
 // SKIPPED if a newer revision of the same deployment appeared before it finished.
-import type { RevisionStatus, Source } from '../../controlplane/models/index.js';
+import type { RevisionStatus, Source } from './schemas/index.js';
 
 export type FailureStatus = 'CREATE_FAILED' | 'BUILD_FAILED' | 'DEPLOY_FAILED';
 

@@ -4,7 +4,7 @@ import { AdminHandlers } from './admin-handlers.js';
 import { CatalogHandlers } from './catalog-handlers.js';
 import { DeploymentHandlers } from './deployment-handlers.js';
 import type { ApiContext, Handler, RequestContext } from './request-context.js';
-import { Router } from './router.js';
+import { Router } from '../http/router.js';
 import type { EmulatorRuntime } from './runtime.js';
 
 export const ADMIN_PREFIX = '/_emulator/';

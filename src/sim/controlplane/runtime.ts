@@ -1,10 +1,10 @@
 // The pieces of one running emulator, shared by the request pipeline and the admin API.
 import type { Logger } from '../../observability/logger.js';
 import type { AdminGuard } from './admin-guard.js';
-import type { KeyRegistry } from './auth.js';
-import type { FaultRegistry } from './faults.js';
-import type { FixedWindowRateLimiter } from './rate-limiter.js';
-import type { StatsCounter } from './stats.js';
+import type { KeyRegistry } from '../http/api-keys.js';
+import type { FaultRegistry } from '../http/faults.js';
+import type { FixedWindowRateLimiter } from '../http/rate-limiter.js';
+import type { StatsCounter } from '../http/stats.js';
 import type { EmulatorStore } from './store.js';
 
 export interface EmulatorRuntime {

@@ -2,14 +2,8 @@
 // deployments with their revisions, tracing projects, and injected revision failures.
 // Time is passed in by the caller (its clock), never read here, so state is a pure
 // function of the calls made and the times they were made at.
-import type {
-  ResourceSpec,
-  Secret,
-  Source,
-  SourceConfig,
-  SourceRevisionConfig,
-} from '../../controlplane/models/index.js';
-import { deriveUuid, fakeCommitSha, newUuid } from './ids.js';
+import type { ResourceSpec, Secret, Source, SourceConfig, SourceRevisionConfig } from './schemas/index.js';
+import { deriveUuid, fakeCommitSha, newUuid } from '../http/ids.js';
 import type { FailureStatus, RevisionTimeline } from './revision-lifecycle.js';
 
 export interface ListenerRecord {

@@ -1,6 +1,6 @@
 // Stored records -> the spec's response shapes (Deployment, Revision, Listener,
 // Integration), with states derived from the clock at the moment of reading.
-import type { DeploymentStatus } from '../../controlplane/models/index.js';
+import type { DeploymentStatus } from './schemas/index.js';
 import { resourceSpecToWire } from './resource-spec-defaults.js';
 import { revisionStateAt } from './revision-lifecycle.js';
 import type { DeploymentRecord, IntegrationRecord, ListenerRecord, RevisionRecord } from './store.js';

@@ -1,10 +1,10 @@
 // The shape limits every body the kube emulator reads must meet, whatever its format (JSON,
 // the YAML of server-side apply, protobuf) and whatever the verb, checked before the body
 // reaches code that recurses over it and before anything is stored: at most MAX_JSON_DEPTH
-// levels of nesting (see src/sim/shared/json-nesting.ts for why), and, for YAML, no more
+// levels of nesting (see src/sim/http/json-nesting.ts for why), and, for YAML, no more
 // values after alias expansion than a body of the size limit could spell out. Both are a
 // 400 BadRequest naming the rule, the status the real server gives a body it cannot decode.
-import { MAX_JSON_DEPTH, jsonTextTooDeepAt, nestingProblem } from '../shared/json-nesting.js';
+import { MAX_JSON_DEPTH, jsonTextTooDeepAt, nestingProblem } from '../http/json-nesting.js';
 import { badRequest, type ApiError } from './api-error.js';
 
 /** The real server's default request size limit (3 MiB). */

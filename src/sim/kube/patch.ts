@@ -2,7 +2,7 @@
 // (RFC 6902) and an approximation of strategic merge patch for built-in kinds (merge patch
 // where lists of objects that share a merge key are merged item by item, plus the
 // $patch/$setElementOrder/$retainKeys/$deleteFromPrimitiveList directives kubectl sends).
-import { MAX_JSON_DEPTH, nestingProblem } from '../shared/json-nesting.js';
+import { MAX_JSON_DEPTH, nestingProblem } from '../http/json-nesting.js';
 import { ApiError, badRequest } from './api-error.js';
 import { MAX_BODY_BYTES, nestingError } from './body-limits.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './kube-object.js';

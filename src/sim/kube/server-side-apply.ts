@@ -4,7 +4,7 @@
 // force=true (then the other manager loses it); a field the manager applied before and no
 // longer applies is removed, unless another manager owns it too.
 import yaml from 'js-yaml';
-import { MAX_JSON_DEPTH } from '../shared/json-nesting.js';
+import { MAX_JSON_DEPTH } from '../http/json-nesting.js';
 import { ApiError, badRequest, invalid, type StatusCause } from './api-error.js';
 import { checkValueShape, nestingError } from './body-limits.js';
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type KubeObject } from './kube-object.js';

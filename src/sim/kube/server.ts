@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../../observability/logger.js';
-import { guardRequests, requestPath } from '../shared/request-guard.js';
+import { guardRequests, requestPath } from '../http/request-guard.js';
 import { ApiError, internalError } from './api-error.js';
 import type { ApiContext } from './api-context.js';
 import {

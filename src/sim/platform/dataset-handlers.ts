@@ -1,10 +1,10 @@
 // Datasets: create, list (optionally by exact name), read one, and read which version was
 // current at a time (`/datasets/{id}/version?as_of=`).
 import { z } from 'zod';
-import { HttpError } from '../controlplane/http-error.js';
-import { newUuid } from '../controlplane/ids.js';
-import { uuidPathParam } from '../controlplane/query-params.js';
-import type { Reply } from '../controlplane/request-context.js';
+import { HttpError } from '../http/http-error.js';
+import { newUuid } from '../http/ids.js';
+import { uuidPathParam } from '../http/query-params.js';
+import type { Reply } from '../http/reply.js';
 import { callerOf, iso, notFound, parseBody, parseTime, type PlatformContext } from './platform-context.js';
 import type { DatasetRecord, DatasetStore } from './dataset-store.js';
 

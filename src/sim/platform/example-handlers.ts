@@ -4,11 +4,11 @@
 // `DELETE /examples/{id}` and `DELETE /examples?example_ids=`) or either way through
 // `POST /v1/platform/datasets/examples/delete`, whose errors are `{error, details}`.
 import { z } from 'zod';
-import { HttpError, validationError } from '../controlplane/http-error.js';
-import { isUuid, newUuid } from '../controlplane/ids.js';
-import { uuidPathParam } from '../controlplane/query-params.js';
-import type { Reply } from '../controlplane/request-context.js';
-import { jsonNestingError, parseJsonBody } from '../controlplane/json-body.js';
+import { HttpError, validationError } from '../http/http-error.js';
+import { isUuid, newUuid } from '../http/ids.js';
+import { uuidPathParam } from '../http/query-params.js';
+import type { Reply } from '../http/reply.js';
+import { jsonNestingError, parseJsonBody } from '../http/json-body.js';
 import type { DatasetStore, ExampleRecord, ExampleState, ExampleView } from './dataset-store.js';
 import { stateAt } from './dataset-store.js';
 import { foldJsonPart, parseMultipart, unknownPart } from './multipart.js';

@@ -1,6 +1,6 @@
 // The unauthenticated utility routes: `/ok` (connectivity, also over a private network
 // connection) and `/info`, which the official SDK reads first to pick its ingest path.
-import type { Reply } from '../controlplane/request-context.js';
+import type { Reply } from '../http/reply.js';
 
 /** The backend version we claim: recent enough that the SDK's version checks stay quiet. */
 export const EMULATED_BACKEND_VERSION = '0.18.0';

@@ -1,7 +1,7 @@
 // multipart/form-data bodies, as the official SDK builds them for run ingest and example
 // upload: parts named by their `Content-Disposition` name, each with its own content type.
-import { HttpError, validationError } from '../controlplane/http-error.js';
-import { jsonNestingError } from '../controlplane/json-body.js';
+import { HttpError, validationError } from '../http/http-error.js';
+import { jsonNestingError } from '../http/json-body.js';
 
 export interface FormPart {
   name: string;

@@ -3,15 +3,19 @@
 // tenant, then the handler. Every answer is counted in the emulator's stats.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { presentedKey } from '../controlplane/auth.js';
-import { HttpError } from '../controlplane/http-error.js';
-import { writeJson } from '../controlplane/http-io.js';
-import { keyFingerprint } from '../controlplane/ids.js';
-import type { Reply } from '../controlplane/request-context.js';
-import type { Router } from '../controlplane/router.js';
-import type { EmulatorRuntime } from '../controlplane/runtime.js';
-import { RESET_STATUS } from '../controlplane/stats.js';
-import { replyFromError, reportUnexpected } from '../controlplane/unexpected-errors.js';
+import { presentedKey } from '../http/api-keys.js';
+import { HttpError } from '../http/http-error.js';
+import { writeJson } from '../http/http-io.js';
+import { keyFingerprint } from '../http/ids.js';
+import type { Reply } from '../http/reply.js';
+import type { Router } from '../http/router.js';
+import type { Logger } from '../../observability/logger.js';
+import type { KeyRegistry } from '../http/api-keys.js';
+import type { FaultRegistry } from '../http/faults.js';
+import type { FixedWindowRateLimiter } from '../http/rate-limiter.js';
+import type { StatsCounter } from '../http/stats.js';
+import { RESET_STATUS } from '../http/stats.js';
+import { replyFromError, reportUnexpected } from '../http/unexpected-errors.js';
 import { DatasetHandlers } from './dataset-handlers.js';
 import { DatasetStore } from './dataset-store.js';
 import { ExampleHandlers } from './example-handlers.js';
@@ -53,6 +57,22 @@ function readBuffer(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/**
+ * What the platform data API shares with the control-plane emulator that serves it: the same
+ * keys and tenants, the per-key rate limiter, injected faults, the stats, the clock and the
+ * logger (the real platform answers on the same API key as the control plane).
+ */
+export interface PlatformHost {
+  keys: KeyRegistry;
+  limiter: FixedWindowRateLimiter;
+  faults: FaultRegistry;
+  stats: StatsCounter;
+  /** Whether a 429 from the rate limiter carries Retry-After. */
+  settings: { retryAfter: boolean };
+  clock: () => number;
+  logger: Logger;
+}
+
 export class PlatformDataApi {
   readonly traces: TraceStore;
   readonly datasets = new DatasetStore();
@@ -60,7 +80,7 @@ export class PlatformDataApi {
   private readonly limiter: PlatformRateLimiter;
 
   constructor(
-    private readonly runtime: EmulatorRuntime,
+    private readonly runtime: PlatformHost,
     options: PlatformOptions,
   ) {
     this.traces = new TraceStore(options.traceDeleteDelayMs);

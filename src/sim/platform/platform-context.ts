@@ -1,11 +1,11 @@
 // What a platform route handler gets, and the helpers every handler uses to read its body the
 // way the service does: FastAPI-style 422 with `loc` for schema errors, and nothing changed.
 import type { z } from 'zod';
-import type { Caller } from '../controlplane/auth.js';
-import { HttpError, validationError } from '../controlplane/http-error.js';
-import { parseJsonBody } from '../controlplane/json-body.js';
-import { issuesToValidationErrors } from '../controlplane/validation-errors.js';
-import type { Reply } from '../controlplane/request-context.js';
+import type { Caller } from '../http/api-keys.js';
+import { HttpError, validationError } from '../http/http-error.js';
+import { parseJsonBody } from '../http/json-body.js';
+import { issuesToValidationErrors } from '../http/validation-errors.js';
+import type { Reply } from '../http/reply.js';
 
 export interface PlatformContext {
   params: Record<string, string>;

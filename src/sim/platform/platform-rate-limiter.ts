@@ -2,7 +2,7 @@
 // request is refused with 429 when any row that counts it is spent, and then charges none.
 // The default API-key row is the control plane's own limiter (its `--rate-limit`), so one
 // key's control-plane and platform calls draw on one window, as they do on one host.
-import type { FixedWindowRateLimiter } from '../controlplane/rate-limiter.js';
+import type { FixedWindowRateLimiter } from '../http/rate-limiter.js';
 import { rowsFor, type Identity, type Limit, type PlatformRegion, type PublishedRow } from './rate-rows.js';
 
 export interface RateIdentity {

@@ -1,7 +1,7 @@
 // The platform data API's routes, at the root as the official SDKs call them. Requests under
 // /api/v1 are served by the same routes (see normalizePlatformPath). Literal routes come
 // before parameterised ones of the same length, so `/runs/query` is never read as a run id.
-import { Router } from '../controlplane/router.js';
+import { Router } from '../http/router.js';
 import type { DatasetHandlers } from './dataset-handlers.js';
 import type { ExampleHandlers } from './example-handlers.js';
 import { info, ok } from './info-handlers.js';

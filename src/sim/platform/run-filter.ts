@@ -3,8 +3,8 @@
 // `in(field, [values])`, over id, trace_id, name, run_type, status, tags, metadata_key and
 // metadata_value. Inside one `and`, `eq(metadata_key, k)` and `eq(metadata_value, v)` pair up:
 // they match a run that has the key k WITH the value v, as the service documents.
-import { HttpError } from '../controlplane/http-error.js';
-import { MAX_JSON_DEPTH } from '../shared/json-nesting.js';
+import { HttpError } from '../http/http-error.js';
+import { MAX_JSON_DEPTH } from '../http/json-nesting.js';
 import { runMetadata, type RunRecord } from './trace-store.js';
 
 type Literal = string | number | boolean | Literal[];

@@ -3,10 +3,10 @@
 // (`POST /runs/multipart`: parts `post.<id>`, `post.<id>.inputs`, `patch.<id>.outputs`, ...).
 // A batch is checked whole before anything is stored, so a bad one changes nothing.
 import { z } from 'zod';
-import { HttpError } from '../controlplane/http-error.js';
-import { newUuid } from '../controlplane/ids.js';
-import { uuidPathParam } from '../controlplane/query-params.js';
-import type { Reply } from '../controlplane/request-context.js';
+import { HttpError } from '../http/http-error.js';
+import { newUuid } from '../http/ids.js';
+import { uuidPathParam } from '../http/query-params.js';
+import type { Reply } from '../http/reply.js';
 import { foldJsonPart, parseMultipart, unknownPart } from './multipart.js';
 import {
   callerOf,

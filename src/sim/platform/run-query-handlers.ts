@@ -2,8 +2,8 @@
 // (`POST /runs/delete`). A query filters by session, run ids, trace, root-ness and a filter
 // expression, and pages with an opaque cursor. A delete is only scheduled (see TraceStore).
 import { z } from 'zod';
-import { HttpError } from '../controlplane/http-error.js';
-import type { Reply } from '../controlplane/request-context.js';
+import { HttpError } from '../http/http-error.js';
+import type { Reply } from '../http/reply.js';
 import { callerOf, parseBody, type PlatformContext } from './platform-context.js';
 import { runToWire } from './run-ingest-handlers.js';
 import { selectRuns } from './run-selection.js';

@@ -3,9 +3,9 @@
 // filter, min/max_start_time, selects, page_size, cursor} -> {items, next_cursor}) and
 // `GET /api/v2/runs/{run_id}?project_id=`. A run shows `id` plus the fields `selects` names.
 import { z } from 'zod';
-import { validationError } from '../controlplane/http-error.js';
-import { uuidPathParam } from '../controlplane/query-params.js';
-import type { Reply } from '../controlplane/request-context.js';
+import { validationError } from '../http/http-error.js';
+import { uuidPathParam } from '../http/query-params.js';
+import type { Reply } from '../http/reply.js';
 import { callerOf, notFound, parseBody, parseTime, type PlatformContext } from './platform-context.js';
 import { selectRuns } from './run-selection.js';
 import { runMetadata, type RunRecord, type TraceStore } from './trace-store.js';

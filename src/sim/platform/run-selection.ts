@@ -1,6 +1,6 @@
 // The run filtering both run query versions share: by sessions, run ids, trace, root-ness, a
 // time window and a filter expression, then one page from an offset cursor.
-import { HttpError } from '../controlplane/http-error.js';
+import { HttpError } from '../http/http-error.js';
 import { compileRunFilter } from './run-filter.js';
 import type { RunRecord } from './trace-store.js';
 

@@ -1,10 +1,10 @@
 // Sessions, which the UI calls tracing projects: create (409 on a taken name unless
 // `upsert=true`), list (optionally by exact name, as the SDK's readProject asks), read by id.
 import { z } from 'zod';
-import { HttpError } from '../controlplane/http-error.js';
-import { newUuid } from '../controlplane/ids.js';
-import { uuidPathParam } from '../controlplane/query-params.js';
-import type { Reply } from '../controlplane/request-context.js';
+import { HttpError } from '../http/http-error.js';
+import { newUuid } from '../http/ids.js';
+import { uuidPathParam } from '../http/query-params.js';
+import type { Reply } from '../http/reply.js';
 import { callerOf, iso, notFound, parseBody, type PlatformContext } from './platform-context.js';
 import type { SessionRecord, TraceStore } from './trace-store.js';
 

@@ -2,7 +2,7 @@
 // HTTPValidationError, so a client sees what the production (FastAPI) service sends:
 // `loc` is the path into the body prefixed with "body", `type` is pydantic's error type.
 import type { z } from 'zod';
-import type { ValidationError } from '../../controlplane/models/index.js';
+import type { ValidationError } from './validation-error.js';
 
 type Issue = z.core.$ZodIssue;
 type Loc = (string | number)[];

@@ -4,9 +4,9 @@
 // mounted on the control-plane emulator's listener and learns about deployments, revisions
 // and keys only through an AgentDirectory.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../controlplane/http-io.js';
-import { isUuid, keyFingerprint } from '../controlplane/ids.js';
-import { Router } from '../controlplane/router.js';
+import { readBody } from '../http/http-io.js';
+import { isUuid, keyFingerprint } from '../http/ids.js';
+import { Router } from '../http/router.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RuntimeAdmin } from './admin.js';
 import { authorizedDeployment } from './auth.js';

@@ -1,5 +1,5 @@
 // An error that already knows its HTTP answer. Handlers throw it; the server writes it.
-import type { ValidationError } from '../../controlplane/models/index.js';
+import type { ValidationError } from './validation-error.js';
 
 export class HttpError extends Error {
   constructor(
@@ -21,8 +21,4 @@ export function detailError(status: number, detail: string, headers?: Record<str
 /** 422 HTTPValidationError. */
 export function validationError(errors: ValidationError[]): HttpError {
   return new HttpError(422, { detail: errors });
-}
-
-export function deploymentNotFound(deploymentId: string): HttpError {
-  return detailError(404, `Deployment ID ${deploymentId} not found.`);
 }

@@ -3,8 +3,8 @@
 // fault rule never fires on an agent call and the other way round. Their `route` names the
 // runtime's route template (`/runs/wait`, `/threads/{thread_id}/runs/stream`, `/ok`, ...).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FaultRegistry, FaultRuleInput } from '../controlplane/faults.js';
-import { readBody } from '../controlplane/http-io.js';
+import { FaultRegistry, FaultRuleInput } from '../http/faults.js';
+import { readBody } from '../http/http-io.js';
 import type { AgentCallCounter } from './call-counter.js';
 import { writeJson } from './http-io.js';
 import { parseRuntimeJson } from './json-body.js';

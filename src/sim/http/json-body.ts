@@ -3,8 +3,8 @@
 // "json_invalid". V8's messages do not always carry a position, so on failure a small
 // scanner finds where the text stops being JSON. JSON nested deeper than MAX_JSON_DEPTH is
 // refused the same way, at the bracket that goes past the limit, before it is parsed (see
-// src/sim/shared/json-nesting.ts for why).
-import { MAX_JSON_DEPTH, jsonTextTooDeepAt } from '../shared/json-nesting.js';
+// src/sim/http/json-nesting.ts for why).
+import { MAX_JSON_DEPTH, jsonTextTooDeepAt } from './json-nesting.js';
 import { validationError, type HttpError } from './http-error.js';
 
 /** The 422 for JSON text nested too deep, or undefined; `loc` places it inside the request. */

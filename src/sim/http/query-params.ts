@@ -1,6 +1,6 @@
 // Query and path parameters, validated the way FastAPI does: every problem is collected
 // and answered together as one 422 whose loc starts with "query" (or "path").
-import type { ValidationError } from '../../controlplane/models/index.js';
+import type { ValidationError } from './validation-error.js';
 import { validationError } from './http-error.js';
 import { isUuid } from './ids.js';
 

@@ -1,6 +1,6 @@
 // Request bodies of the runtime as JSON. Malformed JSON, and JSON nested deeper than every
-// emulator accepts (src/sim/shared/json-nesting.ts), are the runtime's plain-text 400.
-import { MAX_JSON_DEPTH, jsonTextTooDeepAt } from '../shared/json-nesting.js';
+// emulator accepts (src/sim/http/json-nesting.ts), are the runtime's plain-text 400.
+import { MAX_JSON_DEPTH, jsonTextTooDeepAt } from '../http/json-nesting.js';
 import { RuntimeHttpError } from './runtime-error.js';
 
 /** The body's JSON value; undefined for an empty body. */

@@ -4,10 +4,10 @@
 // the request (a body fragment, a header) or the emulator's internals.
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
-import { requestPath, type RequestGuardOptions } from '../shared/request-guard.js';
+import { requestPath, type RequestGuardOptions } from './request-guard.js';
 import { HttpError } from './http-error.js';
 import { writeJson } from './http-io.js';
-import type { Reply } from './request-context.js';
+import type { Reply } from './reply.js';
 
 const INTERNAL_ERROR: Reply = { status: 500, body: { detail: 'Internal emulator error' } };
 
