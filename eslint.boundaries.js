@@ -7,6 +7,8 @@
 // 3. The emulators (src/sim) import nothing of the operator but its logger: they validate with
 //    schemas of their own, so that a wrong field in the client's models is not agreed to by
 //    the emulator that tests it.
+// 5. A controller (src/reconcilers) never enters the process (src/operator): a reconcile,
+//    from the watch event to the status write, stays in its folder and the shared kit.
 // 4. One emulator does not reach into another's files: they share the HTTP kit (src/sim/http),
 //    and the control-plane emulator, which serves the platform data API and the agent
 //    runtimes on its address, uses those through their entry module (index.ts) only.
@@ -51,11 +53,24 @@ const DEVELOPMENT_ONLY = {
     'Operator code may not import the emulators (src/sim), the demo (src/demo) or the development CLI: the image is built without them.',
 };
 
-/** 1. Operator code: everything under src/ but the development-only code and src/runtime (2). */
+/** 1. Operator code: everything under src/ but the development-only code, src/runtime (2) and the controllers (5). */
 const operatorCode = restrict(
   ['src/**/*.ts'],
   [DEVELOPMENT_ONLY],
-  ['src/sim/**', 'src/demo/**', 'src/dev-cli.ts', 'src/runtime/**'],
+  ['src/sim/**', 'src/demo/**', 'src/dev-cli.ts', 'src/runtime/**', 'src/reconcilers/**'],
+);
+
+/** 5. The controllers, one folder each: 1 holds, and nothing of the process is imported. */
+const controllers = restrict(
+  ['src/reconcilers/*/*.ts', 'src/reconcilers/*/*/*.ts'],
+  [
+    DEVELOPMENT_ONLY,
+    {
+      regex: '^(\\.\\./)+operator/',
+      message:
+        'A controller (src/reconcilers) never enters the process (src/operator): take what it needs as set-up options, or move the rule into its folder.',
+    },
+  ],
 );
 
 /** 2. src/runtime at each depth: a specifier that climbs out of src/runtime. */
@@ -111,4 +126,4 @@ const emulators = [...EMULATORS, 'http'].flatMap((emulator) =>
   ),
 );
 
-export const importBoundaries = [operatorCode, ...runtimeKit, ...emulators];
+export const importBoundaries = [operatorCode, controllers, ...runtimeKit, ...emulators];

@@ -63,6 +63,37 @@ describe('import boundaries (eslint.config.js)', () => {
     });
   });
 
+  describe('a controller never enters the process (src/operator)', () => {
+    it.each([
+      ['src/reconcilers/agentdeployment/reconciler.ts', '../../operator/config.js'],
+      ['src/reconcilers/connection/setup.ts', '../../operator/operator.js'],
+      ['src/reconcilers/agentdeployment/observation/fleet-poller.ts', '../../../operator/config.js'],
+    ])('%s may not import %s', async (path, specifier) => {
+      expect((await violations(path, staticImport(specifier))).join('\n')).toMatch(
+        /never enters the process/,
+      );
+      expect((await violations(path, dynamicImport(specifier))).join('\n')).toMatch(
+        /never enters the process/,
+      );
+    });
+
+    it('still may not import the emulators, and may import the kit, the API and other controllers', async () => {
+      expect(
+        (
+          await violations('src/reconcilers/connection/setup.ts', staticImport('../../sim/kube/index.js'))
+        ).join('\n'),
+      ).toMatch(/may not import the emulators/);
+      for (const specifier of [
+        '../../runtime/reconcile/result.js',
+        '../../api/deletion/index.js',
+        '../connection/setup.js',
+      ])
+        expect(await violations('src/reconcilers/tracedeletion/setup.ts', staticImport(specifier))).toEqual(
+          [],
+        );
+    });
+  });
+
   describe('src/runtime knows no agents: it imports nothing of the rest of src/', () => {
     it.each([
       ['src/runtime/controller/controller.ts', '../../api/agentdeployment/types.js'],
