@@ -14,7 +14,7 @@ import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import type { ConnectionEndpoints } from '../../connections/endpoints.js';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
 import type { WriteOutcome } from '../../runtime/reconcile/object-port.js';
-import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
+import { failure, runPass, type Observation, type Performed } from '../../runtime/reconcile/pass.js';
 import { awaitChange, requeueAfter, type ReconcileResult } from '../../runtime/reconcile/result.js';
 import {
   afterFailedWrite,
@@ -118,7 +118,7 @@ export class ConnectionReconciler {
     );
   }
 
-  private observe(key: string): ConnectionFacts | undefined {
+  private observe(key: string): Observation<ConnectionFacts, WriteFailure> {
     const connection = this.options.kube.get(key);
     if (connection === undefined) {
       // Gone without our finalizer (removed by hand, or never added): let its client go too.
@@ -133,7 +133,7 @@ export class ConnectionReconciler {
       return undefined;
     }
     const users = this.options.usersOf(connection).sort();
-    return { connection, users, access: this.options.registry.clientFor(connection) };
+    return { facts: { connection, users, access: this.options.registry.clientFor(connection) } };
   }
 
   private async perform(

@@ -5,7 +5,7 @@
 //                                            ↘ failure → errorPolicy (once) → ReconcileResult
 //
 // `observe` reads what the pass needs from caches and memory (undefined: nothing to reconcile,
-// e.g. the object is gone); `decide` is pure; a decision may ask for one more read before it
+// e.g. the object is gone; a failure goes to the error policy); `decide` is pure; a decision may ask for one more read before it
 // is final (at most `maxReads`); `perform` does one thing and answers a result or a failure
 // value; the error policy turns a failure into a result, in one place. The signal is checked
 // between the steps: a pass whose leadership ended (or whose process stops) does nothing more.
@@ -14,17 +14,16 @@ import { awaitChange, backoff, type ReconcileResult } from './result.js';
 /** What `perform` answers: the next visit, or a failure for the error policy. */
 export type Performed<Failure> = ReconcileResult | { readonly kind: 'failure'; readonly failure: Failure };
 
+/** What `observe` answers: the facts, a failure to read them (for the error policy), or nothing to do. */
+export type Observation<Facts, Failure> = { facts: Facts } | { failure: Failure } | undefined;
+
 export interface Pass<Facts, Action, Failure> {
-  observe(signal: AbortSignal): Promise<Facts | undefined> | Facts | undefined;
+  observe(signal: AbortSignal): Promise<Observation<Facts, Failure>> | Observation<Facts, Failure>;
   decide(facts: Facts): Action;
   /** The facts after the read `action` asks for; undefined when `action` is not a read. */
   read?(action: Action, facts: Facts, signal: AbortSignal): Promise<Facts> | undefined;
   perform(action: Action, facts: Facts, signal: AbortSignal): Promise<Performed<Failure>>;
-  errorPolicy(
-    failure: Failure,
-    facts: Facts,
-    signal: AbortSignal,
-  ): Promise<ReconcileResult> | ReconcileResult;
+  errorPolicy(failure: Failure, signal: AbortSignal): Promise<ReconcileResult> | ReconcileResult;
   /** Reads a pass may make before it acts (default 4). */
   maxReads?: number;
   /** Told when a pass asked for more reads than allowed (a defect of decide). */
@@ -39,9 +38,10 @@ export async function runPass<Facts, Action, Failure>(
   pass: Pass<Facts, Action, Failure>,
   signal: AbortSignal,
 ): Promise<ReconcileResult> {
-  const observed: Facts | undefined = await pass.observe(signal);
+  const observed = await pass.observe(signal);
   if (observed === undefined || signal.aborted) return awaitChange;
-  let facts: Facts = observed;
+  if ('failure' in observed) return pass.errorPolicy(observed.failure, signal);
+  let facts: Facts = observed.facts;
   const maxReads = pass.maxReads ?? 4;
   for (let reads = 0; reads <= maxReads; reads += 1) {
     if (signal.aborted) return awaitChange;
@@ -54,8 +54,9 @@ export async function runPass<Facts, Action, Failure>(
     const performed = await pass.perform(action, facts, signal);
     if (performed.kind !== 'failure') return performed;
     if (signal.aborted) return awaitChange;
-    return pass.errorPolicy(performed.failure, facts, signal);
+    return pass.errorPolicy(performed.failure, signal);
   }
+  if (signal.aborted) return awaitChange;
   pass.onTooManyReads?.();
-  return signal.aborted ? awaitChange : backoff;
+  return backoff;
 }

@@ -1,0 +1,276 @@
+// The shell's reads: what a pass knows before `decide` (the object, its spec resolved with
+// Secret values and named ids, ownership and the fleet's claims, this key's memory), and the
+// one-more reads decide may ask for (a deployment, deployments by name, a revision). Every
+// read goes through the pass's lane; nothing here writes.
+import { SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS } from '../../api/agentdeployment/index.js';
+import { specKey } from './decide.js';
+import { olderOwnerOf, rivalFor } from './name-claims.js';
+import {
+  DEPLOYMENT_ID_ANNOTATION,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  REDEPLOY_AT_ANNOTATION,
+  generationOf,
+  hasFinalizer,
+  isDeploymentId,
+  ownedDeploymentId,
+  ownershipOf,
+  recordedSecretVersions,
+  type AgentDeploymentView,
+} from './object.js';
+import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
+import { revisionPollIntervalMs, type PassContext, type Shell } from './pass-context.js';
+import type { ControlPlaneLane, LaneResolution, NameLookup, ResolvedIds } from './ports.js';
+import { resolveSecrets } from './secrets.js';
+import { smokeTestSpecHash } from './smoke-test.js';
+
+/** The named ids of a pass, or the spec reading that says why they are not there. */
+export type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
+
+export class Observer<Object extends AgentDeploymentView> {
+  constructor(private readonly shell: Shell<Object>) {}
+
+  /** The ids the spec names by name, looked up on the object's own control plane. */
+  async resolveIds(object: Object, lane: ControlPlaneLane, signal: AbortSignal): Promise<IdsReading> {
+    const named = this.shell.deps.namedIds?.(object) ?? {};
+    const ids: ResolvedIds = {};
+    const lookups: Array<[keyof ResolvedIds, string, string | undefined]> = [
+      ['listenerId', 'spec.sourceConfig.listenerRef.name', named.listener],
+      ['integrationId', 'spec.sourceConfig.integrationRef.name', named.integration],
+    ];
+    for (const [field, path, name] of lookups) {
+      if (name === undefined) continue;
+      const found: NameLookup = lane.names
+        ? await (field === 'listenerId'
+            ? lane.names.listenerId(name, signal)
+            : lane.names.integrationId(name, signal))
+        : { ok: false, unknown: 'names cannot be resolved on this connection; give the id' };
+      if (found.ok) ids[field] = found.id;
+      else if ('unknown' in found)
+        return { ok: false, spec: { kind: 'unknownName', message: `${path}: ${found.unknown}` } };
+      else return { ok: false, spec: { kind: 'namesFailed', error: found.error } };
+    }
+    return { ok: true, ids };
+  }
+
+  observe(pass: PassContext<Object>, connection: LaneResolution, ids: IdsReading): Observed {
+    const { deps, timings } = this.shell;
+    const { key, object } = pass;
+    const now = deps.clock.now();
+    const uid = object.metadata.uid ?? '';
+    const ownership = ownershipOf(object);
+    const ownedId = ownedDeploymentId(object);
+    const createRequestedAt = ownership?.createRequestedAt
+      ? Date.parse(ownership.createRequestedAt)
+      : undefined;
+    const annotations = object.metadata.annotations ?? {};
+    const hint = annotations[DEPLOYMENT_ID_ANNOTATION];
+    const hintedDeploymentId = isDeploymentId(hint) ? hint : undefined;
+    const name = this.deploymentNameOf(object);
+    const observedObject = {
+      key,
+      uid,
+      generation: generationOf(object),
+      deleting: object.metadata.deletionTimestamp !== undefined,
+      hasFinalizer: hasFinalizer(object),
+      suspend: object.spec.suspend === true,
+      adoptExisting: object.spec.adoptExisting === true,
+      deletionPolicy: object.spec.deletionPolicy ?? 'Delete',
+      deploymentName: name,
+      ...(hintedDeploymentId !== undefined ? { hintedDeploymentId } : {}),
+      ...(annotations[REDEPLOY_AT_ANNOTATION] !== undefined
+        ? { redeployAt: annotations[REDEPLOY_AT_ANNOTATION] }
+        : {}),
+      ...(annotations[RECONCILE_REQUESTED_AT_ANNOTATION] !== undefined
+        ? { reconcileRequestedAt: annotations[RECONCILE_REQUESTED_AT_ANNOTATION] }
+        : {}),
+      ...smokeTestOf(object),
+    };
+    const claims: Record<string, string> = {};
+    if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
+    const memory = pass.memory;
+    const spec = this.readSpec(object, ids);
+    const self = { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' };
+    // Names are unique per control plane: only objects on this object's lane compete for one.
+    const claimants = connection.ok ? deps.fleet.claimantsOf(name, connection.lane.id) : [];
+    const disputedBy =
+      ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
+    const adoptionForbidden = deps.adoptionForbidden?.(object.metadata.namespace);
+    // Only a pass that may adopt (adoptExisting, or a deployment-id hint) needs the records.
+    const mayAdopt = observedObject.adoptExisting || hintedDeploymentId !== undefined;
+    const orphanedHere =
+      adoptionForbidden === undefined || !mayAdopt
+        ? []
+        : (deps.orphans?.orphanedBy(object.metadata.namespace) ?? []);
+    const observed: Observed = {
+      now,
+      object: observedObject,
+      status: object.status ?? {},
+      ownership: {
+        ...(ownedId !== undefined ? { deploymentId: ownedId } : {}),
+        ...(disputedBy !== undefined ? { disputedBy } : {}),
+        ...(createRequestedAt !== undefined && !Number.isNaN(createRequestedAt) ? { createRequestedAt } : {}),
+      },
+      spec,
+      ...(adoptionForbidden !== undefined ? { adoptionForbidden } : {}),
+      ...(orphanedHere.length > 0 ? { orphanedHere } : {}),
+      claims,
+      deployment: { kind: 'unobserved' },
+      byName: { kind: 'unobserved' },
+      knownRevisions: Object.fromEntries(memory.revisionStatus),
+      revisionPoll: {
+        allowed:
+          connection.ok &&
+          now >= memory.nextRevisionPollAt &&
+          connection.lane.controlPlane.budgetHeadroom() >= timings.revisionPollMinHeadroom,
+        dueInMs: memory.nextRevisionPollAt - now,
+      },
+      ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
+      ...(memory.refusedCreate ? { refusedCreate: memory.refusedCreate } : {}),
+    };
+    if (!connection.ok) {
+      const { reason, message } = connection;
+      return { ...observed, connectionRefused: { reason, message } };
+    }
+    const agentTrust = connection.agentTrust ?? deps.agentTrust;
+    if (agentTrust !== undefined) observed.agentTrust = agentTrust;
+    if (connection.label !== undefined) observed.connectionLabel = connection.label;
+    const rival = ownedId === undefined ? rivalFor(self, claimants) : undefined;
+    const refused = memory.refused ?? refusedFromStatus(observed);
+    return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
+  }
+
+  async readDeployment(pass: PassContext<Object>, id: string, maxAgeMs: number): Promise<DeploymentReading> {
+    const { deps, timings } = this.shell;
+    const { key, lane } = pass;
+    const now = deps.clock.now();
+    if (maxAgeMs > 0) {
+      const cached = lane.observations.fresh(id, maxAgeMs, now);
+      if (cached?.kind === 'present') return { kind: 'present', deployment: cached.deployment };
+      // The poller wakes one key per id: an object whose record another object disputes
+      // reads by GET, so that it cannot take the owner's wake-ups.
+      const follower = lane.poller.followerOf(id);
+      if (cached === undefined && (follower === undefined || follower === key)) {
+        // Batched: the poller fetches it with up to 99 others and enqueues this key.
+        lane.poller.want(id, key);
+        // While its rounds fail, say so rather than wait silently (it retries after its backoff).
+        const failing = lane.poller.lastFailure;
+        if (failing) return { kind: 'failed', error: failing };
+        return { kind: 'pending', retryAfterMs: timings.inflightPollMs * 2 };
+      }
+    }
+    // Asked for now, or a list did not return it: a GET decides.
+    const result = await lane.controlPlane.getDeployment(id, pass.signal);
+    if (result.ok) {
+      lane.observations.recordPresent(result.value, deps.clock.now());
+      return { kind: 'present', deployment: result.value };
+    }
+    if (result.error.kind === 'NotFound') return { kind: 'gone' };
+    return { kind: 'failed', error: result.error };
+  }
+
+  async readName(pass: PassContext<Object>, observed: Observed, name: string): Promise<Observed> {
+    const result = await pass.lane.controlPlane.findDeploymentsByName(name, pass.signal);
+    if (!result.ok) return { ...observed, byName: { kind: 'failed', error: result.error } };
+    const claims = { ...observed.claims };
+    for (const deployment of result.value) this.noteClaim(claims, pass.key, deployment.id);
+    const byName: NameReading = { kind: 'found', deployments: result.value };
+    return { ...observed, byName, claims };
+  }
+
+  async readRevision(
+    pass: PassContext<Object>,
+    observed: Observed,
+    deploymentId: string,
+    revisionId: string,
+  ): Promise<Observed> {
+    const { deps, timings } = this.shell;
+    const memory = pass.memory;
+    const now = deps.clock.now();
+    memory.nextRevisionPollAt = now + revisionPollIntervalMs(timings, pass.lane);
+    const revisionPoll = { allowed: false, dueInMs: memory.nextRevisionPollAt - now };
+    const revision = await pass.lane.controlPlane.getRevision(deploymentId, revisionId, pass.signal);
+    if (!revision.ok) {
+      // Optional: the deployment list carries success; a failed poll only delays the news.
+      if (revision.error.kind !== 'Throttled') {
+        deps.logger.debug({ key: pass.key, error: revision.error.message }, 'revision poll failed');
+      }
+      return { ...observed, revisionPoll };
+    }
+    memory.revisionStatus.set(revisionId, revision.value.status);
+    return {
+      ...observed,
+      revisionPoll,
+      knownRevisions: { ...observed.knownRevisions, [revisionId]: revision.value.status },
+    };
+  }
+
+  private deploymentNameOf(object: Object): string {
+    try {
+      return this.shell.deps.deploymentName(object);
+    } catch {
+      return object.metadata.name;
+    }
+  }
+
+  private readSpec(object: Object, ids: IdsReading): SpecReading {
+    const { deps } = this.shell;
+    const problem = deps.specProblem(object);
+    if (problem !== undefined) return { kind: 'invalid', message: problem };
+    if (!ids.ok) return ids.spec;
+    const resolution = resolveSecrets(object.spec.secrets, (name) =>
+      deps.kube.getSecret(object.metadata.namespace, name),
+    );
+    if (!resolution.ok) return { kind: 'secretMissing', message: resolution.message };
+    try {
+      return {
+        kind: 'valid',
+        desired: deps.desiredState(object, resolution.secrets, ids.ids),
+        secretVersions: resolution.versions,
+      };
+    } catch (error) {
+      return { kind: 'invalid', message: `spec: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  private noteClaim(claims: Record<string, string>, key: string, id: string): void {
+    const owner = this.shell.deps.fleet.ownerOf(id);
+    if (owner !== undefined && owner !== key) claims[id] = owner;
+  }
+}
+
+/** spec.smokeTest as decide reads it, with its digest; the API server defaults timeoutSeconds. */
+function smokeTestOf(object: AgentDeploymentView): {
+  smokeTest?: NonNullable<Observed['object']['smokeTest']>;
+} {
+  const configured = object.spec.smokeTest;
+  if (!configured) return {};
+  const spec = {
+    ...configured,
+    timeoutSeconds: configured.timeoutSeconds ?? SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS,
+  };
+  return { smokeTest: { spec, hash: smokeTestSpecHash(spec) } };
+}
+
+/**
+ * After a restart, memory is empty, but status still says the control plane refused this
+ * generation: treat that as the last attempt (at the condition's transition time), so a
+ * restart does not send it again before the re-check is due.
+ */
+function refusedFromStatus(observed: Observed): RefusedAttempt | undefined {
+  const stalled = observed.status.conditions?.find((condition) => condition.type === 'Stalled');
+  if (stalled?.status !== 'True' || stalled.reason !== 'Rejected') return undefined;
+  if (stalled.observedGeneration !== observed.object.generation) return undefined;
+  const versions = observed.spec.kind === 'valid' ? observed.spec.secretVersions : {};
+  const recorded = recordedSecretVersions(observed.status);
+  const same =
+    Object.keys(versions).length === Object.keys(recorded).length &&
+    Object.entries(versions).every(([name, version]) => recorded[name] === version);
+  if (!same) return undefined;
+  return {
+    specKey: specKey(observed),
+    reason: 'Rejected',
+    message: stalled.message,
+    at: Date.parse(stalled.lastTransitionTime),
+    recheckFailures: 0,
+  };
+}
