@@ -140,4 +140,3 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     return this.lanes.get(key) ?? this.defaultLane;
   }
 }
-

@@ -28,7 +28,8 @@ import {
   type Matches,
 } from '../deletion/guards.js';
 import { publishPhase, withPhase } from '../deletion/status.js';
-import { decideExampleDeletion } from './decide.js';
+import { decideExampleDeletion, type ExampleDeletionStep } from './decide.js';
+import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
 
 export interface ExampleDeletionReconcilerOptions {
   kube: DeletionKubePort<ExampleDeletionObject>;
@@ -40,7 +41,7 @@ export interface ExampleDeletionReconcilerOptions {
   logger: Logger;
 }
 
-type Result = ReconcileResult;
+type Result = Performed<Error>;
 
 export class ExampleDeletionReconciler {
   private readonly timings: DeletionTimings;
@@ -49,11 +50,31 @@ export class ExampleDeletionReconciler {
     this.timings = { ...DEFAULT_DELETION_TIMINGS, ...options.timings };
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<Result> {
-    const object = this.options.kube.get(key);
-    if (object === undefined || object.metadata.deletionTimestamp !== undefined) return awaitChange;
-    const step = decideExampleDeletion(object.spec, object.status);
+  reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
+    return runPass<ExampleDeletionObject, ExampleDeletionStep, Error>(
+      {
+        observe: () => {
+          const object = this.options.kube.get(key);
+          // A deleted object is left alone: its deletion ends the story.
+          if (object === undefined || object.metadata.deletionTimestamp !== undefined) return undefined;
+          return { facts: object };
+        },
+        decide: (object) => decideExampleDeletion(object.spec, object.status),
+        perform: (step, object, passSignal) => this.perform(object, step, passSignal),
+        // Every failure of a step is a failed pass: count it and back off.
+        errorPolicy: (error) => failed(error),
+      },
+      signal,
+    );
+  }
+
+  private async perform(
+    object: ExampleDeletionObject,
+    step: ExampleDeletionStep,
+    signal: AbortSignal,
+  ): Promise<Result> {
     if (step.kind === 'done') return awaitChange;
+    // Every step from here calls the platform: first, may this object's connection do that?
     const access = this.options.platformFor(object);
     if (!access.ok) {
       const state = {
@@ -76,7 +97,7 @@ export class ExampleDeletionReconciler {
     signal: AbortSignal,
   ): Promise<Result> {
     const named = await this.named(object, client, countBound(object.spec), signal);
-    if (named instanceof Error) return failed(named);
+    if (named instanceof Error) return failure(named);
     const state = dryRunOutcome(object.spec, named.matches, named.subject);
     return publishWithoutDeleting(this.options, object, state, named.matches, signal);
   }
@@ -113,7 +134,7 @@ export class ExampleDeletionReconciler {
     // Without maxMatches the search form finds every match: it deletes them all.
     const atMost = spec.maxMatches === undefined ? Number.POSITIVE_INFINITY : countBound(spec);
     const named = await this.named(object, client, atMost, signal);
-    if (named instanceof Error) return failed(named);
+    if (named instanceof Error) return failure(named);
     const refused = tooManyMatches(spec, named.matches, named.subject);
     if (refused !== undefined)
       return publishWithoutDeleting(this.options, object, refused, named.matches, signal);
@@ -170,7 +191,7 @@ export class ExampleDeletionReconciler {
       if (!outcome.ok) {
         const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
         this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
-        return failed(new Error(message));
+        return failure(new Error(message));
       }
     } finally {
       signal.removeEventListener('abort', stopWith);
@@ -209,7 +230,7 @@ export class ExampleDeletionReconciler {
         },
         signal,
       );
-      if (!found.ok) return failed(new Error(`verification search failed: ${found.error.message}`));
+      if (!found.ok) return failure(new Error(`verification search failed: ${found.error.message}`));
       remaining = found.value.length;
     } else {
       // The delete route answers how many of the ids it deleted: the ids form has no search.

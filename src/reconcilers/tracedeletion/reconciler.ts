@@ -36,7 +36,8 @@ import {
   type PlatformAccess,
 } from '../deletion/ports.js';
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
-import { decideTraceDeletion } from './decide.js';
+import { decideTraceDeletion, type TraceDeletionStep } from './decide.js';
+import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
 import { IdSourceChanged, traceIdsOf, type IdSource } from './trace-ids.js';
 
 /** How many surviving ids a Failed message names. */
@@ -77,16 +78,40 @@ export class TraceDeletionReconciler {
     this.random = options.random ?? Math.random;
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const object = this.options.kube.get(key);
-    if (object === undefined || object.metadata.deletionTimestamp !== undefined) {
-      if (object === undefined) this.recorded.delete(key);
-      return awaitChange;
-    }
-    const now = this.options.clock.now();
-    const step = decideTraceDeletion(object.spec, object.status, now, this.timings.verifyDeadlineMs);
+  reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
+    return runPass<TraceDeletionObject, TraceDeletionStep, Error>(
+      {
+        observe: () => {
+          const object = this.options.kube.get(key);
+          if (object === undefined) this.recorded.delete(key);
+          // A deleted object is left alone: its deletion ends the story.
+          if (object === undefined || object.metadata.deletionTimestamp !== undefined) return undefined;
+          return { facts: object };
+        },
+        decide: (object) =>
+          decideTraceDeletion(
+            object.spec,
+            object.status,
+            this.options.clock.now(),
+            this.timings.verifyDeadlineMs,
+          ),
+        perform: (step, object, passSignal) => this.perform(key, object, step, passSignal),
+        // Every failure of a step is a failed pass: count it and back off.
+        errorPolicy: (error) => failed(error),
+      },
+      signal,
+    );
+  }
+
+  private async perform(
+    key: string,
+    object: TraceDeletionObject,
+    step: TraceDeletionStep,
+    signal: AbortSignal,
+  ): Promise<Performed<Error>> {
     if (step.kind === 'done') return awaitChange;
     if (step.kind === 'wait') return requeueAfter(step.ms);
+    // Every step from here calls the platform: first, may this object's connection do that?
     const access = this.options.platformFor(object);
     if (!access.ok) {
       const state = {
@@ -111,9 +136,9 @@ export class TraceDeletionReconciler {
     object: TraceDeletionObject,
     client: DeletionPlatformClient,
     signal: AbortSignal,
-  ): Promise<ReconcileResult> {
+  ): Promise<Performed<Error>> {
     const measured = await this.measure(object, client, countBound(object.spec), signal);
-    if (measured.kind === 'error') return failed(measured.error);
+    if (measured.kind === 'error') return failure(measured.error);
     if (measured.kind === 'unavailable') return this.idsUnavailable(object, measured.message, signal);
     const state = dryRunOutcome(object.spec, measured.matches, subjectOf(measured));
     return this.endWithoutDeleting(object, state, measured.matches, signal);
@@ -152,12 +177,12 @@ export class TraceDeletionReconciler {
     startAtBatch: number,
     countFirst: boolean,
     signal: AbortSignal,
-  ): Promise<ReconcileResult> {
+  ): Promise<Performed<Error>> {
     const { spec } = object;
     // The metadata form is counted only for maxMatches, and only before its request is sent.
     const skipCount = spec.metadata !== undefined && !countFirst;
     const measured = skipCount ? undefined : await this.measure(object, client, countBound(spec), signal);
-    if (measured?.kind === 'error') return failed(measured.error);
+    if (measured?.kind === 'error') return failure(measured.error);
     if (measured?.kind === 'unavailable') return this.idsUnavailable(object, measured.message, signal);
     if (measured !== undefined) {
       const refused = tooManyMatches(spec, measured.matches, subjectOf(measured));
@@ -220,7 +245,7 @@ export class TraceDeletionReconciler {
       if (!outcome.ok) {
         const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
         this.options.kube.event(object, 'Warning', 'SubmitFailed', message);
-        return failed(new Error(message));
+        return failure(new Error(message));
       }
     } catch (error) {
       if (!(error instanceof IdSourceChanged)) throw error;
@@ -268,7 +293,7 @@ export class TraceDeletionReconciler {
     client: DeletionPlatformClient,
     pastDeadline: boolean,
     signal: AbortSignal,
-  ): Promise<ReconcileResult> {
+  ): Promise<Performed<Error>> {
     const { spec } = object;
     const namespace = object.metadata.namespace ?? '';
     let found;
@@ -287,7 +312,7 @@ export class TraceDeletionReconciler {
         return this.idsUnavailable(object, error.message, signal);
       }
     }
-    if (!found.ok) return failed(new Error(`verification failed: ${found.error.message}`));
+    if (!found.ok) return failure(new Error(`verification failed: ${found.error.message}`));
     const now = this.options.clock.now();
     const survivors = found.value;
     const checked = { tracesRemaining: survivors.length };
