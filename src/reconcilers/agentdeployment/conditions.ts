@@ -1,4 +1,4 @@
-// kstatus conditions (REFERENCE-NOTES.md, "Kubernetes conventions"): Ready, Reconciling and
+// kstatus conditions (docs/api/kubernetes-conventions.md): Ready, Reconciling and
 // Stalled, each carrying the generation it speaks for. A condition's lastTransitionTime moves
 // only when its status flips, as Kubernetes API conventions require, so that rewriting the
 // same status is a no-op and never triggers a write.

@@ -1,7 +1,7 @@
 // The difference between what the spec asks for and what the control plane has, as the
 // smallest PATCH that closes it. Pure: no I/O, no clock.
 //
-// The PATCH semantics (REFERENCE-NOTES.md) shape the rules: null or absent means "leave as
+// The PATCH semantics (docs/api/control-plane.md, "Operations") shape the rules: null or absent means "leave as
 // is", so a field the user removed cannot be cleared, and is therefore not compared; a
 // non-null resource_spec overwrites the whole spec, so it is compared after applying the
 // server's documented defaults; revision fields, secrets and resource_spec create a new
@@ -30,7 +30,7 @@ export interface DeploymentDiff {
   uncleared: string[];
 }
 
-/** source_config fields that PATCH may not change (control-plane-api.md, "SourceConfig"). */
+/** source_config fields that PATCH may not change (docs/api/control-plane.md, "Source configuration"). */
 const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
 /** source_config fields that PATCH may change without a new revision. */
 const SETTABLE_SOURCE_CONFIG = ['build_on_push', 'install_command', 'build_command'] as const;

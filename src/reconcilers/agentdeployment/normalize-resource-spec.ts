@@ -1,5 +1,5 @@
 // What the control plane will store for a ResourceSpec, computed from the spec's own rules
-// (control-plane-api.md, "ResourceSpec"): CPU rounded to one decimal place, a limit that is
+// (docs/api/control-plane.md, "Resource spec"): CPU rounded to one decimal place, a limit that is
 // not set defaults to twice its request, and queue_* fields default from their base field.
 // Comparing the observed spec with this normalised form is what lets the operator tell a
 // real difference from the server's defaulting.

@@ -1,4 +1,4 @@
-// What a revision's status means for the object that follows it. REFERENCE-NOTES.md:
+// What a revision's status means for the object that follows it (docs/api/control-plane.md, "Revision"):
 // DEPLOYED, SKIPPED and the *_FAILED states are terminal; INTERRUPTED and UNKNOWN are
 // transient (keep watching). SKIPPED means a newer revision superseded this one, which is
 // normal and never an error.
