@@ -10,6 +10,11 @@ import type { KubeClient } from '../../runtime/kube/client.js';
 import type { KubeObject } from '../../runtime/kube/objects.js';
 import type { Manager } from '../../runtime/manager/manager.js';
 import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
+import type { ResourceType } from '../../runtime/kube/resource.js';
+import { Informer } from '../../runtime/manager/informer.js';
+import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
+import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js';
+import { MAY_BE_ABSENT } from '../connection/setup.js';
 import type { PlatformAccess, DeletionTimings } from './ports.js';
 import type { ConnectionUser } from '../../connections/agentdeployment-connection.js';
 
@@ -45,6 +50,32 @@ export function deletionController(
     // A throw is the controller's to catch: it counts and backs off as a failed pass.
     reconcile,
   });
+}
+
+/**
+ * A deletion kind's cache (its CRD may come later: until then the cache is empty and looked
+ * for again), its phase metric, and the kit's object port over that cache.
+ */
+export function deletionObjects<T extends KubeObject & { status?: { phase?: string } }>(
+  context: DeletionSetupContext,
+  kind: 'TraceDeletion' | 'ExampleDeletion',
+  type: ResourceType,
+): { informer: Informer<T>; port: CachedObjectPort<T> } {
+  const informer = Informer.forResource<T>(context.kube, {
+    type,
+    namespaces: context.namespaces,
+    logger: context.logger.child({ informer: type.plural }),
+    mayBeAbsent: MAY_BE_ABSENT,
+  });
+  bindDeletionPhaseMetric(context.registry, kind, () => informer.store.list());
+  const port = new CachedObjectPort<T>({
+    client: context.kube,
+    type,
+    store: informer.store,
+    recorder: context.recorder,
+    logger: context.logger,
+  });
+  return { informer, port };
 }
 
 /** Status writes of the controller itself wake nothing: only a new object or a deletion matters. */

@@ -3,16 +3,13 @@
 // and its watch.
 import { GROUP, VERSION } from '../../api/agentdeployment/names.js';
 import { EXAMPLE_DELETION, type ExampleDeletionObject } from '../../api/deletion/index.js';
-import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js';
 import { systemClock } from '../../runtime/clock.js';
 import { objectKey, type KubeObject } from '../../runtime/kube/objects.js';
 import type { ResourceType } from '../../runtime/kube/resource.js';
-import { Informer } from '../../runtime/manager/informer.js';
 import { watchOf } from '../../runtime/manager/manager.js';
-import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
-import { MAY_BE_ABSENT } from '../connection/setup.js';
 import {
   deletionController,
+  deletionObjects,
   specOrDeletionChanged,
   type DeletionSetupContext,
 } from '../deletion/controller-kit.js';
@@ -26,22 +23,14 @@ export const EXAMPLE_DELETIONS: ResourceType = {
 };
 
 export function setUpExampleDeletions(context: DeletionSetupContext): void {
-  const { kube, logger } = context;
-  const objects = Informer.forResource<KubeObject & ExampleDeletionObject>(kube, {
-    type: EXAMPLE_DELETIONS,
-    namespaces: context.namespaces,
-    logger: logger.child({ informer: EXAMPLE_DELETION.plural }),
-    mayBeAbsent: MAY_BE_ABSENT,
-  });
-  bindDeletionPhaseMetric(context.registry, 'ExampleDeletion', () => objects.store.list());
+  const { logger } = context;
+  const { informer: objects, port } = deletionObjects<KubeObject & ExampleDeletionObject>(
+    context,
+    'ExampleDeletion',
+    EXAMPLE_DELETIONS,
+  );
   const reconciler = new ExampleDeletionReconciler({
-    kube: new CachedObjectPort({
-      client: kube,
-      type: EXAMPLE_DELETIONS,
-      store: objects.store,
-      recorder: context.recorder,
-      logger,
-    }),
+    kube: port,
     platformFor: (object) => context.platformFor(object),
     clock: systemClock,
     stopping: context.stopping,

@@ -3,18 +3,15 @@
 // reads, and the controller and its watch.
 import { GROUP, VERSION } from '../../api/agentdeployment/names.js';
 import { TRACE_DELETION, type TraceDeletionObject } from '../../api/deletion/index.js';
-import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js';
 import { systemClock } from '../../runtime/clock.js';
 import type { KubeClient } from '../../runtime/kube/client.js';
 import { KubeApiError } from '../../runtime/kube/errors.js';
 import { objectKey, type KubeObject } from '../../runtime/kube/objects.js';
 import type { ResourceType } from '../../runtime/kube/resource.js';
-import { Informer } from '../../runtime/manager/informer.js';
 import { watchOf } from '../../runtime/manager/manager.js';
-import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
-import { MAY_BE_ABSENT } from '../connection/setup.js';
 import {
   deletionController,
+  deletionObjects,
   specOrDeletionChanged,
   type DeletionSetupContext,
 } from '../deletion/controller-kit.js';
@@ -40,21 +37,13 @@ export function setUpTraceDeletions(
   verification: TraceVerificationTimings,
 ): void {
   const { kube, logger } = context;
-  const objects = Informer.forResource<KubeObject & TraceDeletionObject>(kube, {
-    type: TRACE_DELETIONS,
-    namespaces: context.namespaces,
-    logger: logger.child({ informer: TRACE_DELETION.plural }),
-    mayBeAbsent: MAY_BE_ABSENT,
-  });
-  bindDeletionPhaseMetric(context.registry, 'TraceDeletion', () => objects.store.list());
+  const { informer: objects, port } = deletionObjects<KubeObject & TraceDeletionObject>(
+    context,
+    'TraceDeletion',
+    TRACE_DELETIONS,
+  );
   const reconciler = new TraceDeletionReconciler({
-    kube: new CachedObjectPort({
-      client: kube,
-      type: TRACE_DELETIONS,
-      store: objects.store,
-      recorder: context.recorder,
-      logger,
-    }),
+    kube: port,
     platformFor: (object) => context.platformFor(object),
     configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
     clock: systemClock,
