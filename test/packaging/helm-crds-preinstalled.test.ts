@@ -24,9 +24,7 @@ let kube: KubeUnderTest;
 let helmHome: string;
 
 beforeEach(async () => {
-  const started = await startKube();
-  if (typeof started === 'string') throw new Error(started);
-  kube = started;
+  kube = await startKube();
   helmHome = await mkdtemp(join(tmpdir(), 'helm-home-'));
   const applied = await kube.kubectl(['apply', '-f', join(REPO_ROOT, 'crds')]);
   expect(applied.code, applied.stderr).toBe(0);
