@@ -1,9 +1,19 @@
-// Prints one plain closing line, "tests: N passed, N failed, N skipped", after vitest's
-// own report, so that CI logs state the count in a form any reader can parse.
-import type { Reporter } from 'vitest/reporters';
+// Prints one plain closing line, "tests: N passed, N failed, N skipped", at the very end of
+// the run, so that CI logs state the count in a form any reader can parse. The line comes
+// after the temp-folder check (temp-dir-guard.ts), which vitest runs once reporters are done:
+// a run that left files behind ends on a line that counts that as a failure, never on
+// "0 failed".
+import type { Reporter, Vitest } from 'vitest/node';
 import type { RunnerTask, RunnerTestFile } from 'vitest';
+import { tempLeftovers } from './temp-leftovers.js';
 
-function countTests(tasks: readonly RunnerTask[], totals: { passed: number; failed: number; skipped: number }) {
+interface Totals {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+function countTests(tasks: readonly RunnerTask[], totals: Totals) {
   for (const task of tasks) {
     if (task.type === 'suite') {
       const failedBefore = totals.failed;
@@ -21,6 +31,13 @@ function countTests(tasks: readonly RunnerTask[], totals: { passed: number; fail
 }
 
 export default class SummaryReporter implements Reporter {
+  private totals: Totals | undefined;
+
+  onInit(vitest: Vitest): void {
+    // onClose callbacks run after the global setups' teardown, where the temp check lives.
+    vitest.onClose(() => this.printClosingLine());
+  }
+
   onFinished(files: RunnerTestFile[] = [], errors: unknown[] = []): void {
     const totals = { passed: 0, failed: 0, skipped: 0 };
     for (const file of files) {
@@ -29,6 +46,15 @@ export default class SummaryReporter implements Reporter {
       if (file.result?.state === 'fail' && file.tasks.length === 0) totals.failed += 1;
     }
     totals.failed += errors.length;
-    process.stdout.write(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
+    this.totals = totals;
+  }
+
+  private printClosingLine(): void {
+    const totals = this.totals;
+    if (!totals) return;
+    this.totals = undefined;
+    const leftovers = tempLeftovers() ?? [];
+    const failed = totals.failed + (leftovers.length > 0 ? 1 : 0);
+    process.stdout.write(`\ntests: ${totals.passed} passed, ${failed} failed, ${totals.skipped} skipped\n`);
   }
 }
