@@ -78,7 +78,12 @@ describe('operator resilience', () => {
     const standby = await s.startOperator({ leaderElect: true }, 'replica-b');
     await s.apply(containerAgent('second', listenerId));
     await s.waitFor('second', isReady, 'Ready under the first leader');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The standby is running and contending (it has read the lease and seen who holds it),
+    // so its zero requests are a choice, not a replica that has not started yet.
+    await s.waitUntil(() => {
+      const health = standby.manager.health();
+      return Promise.resolve(health.role === 'standby' && health.leader === 'replica-a');
+    }, 'the standby sees replica-a lead');
     expect(await requestTotal(standby.registry)).toBe(0);
     expect(await requestTotal(leader.registry)).toBeGreaterThan(0);
     // A clean shutdown releases the lease: the standby takes over at once, not after 15 s.
