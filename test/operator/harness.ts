@@ -206,7 +206,8 @@ export class Stack {
     );
     try {
       await this.client.mergePatch(SECRETS, NAMESPACE, name, { data: encoded });
-    } catch {
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
       await this.client.create(SECRETS, {
         apiVersion: 'v1',
         kind: 'Secret',

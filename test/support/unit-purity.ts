@@ -6,7 +6,7 @@
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 
 export const UNIT_TEST_FILE = /\.unit\.test\.ts$/;
 
@@ -19,16 +19,28 @@ function refuse(what: string): never {
 
 const CHILD_PROCESS_STARTERS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
 
-function forbidServersAndChildren(): void {
-  net.Server.prototype.listen = function listen(): never {
+/** Replaces the starters with refusals; returns what puts the originals back. */
+function forbidServersAndChildren(): () => void {
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function refusedListen(): never {
     return refuse('net.Server.listen()');
   };
   const writable = childProcess as unknown as Record<string, unknown>;
+  const originals = CHILD_PROCESS_STARTERS.map((name) => [name, writable[name]] as const);
   for (const name of CHILD_PROCESS_STARTERS) {
     writable[name] = (): never => refuse(`child_process.${name}()`);
   }
   // Named ESM imports of node:child_process read the builtin's exports: bring them in line.
   syncBuiltinESMExports();
+  return () => {
+    net.Server.prototype.listen = listen;
+    for (const [name, original] of originals) writable[name] = original;
+    syncBuiltinESMExports();
+  };
 }
 
-if (UNIT_TEST_FILE.test(expect.getState().testPath ?? '')) forbidServersAndChildren();
+if (UNIT_TEST_FILE.test(expect.getState().testPath ?? '')) {
+  const restore = forbidServersAndChildren();
+  // Should a worker process ever run another file after this one, that file starts clean.
+  afterAll(restore);
+}
