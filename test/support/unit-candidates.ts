@@ -33,10 +33,13 @@ if (report && testPath !== '' && !UNIT_TEST_FILE.test(testPath)) {
   for (const name of STARTERS) {
     const original = writable[name];
     if (!original) continue;
-    writable[name] = (...args: unknown[]) => {
+    const noted = (...args: unknown[]) => {
       started = true;
       return original(...args);
     };
+    // Keep what hangs on the original, util.promisify.custom above all (exec, execFile).
+    Object.defineProperties(noted, Object.getOwnPropertyDescriptors(original));
+    writable[name] = noted;
   }
   syncBuiltinESMExports();
   afterAll((file) => {
