@@ -17,7 +17,15 @@ function refuse(what: string): never {
   );
 }
 
-const CHILD_PROCESS_STARTERS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
+const CHILD_PROCESS_STARTERS = [
+  'spawn',
+  'spawnSync',
+  'exec',
+  'execSync',
+  'execFile',
+  'execFileSync',
+  'fork',
+] as const;
 
 /** Replaces the starters with refusals; returns what puts the originals back. */
 function forbidServersAndChildren(): () => void {
