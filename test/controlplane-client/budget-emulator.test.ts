@@ -195,9 +195,19 @@ describe('rate budget against the emulator', () => {
 
   it('completes requests across an emulator restart (every connection dropped)', async () => {
     const client = newClient({ retry: { baseDelayMs: 20, maxDelayMs: 200 } });
-    const running = run(3, 10, () => client.listListeners());
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const answeredAt: number[] = [];
+    const running = run(3, 10, async () => {
+      const result = await client.listListeners();
+      answeredAt.push(Date.now());
+      return result;
+    });
+    // Restart once some calls are answered, so that the rest cross the restart.
+    const deadline = Date.now() + 10_000;
+    while (answeredAt.length < 3 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    const restartedAt = Date.now();
     await emulator.restart();
     expect(failures(await running)).toEqual([]);
+    expect(answeredAt.filter((at) => at > restartedAt).length).toBeGreaterThan(0);
   });
 });
