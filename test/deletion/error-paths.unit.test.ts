@@ -2,7 +2,8 @@
 // request the platform refuses (SubmitFailed: a Warning, an error for the controller's
 // backoff, and a resumption that sends only what was not accepted), a trace-id ConfigMap that
 // is missing or changes while a submitted deletion is verified (blocked IdsUnavailable, in its
-// phase, nothing more read) and one that changes while it is submitted (Failed IdsChanged).
+// phase, nothing more read) and one that changes while it is submitted (Failed IdsChanged),
+// and a refused connection whose Stalled status cannot be written.
 import { describe, expect, it } from 'vitest';
 import type {
   ExampleDeletionObject,
@@ -13,7 +14,7 @@ import type {
   TraceDeletionStatus,
 } from '../../src/api/deletion/index.js';
 import type { ControlPlaneError, Result } from '../../src/controlplane/client/errors.js';
-import type { DeletionPlatformClient } from '../../src/reconcilers/deletion/ports.js';
+import type { DeletionPlatformClient, StatusWrite } from '../../src/reconcilers/deletion/ports.js';
 import { ExampleDeletionReconciler } from '../../src/reconcilers/exampledeletion/reconciler.js';
 import { TraceDeletionReconciler } from '../../src/reconcilers/tracedeletion/reconciler.js';
 import { MemoryKube, RECHECK_MS, TIMINGS, quietLogger, realClock } from './reconciler-fixture.js';
@@ -259,5 +260,51 @@ describe('IdsChanged: the trace-id ConfigMap changes while a deletion is submitt
     expect(condition(failed, 'Stalled')).toMatchObject({ status: 'True', reason: 'IdsChanged', message });
     expect(kube.events).toContainEqual({ type: 'Warning', reason: 'IdsChanged', message });
     expect(platform.calls).toEqual([]);
+  });
+});
+
+/** A status subresource that refuses every write (the API server answers 500 or 403). */
+class RefusingStatus<T extends { metadata: { name: string; namespace?: string } }, S> extends MemoryKube<
+  T & { status?: S },
+  S
+> {
+  override patchStatus(): Promise<StatusWrite> {
+    return Promise.resolve({ ok: false, gone: false, message: 'HTTP 500' });
+  }
+}
+
+describe('a refused connection whose Stalled status cannot be written', () => {
+  const refusal = {
+    reason: 'ConnectionNotReady',
+    message: 'PlatformConnection team is not Ready: not probed yet',
+  };
+
+  it('TraceDeletion: returns the write failure for the controller to back off, and warns once', async () => {
+    const kube = new RefusingStatus<TraceDeletionObject, TraceDeletionStatus>();
+    const reconciler = new TraceDeletionReconciler({
+      kube,
+      platformFor: () => ({ ok: false, ...refusal }),
+      configMapValue: () => Promise.resolve(undefined),
+      clock: realClock,
+      timings: TIMINGS,
+      logger: quietLogger,
+    });
+    const key = kube.put({ metadata: meta('unwritable'), spec: { sessionId: 's', traceIds: uuids(2) } });
+    expect(await reconciler.reconcile(key, signal())).toEqual(new Error('status write failed: HTTP 500'));
+    expect(kube.events).toEqual([{ type: 'Warning', ...refusal }]);
+  });
+
+  it('ExampleDeletion: returns the write failure for the controller to back off, and warns once', async () => {
+    const kube = new RefusingStatus<ExampleDeletionObject, ExampleDeletionStatus>();
+    const reconciler = new ExampleDeletionReconciler({
+      kube,
+      platformFor: () => ({ ok: false, ...refusal }),
+      clock: realClock,
+      timings: TIMINGS,
+      logger: quietLogger,
+    });
+    const key = kube.put({ metadata: meta('unwritable'), spec: { exampleIds: uuids(2), hardDelete: false } });
+    expect(await reconciler.reconcile(key, signal())).toEqual(new Error('status write failed: HTTP 500'));
+    expect(kube.events).toEqual([{ type: 'Warning', ...refusal }]);
   });
 });
