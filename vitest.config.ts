@@ -10,6 +10,9 @@ export default defineConfig({
     pool: 'forks',
     // Every run in a temp folder of its own; the run fails if a test leaves anything there.
     globalSetup: ['./test/support/temp-dir-guard.ts'],
+    // A *.unit.test.ts file that starts a server or a child process fails, here as in test:unit;
+    // with UNIT_CANDIDATES=<file>, plain test files that start neither are listed there.
+    setupFiles: ['./test/support/unit-purity.ts', './test/support/unit-candidates.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -27,9 +27,9 @@ const IDS_PER_REQUEST = 1000;
 const ROW_PER_SECOND = 1000 / 10;
 /**
  * A 4 s build, bench:converge's default. With a 1 s build the deployments' tail is set by the
- * 2 s poll interval, not by the budget: 1,000 deployments alone measure about 1.2x their floor
- * that way, with or without a deletion beside them, and the ratio would say nothing about the
- * deletion's effect on them.
+ * 2 s poll interval, not by the budget: the deployments alone then miss their floor by as much
+ * as with a deletion beside them (docs/benchmarks.md, "Figures behind design comments"), and
+ * the ratio would say nothing about the deletion's effect on them.
  */
 const REVISION_PHASE_MS = 1000;
 /** external_container: four timed revision states before DEPLOYED. */

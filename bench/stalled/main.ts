@@ -5,7 +5,8 @@
 // emulator: the refused creates, and from them the calls per stalled object per minute
 // (each refusal is one POST plus one name lookup that tells a name clash from any other
 // rejection). The target is at most one call per stalled object per minute over ten minutes;
-// before issue 13 a rejected object was retried about 100 times a second.
+// before issue 13 a rejected object was retried many times a second (docs/benchmarks.md has
+// the figure).
 import { parseArgs } from 'node:util';
 import { agentDeployment, benchObjectName, createAll, isReady } from '../support/agent-deployments.js';
 import { AGENT_DEPLOYMENTS, type AgentDeploymentObject } from '../support/agent-deployments.js';

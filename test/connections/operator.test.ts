@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
 import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { isNotFound } from '../../src/runtime/kube/errors.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { API_KEY, condition, containerAgent, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
 
@@ -30,8 +31,10 @@ async function waitForConnection(
   await stack.waitUntil(async () => {
     try {
       return check(await connectionObject());
-    } catch {
-      return false;
+    } catch (error) {
+      // Not created yet; any other API error fails the wait.
+      if (isNotFound(error)) return false;
+      throw error;
     }
   }, what);
 }
@@ -106,8 +109,9 @@ describe('connections in the operator', () => {
         try {
           await connectionObject();
           return false;
-        } catch {
-          return true;
+        } catch (error) {
+          if (isNotFound(error)) return true;
+          throw error;
         }
       },
       'the connection is gone once unused',

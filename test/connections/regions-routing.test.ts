@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { isNotFound } from '../../src/runtime/kube/errors.js';
 import { startRegionalEmulators, type RegionalEmulators } from '../../src/sim/controlplane/regions.js';
 import type { StatsSnapshot } from '../../src/sim/http/stats.js';
 import {
@@ -103,8 +104,10 @@ async function waitFor(
       try {
         last = await stack.client.get<AgentDeploymentObject>(AGENT_DEPLOYMENTS, namespace, name);
         return predicate(last);
-      } catch {
-        return false;
+      } catch (error) {
+        // Not created yet; any other API error fails the wait.
+        if (isNotFound(error)) return false;
+        throw error;
       }
     }, `${namespace}/${name} ${what}`);
   } catch (error) {

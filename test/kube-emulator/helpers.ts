@@ -53,6 +53,52 @@ export function kubectl(env: TestEmulator, args: string[], stdin?: string): Prom
   });
 }
 
+export interface WatchingKubectl {
+  /** Resolves once the server has answered kubectl's watch request (200, stream open). */
+  watching: Promise<void>;
+  result: Promise<CommandResult>;
+}
+
+/** kubectl's own log line (-v=6) for a watch request the server has answered. */
+const WATCH_OPENED = /\bGET \S+[?&]watch=true\S* 200 OK\b/;
+
+/**
+ * Runs a kubectl command that watches (get -w, wait), and says when its watch is open, so
+ * that a test changes the object only then: a change made earlier would be seen by kubectl's
+ * first read, and the test would pass without a watch event ever reaching kubectl.
+ */
+export function kubectlWatching(env: TestEmulator, args: string[]): WatchingKubectl {
+  let opened: () => void = () => undefined;
+  let failed: (error: Error) => void = () => undefined;
+  const watching = new Promise<void>((resolve, reject) => {
+    opened = resolve;
+    failed = reject;
+  });
+  const result = new Promise<CommandResult>((resolve, reject) => {
+    const child = spawn(
+      KUBECTL,
+      ['--kubeconfig', env.kubeconfig, '--cache-dir', join(env.dir, 'cache'), '-v=6', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (WATCH_OPENED.test(stderr)) opened();
+    });
+    child.on('error', (error) => {
+      failed(error);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      failed(new Error(`kubectl ${args.join(' ')} ended before its watch opened: ${stderr}`));
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+  return { watching, result };
+}
+
 export interface HttpResult {
   status: number;
   headers: Headers;

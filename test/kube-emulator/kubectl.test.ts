@@ -1,7 +1,15 @@
 // Conformance with the real kubectl binary: what a user does with a CRD-backed operator.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, http, kubectl, startTestEmulator, WIDGETS, type TestEmulator } from './helpers.js';
+import {
+  FIXTURES,
+  http,
+  kubectl,
+  kubectlWatching,
+  startTestEmulator,
+  WIDGETS,
+  type TestEmulator,
+} from './helpers.js';
 
 let env: TestEmulator;
 
@@ -55,31 +63,34 @@ describe('real kubectl against the emulator', () => {
   });
 
   it('wait --for=condition=Ready succeeds once the status is patched', async () => {
-    const waiting = kubectl(env, ['wait', '--for=condition=Ready', 'widget/w1', '--timeout=20s']);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const waiting = kubectlWatching(env, ['wait', '--for=condition=Ready', 'widget/w1', '--timeout=20s']);
+    await waiting.watching;
     await ok(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}']);
-    const result = await waiting;
+    const result = await waiting.result;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('condition met');
     expect(await ok(['get', 'widgets', '--no-headers'])).toMatch(/^w1\s+3\s+True\s+/);
   });
 
   it('get -w sees an update', async () => {
-    const watching = kubectl(env, ['get', 'widgets', '-w', '--request-timeout=4s']);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const watching = kubectlWatching(env, ['get', 'widgets', '-w', '--request-timeout=4s']);
+    await watching.watching;
     await ok(['patch', 'widget', 'w1', '--type=merge', '-p', '{"spec":{"size":9}}']);
-    const result = await watching;
-    expect(result.stdout).toMatch(/w1\s+9\s+True/);
+    const result = await watching.result;
+    // The first row is the list before the patch; the update arrives as a watch event.
+    const rows = result.stdout.split('\n').filter((line) => line.startsWith('w1'));
+    expect(rows[0]).toMatch(/^w1\s+3\s+True/);
+    expect(rows.slice(1).some((row) => /^w1\s+9\s+True/.test(row))).toBe(true);
   });
 
   it('delete is blocked by a finalizer until it is removed', async () => {
     await ok(['patch', 'widget', 'w1', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
     await ok(['delete', 'widget', 'w1', '--wait=false']);
     expect(await ok(['get', 'widget', 'w1', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).toMatch(/^\d{4}-/);
-    const deleting = kubectl(env, ['wait', '--for=delete', 'widget/w1', '--timeout=20s']);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const deleting = kubectlWatching(env, ['wait', '--for=delete', 'widget/w1', '--timeout=20s']);
+    await deleting.watching;
     await ok(['patch', 'widget', 'w1', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
-    expect((await deleting).code).toBe(0);
+    expect((await deleting.result).code).toBe(0);
     expect((await http(env, 'GET', `${WIDGETS}/w1`)).status).toBe(404);
   });
 

@@ -108,8 +108,8 @@ describe('a restart of a converged operator (defect 6)', () => {
       async () => (await metric(restarted.registry, 'controller_runtime_reconcile_total')) >= 1,
       'the restarted operator reconciles',
     );
-    // A few resync periods pass.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // A few resync periods pass, each one a reconcile that must change nothing.
+    await stack.waitForReconciles(2, 'calm, after the restart', { operator: restarted });
     const eventsAfter = await stack.events('calm');
     expect(
       eventsAfter.map((event) => [event.reason, (event as { series?: { count?: number } }).series?.count]),
@@ -127,7 +127,8 @@ describe('suspend (defect 7)', () => {
     await stack.waitFor('paused', (o) => condition(o, 'Reconciling')?.reason === 'Suspended', 'Suspended');
     const writesBefore = await calls(writes);
     await stack.patchSpec('paused', { sourceRevisionConfig: { imageUri: 'registry.example/agent:9' } });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Reconciles that begin after the patch, so that they see the new generation.
+    await stack.waitForReconciles(2, 'paused, at the new generation');
     const suspended = await stack.get('paused');
     // kstatus reads a generation the operator did not act on as in progress, never Ready.
     expect(suspended.status?.observedGeneration).toBeLessThan(suspended.metadata.generation ?? 0);
@@ -139,14 +140,7 @@ describe('suspend (defect 7)', () => {
       'team-a',
       'paused',
     );
-    await stack.waitUntil(async () => {
-      try {
-        await stack.get('paused');
-        return false;
-      } catch {
-        return true;
-      }
-    }, 'the object is gone');
+    await stack.waitGone('paused');
     expect(await calls(writes)).toBe(writesBefore);
     expect((await stack.deployments()).map((d) => d.id)).toEqual([id]);
     const orphaned = (await stack.events('paused')).find((event) => event.reason === 'Orphaned');
@@ -203,7 +197,7 @@ describe('redeploy-at and reconcile-requested-at', () => {
     const second = redeployed.status?.latestRevisionId;
     // The same value again (any other annotation change wakes the object): nothing new.
     await annotate('again', { unrelated: 'x' });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await stack.waitForReconciles(2, 'again, after the unrelated annotation');
     expect((await stack.deployments())[0]?.latest_revision_id).toBe(second);
     const newRevisions = (await stack.events('again')).filter((event) => event.reason === 'NewRevision');
     expect(newRevisions).toHaveLength(1);

@@ -16,6 +16,7 @@ import {
   type ClusterAccess,
 } from '../../src/runtime/kube/cluster-access.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
+import { isNotFound } from '../../src/runtime/kube/errors.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import {
@@ -60,6 +61,16 @@ export type AgentDeploymentObject = KubeObject & {
     lastHandledReconcileAt?: string;
   };
 };
+
+/** The controller name the AgentDeployment controller's metrics carry. */
+const AGENT_DEPLOYMENT_CONTROLLER = 'agentdeployment';
+
+export interface ReconcileWait {
+  /** A reconcileMark() taken before the change; by default, the mark at the call. */
+  since?: number;
+  operator?: RunningOperator;
+  timeoutMs?: number;
+}
 
 export interface StackOptions {
   controlPlane?: ControlPlaneEmulatorOptions;
@@ -195,7 +206,8 @@ export class Stack {
     );
     try {
       await this.client.mergePatch(SECRETS, NAMESPACE, name, { data: encoded });
-    } catch {
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
       await this.client.create(SECRETS, {
         apiVersion: 'v1',
         kind: 'Secret',
@@ -234,6 +246,61 @@ export class Stack {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`timed out waiting until ${what}`);
+  }
+
+  /** Waits until the API server answers NotFound for the object; any other error fails the wait. */
+  async waitGone(name: string, timeoutMs = 20_000): Promise<void> {
+    await this.waitUntil(
+      async () => {
+        try {
+          await this.get(name);
+          return false;
+        } catch (error) {
+          if (isNotFound(error)) return true;
+          throw error;
+        }
+      },
+      `${name} is gone`,
+      timeoutMs,
+    );
+  }
+
+  /** A metric of the AgentDeployment controller of `operator` (the newest by default). */
+  private async controllerMetric(name: string, operator: RunningOperator | undefined): Promise<number> {
+    if (!operator) throw new Error('no operator is running');
+    const found = (await operator.registry.getMetricsAsJSON()).find((metric) => metric.name === name);
+    const values = (found?.values ?? []) as Array<{ value: number; labels: Record<string, string | number> }>;
+    return values
+      .filter((value) => value.labels['controller'] === AGENT_DEPLOYMENT_CONTROLLER)
+      .reduce((sum, value) => sum + value.value, 0);
+  }
+
+  /**
+   * A mark to count reconciles from: those finished so far plus those running now, so that
+   * only reconciles which begin after the mark reach past it.
+   */
+  async reconcileMark(operator: RunningOperator | undefined = this.operators.at(-1)): Promise<number> {
+    const running = await this.controllerMetric('controller_runtime_active_workers', operator);
+    return running + (await this.controllerMetric('controller_runtime_reconcile_total', operator));
+  }
+
+  /**
+   * Waits until the operator has finished `count` reconciles that began after `since` (by
+   * default: after this call). This is the wait that must come before any "nothing happened"
+   * assertion, which otherwise passes without the operator having looked at all. Take the
+   * mark before the change when nothing but the change wakes the object (a Stalled object).
+   */
+  async waitForReconciles(
+    count: number,
+    what: string,
+    { since, operator = this.operators.at(-1), timeoutMs = 20_000 }: ReconcileWait = {},
+  ): Promise<void> {
+    const target = (since ?? (await this.reconcileMark(operator))) + count;
+    await this.waitUntil(
+      async () => (await this.controllerMetric('controller_runtime_reconcile_total', operator)) >= target,
+      `${count} reconciles (${what})`,
+      timeoutMs,
+    );
   }
 
   async events(

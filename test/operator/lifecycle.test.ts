@@ -75,8 +75,8 @@ describe('AgentDeployment lifecycle', () => {
     const before = await stack.admin<{ byRoute: Array<{ method: string; count: number }> }>('GET', '/stats');
     const writes = (stats: typeof before) =>
       stats.byRoute.filter((row) => row.method !== 'GET').reduce((sum, row) => sum + row.count, 0);
-    // Several resync periods pass.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The operator looks at it again (resyncs) and finds nothing to do.
+    await stack.waitForReconciles(2, 'gamma, converged');
     const after = await stack.admin<typeof before>('GET', '/stats');
     expect(writes(after)).toBe(writes(before));
   });
@@ -142,7 +142,7 @@ describe('AgentDeployment lifecycle', () => {
     expect(condition(stalled, 'Ready')).toMatchObject({ status: 'False', reason: 'RevisionFailed' });
     expect(condition(stalled, 'Stalled')?.message).toContain('DEPLOY_FAILED');
     const revisionsBefore = (await stack.deployments())[0]?.latest_revision_id;
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await stack.waitForReconciles(2, 'zeta, stalled');
     expect((await stack.deployments())[0]?.latest_revision_id).toBe(revisionsBefore);
     await stack.patchSpec('zeta', { sourceRevisionConfig: { imageUri: 'registry.example/agent:fixed' } });
     const fixed = await stack.waitFor('zeta', isReady, 'Ready after the fix');
@@ -175,26 +175,12 @@ describe('AgentDeployment lifecycle', () => {
     await readyAgent('drop');
     await stack.client.delete(AGENTS, 'team-a', 'drop');
     await stack.client.delete(AGENTS, 'team-a', 'keep');
-    await stack.waitUntil(async () => {
-      try {
-        await stack.get('drop');
-        return false;
-      } catch {
-        return true;
-      }
-    }, 'drop is gone');
+    await stack.waitGone('drop');
     await stack.waitUntil(
       async () => (await stack.deployments()).every((d) => d.name !== 'drop'),
       'the deployment is deleted',
     );
-    await stack.waitUntil(async () => {
-      try {
-        await stack.get('keep');
-        return false;
-      } catch {
-        return true;
-      }
-    }, 'keep is gone');
+    await stack.waitGone('keep');
     expect((await stack.deployments()).map((d) => d.name)).toEqual(['keep']);
   });
 

@@ -4,6 +4,7 @@
 // and whatever annotations a tenant writes. Numbers come from the emulator's own counters.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { isNotFound } from '../../src/runtime/kube/errors.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import {
   EVENTS,
@@ -53,11 +54,13 @@ function inNamespace(namespace: string, object: AgentDeploymentObject): AgentDep
   return { ...object, metadata: { ...object.metadata, namespace } };
 }
 
+/** The object, or undefined when the API server says NotFound; any other error is thrown. */
 async function getIn(namespace: string, name: string): Promise<AgentDeploymentObject | undefined> {
   try {
     return await stack.client.get<AgentDeploymentObject>(AGENT_DEPLOYMENTS, namespace, name);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
   }
 }
 
@@ -94,9 +97,14 @@ describe('a refused create (defect 1)', () => {
     expect(condition(object, 'Stalled')?.message).toMatch(/HTTP 4\d\d/);
     expect(condition(object, 'Stalled')?.message).toContain('listener');
 
-    // Several resync periods and poll rounds pass: not one call more for this object.
+    // Nothing but a change wakes a refused object (it has no deployment to poll). Wake it
+    // with a change that is not to the spec: the operator looks, and makes not one call.
     const before = await calls();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const mark = await stack.reconcileMark();
+    await stack.client.mergePatch(AGENT_DEPLOYMENTS, NAMESPACE, 'refused', {
+      metadata: { annotations: { unrelated: 'wake-up' } },
+    });
+    await stack.waitForReconciles(1, 'the refused object, woken by an annotation', { since: mark });
     expect((await calls()) - before).toBe(0);
     expect(await stack.deployments()).toHaveLength(0);
     const rejections = (await stack.events('refused')).filter((event) => event.reason === 'Rejected');
@@ -140,8 +148,12 @@ describe('two objects claiming one control-plane name (defects 2 and 3)', () => 
     const writesBefore = (await calls('POST')) + (await calls('PATCH')) + (await calls('DELETE'));
     await stack.operators[0]?.stop();
     stack.operators.splice(0);
-    await stack.startOperator();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const restarted = await stack.startOperator();
+    // Its first sync reconciles each of the two claimants once.
+    await stack.waitForReconciles(2, 'both claimants, by the restarted operator', {
+      since: 0,
+      operator: restarted,
+    });
     expect((await calls('POST')) + (await calls('PATCH')) + (await calls('DELETE'))).toBe(writesBefore);
     expect((await stack.deployments())[0]?.latest_revision_id).toBe(revisionBefore);
     expect((await getIn(OTHER_NAMESPACE, 'shared'))?.status?.ownership?.deploymentId).toBeUndefined();

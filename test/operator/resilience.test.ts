@@ -55,13 +55,17 @@ describe('operator resilience', () => {
     await s.admin('POST', '/faults', { status: 429, rate: 0.6, retryAfterSeconds: 1 });
     const names = Array.from({ length: 5 }, (_, i) => `stormy-${i}`);
     for (const name of names) await s.apply(containerAgent(name, listenerId));
+    // The storm lasts two seconds (a fault's duration, not a wait for something), and until
+    // the operator has met it at least once.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const throttledSoFar = async (): Promise<number> =>
+      (await s.admin<{ throttled: number }>('GET', '/stats')).throttled;
+    await s.waitUntil(async () => (await throttledSoFar()) > 0, 'the operator meets the storm');
     await s.admin('DELETE', '/faults');
     for (const name of names) await s.waitFor(name, isReady, 'Ready after the storm', 30_000);
     const deployments = await s.deployments();
     expect(deployments.map((d) => d.name).sort()).toEqual([...names].sort());
-    const throttled = (await s.admin<{ throttled: number }>('GET', '/stats')).throttled;
-    expect(throttled).toBeGreaterThan(0);
+    expect(await throttledSoFar()).toBeGreaterThan(0);
   });
 
   it('lets only the leader act, and hands over when it stops', async () => {
@@ -74,7 +78,12 @@ describe('operator resilience', () => {
     const standby = await s.startOperator({ leaderElect: true }, 'replica-b');
     await s.apply(containerAgent('second', listenerId));
     await s.waitFor('second', isReady, 'Ready under the first leader');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The standby is running and contending (it has read the lease and seen who holds it),
+    // so its zero requests are a choice, not a replica that has not started yet.
+    await s.waitUntil(() => {
+      const health = standby.manager.health();
+      return Promise.resolve(health.role === 'standby' && health.leader === 'replica-a');
+    }, 'the standby sees replica-a lead');
     expect(await requestTotal(standby.registry)).toBe(0);
     expect(await requestTotal(leader.registry)).toBeGreaterThan(0);
     // A clean shutdown releases the lease: the standby takes over at once, not after 15 s.

@@ -3,9 +3,14 @@
 // in it. A test that creates a folder and forgets it (an emulator's kubeconfig, the demo's
 // log, a chaos run's logs) is caught here, on the run that introduced it, instead of filling
 // the machine's /tmp.
+//
+// Vitest tears global setups down after reporters have finished, so this check does not throw
+// (a throw would also stop the summary reporter's closing line from being printed at all): it
+// records what it found for that line, says so on stderr and sets the exit code.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordTempLeftovers } from './temp-leftovers.js';
 
 /** Caches that tools keep there on purpose (tsx compiles each child's TypeScript once). */
 const TOOL_CACHES = [/^tsx-\d+$/, /^node-compile-cache$/];
@@ -17,10 +22,14 @@ export default function setup(): () => void {
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
-    const left = readdirSync(runDir).filter((name) => !TOOL_CACHES.some((cache) => cache.test(name)));
+    const left = readdirSync(runDir)
+      .filter((name) => !TOOL_CACHES.some((cache) => cache.test(name)))
+      .sort();
     rmSync(runDir, { recursive: true, force: true });
+    recordTempLeftovers(left);
     if (left.length > 0) {
-      throw new Error(`tests left ${left.length} entries in the temp folder: ${left.sort().join(', ')}`);
+      process.stderr.write(`\ntests left ${left.length} entries in the temp folder: ${left.join(', ')}\n`);
+      process.exitCode = 1;
     }
   };
 }

@@ -15,9 +15,9 @@
 //
 // Why not always B = 1: a waiter is woken by a timer, and timers fire late (and in whole
 // milliseconds). A bucket of capacity 1 is full the moment a token is ready, so every
-// millisecond of lateness is refill thrown away: at 10 ms per token that cost 10% of the rate
-// in the benchmark. A capacity of 1 + (tokens refilled in TIMER_SLACK_MS) absorbs that
-// lateness for a rate cost of (B - 1) / C; for small rates (a token every 40 ms or more) the
+// millisecond of lateness is refill thrown away, a share of the rate that grows as the time
+// per token shrinks (docs/benchmarks.md has the measured figure). A capacity of
+// 1 + (tokens refilled in TIMER_SLACK_MS) absorbs that lateness for a rate cost of (B - 1) / C; for small rates (a token every 40 ms or more) the
 // slack rounds to nothing and B stays 1.
 //
 // The margin: requests are counted when they ARRIVE, not when they leave; two requests that

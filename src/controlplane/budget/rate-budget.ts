@@ -235,8 +235,8 @@ export class RateBudget {
    * How long a request must wait now; bulk keeps its headroom and waits out a hold, except
    * that a full bucket of several tokens ends the hold: the reconciles it was held for are
    * late, the bucket keeps a token for each after bulk takes one, and every further token
-   * would be refill thrown away (measured at the resource level: the deletion beside 1,000
-   * rollouts finished 1.12x its floor while held through such moments).
+   * would be refill thrown away (measured at the resource level by bench:data's phase 4, a
+   * deletion beside a rollout backlog: docs/benchmarks.md has the figure).
    */
   private waitMs(buckets: readonly AdaptiveBucket[], bulk: boolean, now: number): number {
     if (!bulk) return maxWait(buckets, now, 0);

@@ -107,10 +107,35 @@ describe('Controller over the emulator', () => {
         .every((o) => o.metadata.annotations?.mirrored === 'final');
     }, 15_000);
     expect(settled).toBe(true);
-    await delay(300);
+    // The controller is idle once the informer holds every mirror write (each caused one more
+    // look) and no key is queued or being reconciled.
+    const gauge = async (name: string): Promise<number> => {
+      const found = (await registry.getMetricsAsJSON()).find((metric) => metric.name === name);
+      const values = (found?.values ?? []) as Array<{
+        value: number;
+        labels: Record<string, string | number>;
+      }>;
+      return values
+        .filter((v) => v.labels['controller'] === 'mirror' || v.labels['name'] === 'mirror')
+        .reduce((sum, v) => sum + v.value, 0);
+    };
+    const idle = async (): Promise<boolean> =>
+      Array.from({ length: 8 }, (_, i) => informer.store.get(`${NAMESPACE}/m${i}`)).every(
+        (o) => o?.metadata.annotations?.mirrored === 'final',
+      ) &&
+      (await gauge('workqueue_depth')) === 0 &&
+      (await gauge('controller_runtime_active_workers')) === 0;
+    expect(await eventually(idle, 5_000)).toBe(true);
     const before = new Map(counts);
-    await delay(1_500);
-    // Quiet: the mirror writes caused one more look each, then nothing (bookmarks do not enqueue).
+    // Quiet: the watch keeps delivering (a bookmark a second), and nothing is reconciled for it.
+    const heardAt = Date.now();
+    expect(
+      await eventually(
+        () => informer.health().every((health) => (health.lastProgressAt ?? 0) > heardAt + 1_000),
+        5_000,
+      ),
+    ).toBe(true);
+    expect(await eventually(idle, 5_000)).toBe(true);
     for (let i = 0; i < 8; i += 1)
       expect(counts.get(`${NAMESPACE}/m${i}`)).toBe(before.get(`${NAMESPACE}/m${i}`));
     // The failing key backs off exponentially (5 ms doubling): a handful of tries, not thousands.

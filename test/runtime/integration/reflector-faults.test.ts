@@ -163,8 +163,7 @@ describe('Reflector against the emulator under faults', () => {
       data: {},
     });
     expect(await eventually(() => store.get(`${namespace}/quiet`) !== undefined, 5_000)).toBe(true);
-    await delay(1_500);
-    expect(reflector.health().watchRestarts).toBeGreaterThan(0);
+    expect(await eventually(() => reflector.health().watchRestarts > 0, 1_500)).toBe(true);
     await writer.client.delete(CONFIGMAPS, namespace, 'quiet');
     expect(await eventually(() => store.size === 0, 5_000)).toBe(true);
     expect(reflector.health().stuck).toBe(false);
