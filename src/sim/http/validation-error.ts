@@ -1,6 +1,6 @@
 // The emulators' own transcription of the error bodies of the control-plane and platform data
 // APIs (FastAPI's HTTPValidationError and `{"detail": "..."}`), written from the API documents.
-// test/emulator-schemas/transcriptions.test.ts checks it against the client's models.
+// test/emulator-schemas/transcriptions.unit.test.ts checks it against the client's models.
 import { z } from 'zod';
 
 /** One entry of a 422 answer's `detail`: where (`loc`), what (`msg`) and which rule (`type`). */
