@@ -12,9 +12,7 @@ export function flagProblem(error: unknown): string {
   const flag = /'(-[^' ]+)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined) return `unknown flag ${flag}`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
-    return message.includes('does not take an argument')
-      ? `${flag} takes no value`
-      : `${flag} needs a value`;
+    return message.includes('does not take an argument') ? `${flag} takes no value` : `${flag} needs a value`;
   }
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     const argument = /'([^']*)'/.exec(message)?.[1] ?? '';

@@ -129,7 +129,7 @@ function readKubeconfig(path: string): KubeconfigFile {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'unreadable';
-    throw new KubeconfigError(`--kubeconfig: cannot read "${path}" (${code})`);
+    throw new KubeconfigError(`cannot read the kubeconfig "${path}" (${code})`);
   }
   const parsed: unknown = yaml.load(text);
   return typeof parsed === 'object' && parsed !== null ? (parsed as KubeconfigFile) : {};
