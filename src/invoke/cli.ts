@@ -50,6 +50,7 @@ async function converse(args: InvokeArgs, io: InvokeIo, signal: AbortSignal): Pr
         url,
         ...(deploymentId === undefined ? {} : { deploymentId }),
         connection: connection.resolved,
+        controlPlane: connection.controlPlane,
         objectLabel: `agentdeployment ${namespace}/${args.name}`,
         signal,
       });

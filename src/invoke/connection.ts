@@ -13,6 +13,7 @@ import {
 import { GROUP, VERSION } from '../api/agentdeployment/names.js';
 import { connectionRefOf } from '../connections/agentdeployment-connection.js';
 import { ControlPlaneClientPool } from '../connections/client-pool.js';
+import { connectionEndpoints } from '../connections/endpoints.js';
 import { describeConnection, type ConnectionRef } from '../connections/reference.js';
 import {
   ConnectionRegistry,
@@ -26,11 +27,19 @@ import { KubeApiError } from '../runtime/kube/errors.js';
 import type { KubeObject } from '../runtime/kube/objects.js';
 import { TargetError } from './target.js';
 
-/** A named connection resolved for invoke; close() releases its control-plane client. */
+/** A named connection resolved for invoke; close() releases its control-plane clients. */
 export interface InvokeConnection {
   resolved: ResolvedConnection;
+  /**
+   * The connection's control plane, with its key, for one question (is the agent's URL the one
+   * it assigned?): one attempt, no retries, so that an unreachable one fails the call at once.
+   */
+  controlPlane: ControlPlaneClient;
   close(): Promise<void>;
 }
+
+/** How long the connection's control plane gets to answer whether it assigned the agent's URL. */
+const QUESTION_DEADLINE_MS = 10_000;
 
 /** The key an agent call carries: the API key, or a connection's bearer token sent the same way. */
 export function agentKeyOf(credentials: Credentials): string {
@@ -89,7 +98,22 @@ export async function resolveInvokeConnection(
       `${objectLabel} uses ${label}, which invoke may not use (${resolution.reason}): ${resolution.message}`,
     );
   }
-  return { resolved: resolution, close };
+  const endpoints = connectionEndpoints(connection?.spec ?? {});
+  const controlPlane = new ControlPlaneClient({
+    baseUrl: endpoints.controlPlaneUrl,
+    region: endpoints.region,
+    credentials: resolution.credentials,
+    retry: { maxAttempts: 1 },
+    deadlineMs: QUESTION_DEADLINE_MS,
+  });
+  return {
+    resolved: resolution,
+    controlPlane,
+    close: async () => {
+      await controlPlane.close();
+      await close();
+    },
+  };
 }
 
 async function readConnection(

@@ -57,6 +57,8 @@ export interface ConnectionTrustOptions {
   deploymentId?: string;
   /** The object's connection, resolved as the operator resolves it. */
   connection: ResolvedConnection;
+  /** That connection's control plane, asked whether it assigned the URL. */
+  controlPlane: ControlPlaneClient;
   /** `agentdeployment <namespace>/<name>`. */
   objectLabel: string;
   signal: AbortSignal;
@@ -68,7 +70,7 @@ export async function untrustedConnectionUrl(options: ConnectionTrustOptions): P
   const source =
     options.deploymentId === undefined
       ? ''
-      : await repoHostSource(connection.client, options.deploymentId, options.url, options.signal);
+      : await repoHostSource(options.controlPlane, options.deploymentId, options.url, options.signal);
   const choice = chooseAgentCredential({
     url: options.url,
     source,
