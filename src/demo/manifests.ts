@@ -67,14 +67,14 @@ export function resourceTypeOf(object: KubeObject): ResourceType {
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /**
- * The annotation's value as kubectl writes it: the manifest as written (without this
- * annotation), as JSON with sorted keys and a closing newline.
+ * The annotation's value as kubectl writes it: the manifest as written, its annotations without
+ * this one (an empty object when none is left, as kubectl leaves it), as JSON with sorted keys
+ * and a closing newline. Byte for byte kubectl's, so that `kubectl apply` of the same file finds
+ * nothing to change.
  */
 export function lastAppliedConfiguration(written: Manifest): string {
   const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = written.metadata.annotations ?? {};
-  const { annotations: _all, ...rest } = written.metadata;
-  const metadata = Object.keys(annotations).length === 0 ? rest : { ...rest, annotations };
-  return `${JSON.stringify(sortedKeys({ ...written, metadata }))}\n`;
+  return `${JSON.stringify(sortedKeys({ ...written, metadata: { ...written.metadata, annotations } }))}\n`;
 }
 
 /**
