@@ -95,6 +95,31 @@ describe('demo --keep, followed as its banner says', () => {
     expect(JSON.parse(annotation.stdout)).toHaveProperty([LAST_APPLIED]);
   });
 
+  it.each([
+    { agent: 'support-bot', connection: 'the default one, with the key the banner sets' },
+    { agent: 'support-bot-eu', connection: "its EU PlatformConnection, with that connection's key" },
+  ])("the banner's invoke line for $agent answers ($connection)", async ({ agent }) => {
+    const line = output
+      .split('\n')
+      .find((text) => text.includes('npx agent-operator invoke') && text.includes(` ${agent} "hello"`));
+    expect(line, output).toBeDefined();
+    // The line as a shell would run it, with the checkout's entry point for `npx agent-operator`.
+    const [assignments = '', command = ''] = (line ?? '').trim().split('npx agent-operator ');
+    const env = Object.fromEntries(
+      assignments
+        .split(' ')
+        .filter((word) => word.includes('='))
+        .map((word) => word.split('=', 2) as [string, string]),
+    );
+    const argv = command.replace(/ "hello"$/, '').split(' ');
+    const result = await run(process.execPath, ['--import', 'tsx', 'src/dev-cli.ts', ...argv, 'hello'], {
+      env: { ...process.env, AGENT_OPERATOR_API_KEY: '', ...env },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('You said: hello.');
+    expect(result.code).toBe(0);
+  });
+
   it('kubectl apply of that manifest, unedited, changes nothing and warns about nothing', async () => {
     const applied = await kubectl(['apply', '-f', manifest]);
     expect(applied.stderr).toBe('');
