@@ -59,7 +59,10 @@ async function converse(args: InvokeArgs, io: InvokeIo, signal: AbortSignal): Pr
     } else {
       if (args.apiKey === undefined) {
         io.stderr(
-          `agent-operator invoke: agentdeployment ${namespace}/${args.name} uses the default connection, which needs your key: ${args.apiKeyProblem ?? ''}\n`,
+          flagErrorLine(
+            'invoke',
+            `agentdeployment ${namespace}/${args.name} uses the default connection, which needs your key: ${args.apiKeyProblem ?? ''}`,
+          ),
         );
         return USAGE_EXIT_CODE;
       }
