@@ -33,7 +33,8 @@ const PROCESS_OUTPUT: Output = {
 };
 
 const HELP_FLAGS = new Set(['--help', '-h', 'help']);
-const VERSION_FLAGS = new Set(['--version', '-V', 'version']);
+// `version` (the word) is a command of its own, with --output json: ./version-command.ts.
+const VERSION_FLAGS = new Set(['--version', '-V']);
 
 /** The help of the command group `prefix` ([] for the whole CLI). */
 function usage(table: CommandTable, prefix: string[]): string {
@@ -84,7 +85,8 @@ export async function dispatch(
   }
   const problem =
     rest.length === 0 ? `"${group.join(' ')}" needs a command` : `unknown command "${argv.join(' ')}"`;
-  output.stderr(`agent-operator: ${problem}\n\n${usage(table, group)}`);
+  const help = ['agent-operator', ...group, '--help'].join(' ');
+  output.stderr(`agent-operator: ${problem} (see ${help})\n`);
   return 2;
 }
 

@@ -18,6 +18,11 @@ export const PRODUCTION_COMMANDS: CommandTable = {
       summary: 'check a connection from here (its key, reachability, the operator status)',
       load: () => import('../connection-check/cli.js'),
     },
+    {
+      words: ['version'],
+      summary: 'print the version, the commit and the Node.js version (-o json)',
+      load: () => import('./version-command.js'),
+    },
   ],
   examples: {
     '': [

@@ -7,19 +7,21 @@
 // Exit 0 when all of it worked; non-zero with the reason when anything failed or timed out.
 // `--keep` leaves it running.
 import { existsSync, readFileSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import yaml from 'js-yaml';
 import { createLogger } from '../observability/logger.js';
-import { parseDuration } from '../operator/duration.js';
+import { DURATION_RULE, parseDurationFlag } from '../command-line/duration-flag.js';
+import { flagErrorLine, flagProblem, USAGE_EXIT_CODE } from '../command-line/flag-error.js';
 import { AGENT_DEPLOYMENTS, startOperator, type RunningOperator } from '../operator/operator.js';
 import { kubeClientFrom } from '../runtime/kube/cluster-access.js';
 import type { KubeClient } from '../runtime/kube/client.js';
 import { startDemoEnvironment, type DemoEnvironment } from './environment.js';
 import { createView, type DemoView } from './live-view.js';
 import { DemoFootprint, labelled, namespacesOf } from './footprint.js';
-import { keepBanner } from './keep-banner.js';
+import { keepBanner, stoppedLines } from './keep-banner.js';
 import { applyObject, readManifests, type Manifest } from './manifests.js';
 import { rowOf, type DemoRow } from './rows.js';
 import { askAgent } from './ask-agent.js';
@@ -38,17 +40,18 @@ each AgentDeployment reach Ready, rolls out one update, deletes data through a T
 and an ExampleDeletion, and exits 0 with a summary (non-zero if anything fails or times out).
 
   --keep                     leave everything running and print what to type next
-  --timeout <duration>       give up after this long (default 120s)
+  --timeout <duration>       give up after this long: 90s, 5m; a bare number is seconds (default 120s)
   --plain                    plain line output even on a terminal (default when not a TTY or CI=true)
   --revision-phase-ms <n>    the emulated control plane's time per revision state (default 400)
   --kubeconfig <path>        use this cluster instead of the embedded emulator
+  --context <name>           a context of that kubeconfig (alone: of KUBECONFIG or ~/.kube/config)
   --control-plane-url <url>  use this control plane instead of the embedded emulator
                              (API key: --api-key-file <path> or AGENT_OPERATOR_API_KEY)
   --api-key-file <path>
   --examples <dir>           manifests to apply (default: the package's examples/)
   -h, --help                 show this help
 
-With --kubeconfig the demo works only in the examples' namespace (agents-demo), refuses it
+With --kubeconfig (or --context) the demo works only in the examples' namespace (agents-demo), refuses it
 if it exists and was not created by a demo, installs the CRD only if it is missing, and at
 the end deletes everything it created (the CRD only if it installed it) unless --keep.
 
@@ -65,31 +68,39 @@ interface DemoFlags {
   plain: boolean;
   revisionPhaseMs: number;
   kubeconfig?: string;
+  context?: string;
   controlPlaneUrl?: string;
   apiKey?: string;
   examples: string;
 }
 
 function parseFlags(argv: string[]): DemoFlags | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      keep: { type: 'boolean' },
-      timeout: { type: 'string' },
-      plain: { type: 'boolean' },
-      'revision-phase-ms': { type: 'string' },
-      kubeconfig: { type: 'string' },
-      'control-plane-url': { type: 'string' },
-      'api-key-file': { type: 'string' },
-      examples: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        keep: { type: 'boolean' },
+        timeout: { type: 'string' },
+        plain: { type: 'boolean' },
+        'revision-phase-ms': { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        'control-plane-url': { type: 'string' },
+        'api-key-file': { type: 'string' },
+        examples: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new Error(flagProblem(error));
+  }
+  const { values } = parsed;
   if (values.help) return 'help';
-  const timeoutMs = parseDuration(values.timeout ?? '120s');
-  if (timeoutMs === undefined)
-    throw new Error(`--timeout: must be a duration such as 90s or 5m; got "${values.timeout ?? ''}"`);
+  const timeoutMs = parseDurationFlag(values.timeout ?? '120s');
+  if (timeoutMs === undefined || timeoutMs <= 0)
+    throw new Error(`--timeout: must be ${DURATION_RULE}; got "${values.timeout ?? ''}"`);
   const phase = Number(values['revision-phase-ms'] ?? '400');
   if (!Number.isInteger(phase) || phase < 0)
     throw new Error('--revision-phase-ms: must be a whole number of milliseconds');
@@ -101,6 +112,7 @@ function parseFlags(argv: string[]): DemoFlags | 'help' {
     plain: values.plain ?? false,
     revisionPhaseMs: phase,
     kubeconfig: values.kubeconfig,
+    context: values.context,
     controlPlaneUrl: values['control-plane-url'],
     apiKey,
     examples: values.examples ?? join(REPO_ROOT, 'examples'),
@@ -112,10 +124,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     flags = parseFlags(argv);
   } catch (error) {
-    process.stderr.write(
-      `agent-operator demo: ${error instanceof Error ? error.message : String(error)}\n\n${DEMO_USAGE}`,
-    );
-    return 2;
+    process.stderr.write(flagErrorLine('demo', error instanceof Error ? error.message : String(error)));
+    return USAGE_EXIT_CODE;
   }
   if (flags === 'help') {
     process.stdout.write(DEMO_USAGE);
@@ -152,6 +162,14 @@ class DemoRun {
   private readonly readyAt = new Map<string, number>();
   private readonly lastConsistent = new Map<string, DemoRow>();
   private closeKubeTransport: () => void = () => {};
+  /** The target's manifest with the demo's update, as applied (for --keep's edit-and-apply). */
+  private updatedManifest: string | undefined;
+  /** What the demo rolled out to (its update) and what examples/ still says, for --keep. */
+  private rolledOut: { name: string; from: string; to: string } | undefined;
+  /** --keep was ended by Ctrl-C (or SIGTERM): say what is left and how to clean up. */
+  private keptUntilStopped = false;
+  /** The demo's agent on its EU PlatformConnection, when there is one. */
+  private connectionAgent: string | undefined;
 
   /** Set by the first Ctrl-C (or SIGTERM): the demo stops and cleans up; a second one ends it at once. */
   private stopRequested = false;
@@ -180,6 +198,7 @@ class DemoRun {
     const quiet = createLogger({ level: 'warn', name: 'demo' });
     const environment = await startDemoEnvironment({
       kubeconfig: this.flags.kubeconfig,
+      context: this.flags.context,
       controlPlaneUrl: this.flags.controlPlaneUrl,
       apiKey: this.flags.apiKey,
       revisionPhaseMs: this.flags.revisionPhaseMs,
@@ -248,7 +267,7 @@ class DemoRun {
 
     if (!environment.embeddedControlPlane) await resolveExampleIds(examples, environment);
     this.appliedAt = Date.now();
-    for (const object of examples) await applyObject(client, labelled(object));
+    for (const object of examples) await applyObject(client, labelled(object), object);
     this.view.line(`applied ${examples.length} objects from examples/ (${agents.length} AgentDeployments)`);
     const secondRegion = environment.secondRegion;
     if (secondRegion) {
@@ -259,8 +278,9 @@ class DemoRun {
         deadline,
         line: (text) => this.view.line(text),
       });
-      await applyObject(client, labelled(euAgent));
+      await applyObject(client, labelled(euAgent), euAgent);
       agents.push(euAgent);
+      this.connectionAgent = euAgent.metadata.name;
       this.view.line(`applied ${euAgent.metadata.name}, which deploys to the EU through that connection`);
     }
 
@@ -276,9 +296,12 @@ class DemoRun {
     const before = rowOf(await this.read(client, target));
     const update = updateFor(target);
     this.view.phase(`Updating ${target.metadata.name}: ${update.description}`);
-    await client.mergePatch(AGENT_DEPLOYMENTS, target.metadata.namespace, target.metadata.name, {
-      spec: update.spec,
-    });
+    // Rolled out as an edited manifest, applied as `kubectl apply` would: the file is kept for
+    // --keep, so that the user's own edit-and-apply starts from what is deployed.
+    this.updatedManifest = join(environment.stateDir, `${target.metadata.name}.yaml`);
+    await writeFile(this.updatedManifest, manifestFile(update.manifest, update.description));
+    await applyObject(client, labelled(update.manifest), update.manifest);
+    this.rolledOut = { name: target.metadata.name, from: update.from, to: update.to };
     await this.watchUntil(
       client,
       agents,
@@ -376,9 +399,13 @@ class DemoRun {
     this.view.phase('Still running (--keep); press Ctrl-C to stop');
     for (const line of keepBanner({
       kubeconfig: environment.kubeconfigPath,
+      ...(environment.context === undefined ? {} : { context: environment.context }),
       namespace: example.metadata.namespace ?? 'default',
       name: example.metadata.name,
+      manifestFile: this.updatedManifest ?? exampleFileOf(this.flags.examples),
       exampleFile: exampleFileOf(this.flags.examples),
+      ...(this.rolledOut === undefined ? {} : { rolledOut: this.rolledOut }),
+      ...(this.connectionAgent === undefined ? {} : { connectionAgent: this.connectionAgent }),
       controlPlaneUrl: environment.controlPlaneUrl,
       apiKeyHint: environment.embeddedControlPlane ? 'emulator-key' : '<yours>',
       adminToken: environment.adminToken,
@@ -387,6 +414,8 @@ class DemoRun {
     }))
       this.view.line(line);
     await this.stopped;
+    this.keptUntilStopped = true;
+    this.view.phase('Stopping (Ctrl-C)');
   }
 
   /** Stops everything; false when the clean-up of a real cluster failed. */
@@ -395,10 +424,12 @@ class DemoRun {
     process.off('SIGINT', this.onStopSignal);
     process.off('SIGTERM', this.onStopSignal);
     const environment = this.environment;
+    let leftInCluster: string | undefined;
     if (environment && !environment.embeddedKube && this.footprint?.ownsAnything()) {
       if (this.flags.keep && this.succeeded) {
+        leftInCluster = this.footprint.describe();
         this.view.line(
-          `left in place (--keep): ${this.footprint.describe()}; the next \`agent-operator demo --kubeconfig …\` run empties it first`,
+          `left in place (--keep): ${leftInCluster}; the next \`agent-operator demo --kubeconfig …\` run empties it first`,
         );
       } else {
         this.view.phase('Cleaning up');
@@ -417,6 +448,18 @@ class DemoRun {
     const keepLog = this.logPath !== undefined && !(this.succeeded && cleanedUp);
     if (environment && !keepLog) await rm(environment.stateDir, { recursive: true, force: true });
     else if (keepLog && this.succeeded) this.view.line(`operator log: ${this.logPath ?? ''}`);
+    if (environment && this.keptUntilStopped) {
+      for (const line of stoppedLines({
+        embeddedKube: environment.embeddedKube,
+        embeddedControlPlane: environment.embeddedControlPlane,
+        controlPlaneUrl: environment.controlPlaneUrl,
+        kubeconfig: environment.kubeconfigPath,
+        ...(environment.context === undefined ? {} : { context: environment.context }),
+        ...(leftInCluster === undefined ? {} : { leftInCluster }),
+        ...(keepLog ? {} : { removedStateDir: environment.stateDir }),
+      }))
+        this.view.line(line);
+    }
     return cleanedUp;
   }
 }
@@ -428,12 +471,28 @@ function exampleFileOf(examples: string): string {
 }
 
 /** The one change the demo rolls out: a new image tag, or for a repo_host agent a new ref. */
-function updateFor(object: Manifest): { spec: Record<string, unknown>; description: string } {
+function updateFor(object: Manifest): { manifest: Manifest; description: string; from: string; to: string } {
   const spec = (object.spec ?? {}) as { sourceRevisionConfig?: { imageUri?: string; repoRef?: string } };
-  const image = spec.sourceRevisionConfig?.imageUri;
-  if (image) {
-    const next = image.replace(/:[^:/]+$/, '') + ':demo-update';
-    return { spec: { sourceRevisionConfig: { imageUri: next } }, description: `image ${next}` };
-  }
-  return { spec: { sourceRevisionConfig: { repoRef: 'demo-update' } }, description: 'repoRef demo-update' };
+  const revision = spec.sourceRevisionConfig ?? {};
+  const image = revision.imageUri;
+  const change: { imageUri: string } | { repoRef: string } = image
+    ? { imageUri: image.replace(/:[^:/]+$/, '') + ':demo-update' }
+    : { repoRef: 'demo-update' };
+  const [field, next] = Object.entries(change)[0] ?? ['', ''];
+  const manifest = { ...object, spec: { ...spec, sourceRevisionConfig: { ...revision, ...change } } };
+  return {
+    manifest,
+    description: `${field === 'imageUri' ? 'image' : field} ${next}`,
+    from: `${field} ${image ?? revision.repoRef ?? '(none)'}`,
+    to: `${field} ${next}`,
+  };
+}
+
+/** The updated manifest as a file to edit and apply, saying where it came from. */
+function manifestFile(manifest: Manifest, description: string): string {
+  return [
+    `# ${manifest.metadata.name} as the demo applied it (examples/ with its update: ${description}).`,
+    '# Edit it and `kubectl apply -f` it to roll out a change; applied unedited, nothing changes.',
+    yaml.dump(manifest, { noRefs: true, lineWidth: -1 }),
+  ].join('\n');
 }

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { loadKubeTarget } from '../command-line/kubeconfig.js';
 import { loadClusterAccess, type ClusterAccess } from '../runtime/kube/cluster-access.js';
 import { DEFAULT_API_KEY } from '../sim/controlplane/index.js';
 import { startRegionalEmulators } from '../sim/controlplane/regions.js';
@@ -13,7 +14,9 @@ import { startKubeEmulator } from '../sim/kube/index.js';
 const EU_API_KEY = 'emulator-key-eu';
 
 export interface DemoEnvironmentOptions {
+  /** A real cluster: --kubeconfig and/or --context, read as kubectl reads them. */
   kubeconfig?: string;
+  context?: string;
   controlPlaneUrl?: string;
   apiKey?: string;
   revisionPhaseMs: number;
@@ -24,6 +27,8 @@ export interface DemoEnvironmentOptions {
 export interface DemoEnvironment {
   kubeConfig: ClusterAccess;
   kubeconfigPath: string;
+  /** --context, when the user named one (the kubectl lines the demo prints carry it). */
+  context?: string;
   controlPlaneUrl: string;
   apiKey: string;
   /** The embedded control-plane emulator's admin token (undefined for a real control plane). */
@@ -76,27 +81,35 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions): Pro
       );
     }
 
-    let kubeconfigPath = options.kubeconfig;
-    if (!kubeconfigPath) {
+    const realCluster = options.kubeconfig !== undefined || options.context !== undefined;
+    let kubeconfigPath: string;
+    let kubeConfig: ClusterAccess;
+    if (realCluster) {
+      const target = await loadKubeTarget({
+        ...(options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig }),
+        ...(options.context === undefined ? {} : { context: options.context }),
+      }).catch((error: unknown) => {
+        throw new Error(
+          `--kubeconfig: cannot load "${options.kubeconfig ?? 'the default kubeconfig'}": ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
+      kubeconfigPath = target.origin;
+      kubeConfig = target.access;
+    } else {
       kubeconfigPath = join(stateDir, 'kubeconfig');
       const kube = await startKubeEmulator({ kubeconfigPath, logger: options.logger });
       closers.push(() => kube.close());
+      kubeConfig = await loadClusterAccess({ kind: 'file', path: kubeconfigPath });
     }
-    const kubeConfig = await loadClusterAccess({ kind: 'file', path: kubeconfigPath }).catch(
-      (error: unknown) => {
-        throw new Error(
-          `--kubeconfig: cannot load "${kubeconfigPath}": ${error instanceof Error ? error.message : String(error)}`,
-        );
-      },
-    );
     return {
       kubeConfig,
       kubeconfigPath,
+      ...(options.context === undefined ? {} : { context: options.context }),
       controlPlaneUrl,
       apiKey,
       adminToken,
       ...(secondRegion === undefined ? {} : { secondRegion }),
-      embeddedKube: !options.kubeconfig,
+      embeddedKube: !realCluster,
       embeddedControlPlane: !options.controlPlaneUrl,
       stateDir,
       close,

@@ -1,5 +1,9 @@
 // Reads the manifests the demo applies (crds/ and examples/) and applies them the way
-// `kubectl apply` would for these kinds: create, or merge-patch what exists.
+// `kubectl apply` would for these kinds: create, or merge-patch what exists, recording the
+// manifest as written in the kubectl.kubernetes.io/last-applied-configuration annotation, as
+// kubectl does. With that record, a later `kubectl apply -f` of the same file is a three-way
+// merge against what the demo applied (unchanged when nothing was edited), not a first apply
+// that warns about the missing annotation.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
@@ -60,15 +64,57 @@ export function resourceTypeOf(object: KubeObject): ResourceType {
   return type;
 }
 
-export async function applyObject(client: KubeClient, object: Manifest): Promise<void> {
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * The annotation's value as kubectl writes it: the manifest as written, its annotations without
+ * this one (an empty object when none is left, as kubectl leaves it), as JSON with sorted keys
+ * and a closing newline. Byte for byte kubectl's, so that `kubectl apply` of the same file finds
+ * nothing to change.
+ */
+export function lastAppliedConfiguration(written: Manifest): string {
+  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = written.metadata.annotations ?? {};
+  return `${JSON.stringify(sortedKeys({ ...written, metadata: { ...written.metadata, annotations } }))}\n`;
+}
+
+/**
+ * Applies `object` (what goes to the server: the manifest with the demo's label) and records
+ * `written` (the manifest as its file says it) as the last applied configuration, so that
+ * re-applying that file keeps the demo's label, which the file does not have.
+ */
+export async function applyObject(
+  client: KubeClient,
+  object: Manifest,
+  written: Manifest = object,
+): Promise<void> {
   const type = resourceTypeOf(object);
+  const record = { [LAST_APPLIED_ANNOTATION]: lastAppliedConfiguration(written) };
   try {
-    await client.create(type, object);
+    await client.create(type, {
+      ...object,
+      metadata: { ...object.metadata, annotations: { ...object.metadata.annotations, ...record } },
+    });
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
-    // Only the content is re-applied: the object's annotations carry the operator's
-    // records (the deployment id) and must survive a second apply.
+    // The content, the labels and the record are re-applied; the other annotations carry
+    // the operator's records (the deployment id) and must survive a second apply.
     const { metadata, apiVersion: _apiVersion, kind: _kind, ...content } = object;
-    await client.mergePatch(type, metadata.namespace, metadata.name, content);
+    await client.mergePatch(type, metadata.namespace, metadata.name, {
+      ...content,
+      metadata: {
+        ...(metadata.labels === undefined ? {} : { labels: metadata.labels }),
+        annotations: record,
+      },
+    });
   }
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+  );
 }

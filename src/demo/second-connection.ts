@@ -78,7 +78,7 @@ export async function applySecondConnection(
   options: Pick<SecondConnectionOptions, 'client' | 'namespace' | 'url' | 'apiKey'>,
 ): Promise<void> {
   for (const object of secondConnectionManifests(options).connection)
-    await applyObject(options.client, labelled(object));
+    await applyObject(options.client, labelled(object), object);
 }
 
 /** Applies the EU connection and waits for it to be Ready; returns the agent to apply with the others. */

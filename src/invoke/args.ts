@@ -2,31 +2,36 @@
 // show in `ps`): --api-key-file or AGENT_OPERATOR_API_KEY, exactly as the operator reads it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DURATION_RULE, parseDurationFlag } from '../command-line/duration-flag.js';
+import { flagProblem } from '../command-line/flag-error.js';
 import { ConfigError, readApiKey } from '../operator/config.js';
 import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
 
 export const INVOKE_USAGE = `Usage: agent-operator invoke [-n <namespace>] <name> <message> [flags]
 
 Sends <message> to the agent of the AgentDeployment <name> and prints its reply. The agent's
-address is read from the object's status (status.url, else status.customUrl); the API key of
-the default connection from --api-key-file or AGENT_OPERATOR_API_KEY, and the control plane
-from --control-plane-url or --region, as the operator takes them.
+address is read from the object's status (status.url, else status.customUrl).
 
-The object's author chose that address, so your key goes there only when it is the control
-plane's own, a URL the platform assigned (a repo_host deployment, as the control plane reports
-it), or a host in --agent-hosts; --trust-agent-url sends it anyway.
+The key: when the object names a connection (spec.connectionRef), that connection's, read from
+its key Secret with your kubeconfig, and sent only where that connection trusts (its own API
+addresses, a URL the platform assigned, its spec.agentHosts). Otherwise your key, from
+--api-key-file or AGENT_OPERATOR_API_KEY, with the control plane from --control-plane-url or
+--region, as the operator takes them; it goes only to the control plane's own address, a URL
+the platform assigned, or a host in --agent-hosts; --trust-agent-url sends it anyway.
 
-  -n, --namespace <ns>        the object's namespace (default "default")
+  -n, --namespace <ns>        the object's namespace (default: the context's, else "default")
       --kubeconfig <path>     kubeconfig to use (default: KUBECONFIG, then ~/.kube/config)
-      --api-key-file <path>   file holding the API key (default: AGENT_OPERATOR_API_KEY)
+      --context <name>        a context of that kubeconfig (default: its current-context)
+      --api-key-file <path>   file holding your API key (default: AGENT_OPERATOR_API_KEY)
       --stream                print the agent's updates as they arrive
       --thread <id>|new       continue a conversation, or start one (its id is printed)
       --assistant <id>        the assistant or graph to run (default "agent")
-      --timeout <seconds>     give up after this long (default 60)
+      --timeout <duration>    give up after this long: 30s, 2m; a bare number is seconds (default 60s)
       --control-plane-url <u> AGENT_OPERATOR_CONTROL_PLANE_URL (default: the --region's)
       --region us|eu          AGENT_OPERATOR_REGION (default us)
       --agent-hosts h,*.d     AGENT_OPERATOR_AGENT_HOSTS: agent hosts you trust with your key
       --trust-agent-url       send your key to whatever address the object names
+      --operator-namespace <ns>  where ClusterPlatformConnection keys live (default agent-operator-system)
   -h, --help                  show this help
 
 Examples:
@@ -34,17 +39,24 @@ Examples:
   agent-operator invoke -n agents-demo support-bot --stream "summarise my last order"
   agent-operator invoke -n agents-demo support-bot --thread new "my name is Ada"
   agent-operator invoke -n agents-demo support-bot --thread 5f0c…e2 "what is my name?"
+  agent-operator invoke --context staging support-bot --timeout 2m "hello"
 
-Exit codes: 0 the agent answered; 1 the call failed (not found, no URL yet, key refused,
-the agent raised, timeout); 2 bad arguments.
+Exit codes: 0 the agent answered; 1 the call failed (not found, no URL yet, a connection it
+may not use, key refused, the agent raised, timeout); 2 bad arguments.
 `;
 
 export interface InvokeArgs {
-  namespace: string;
+  /** -n; absent: the kubeconfig context's namespace. */
+  namespace?: string;
   name: string;
   message: string;
   kubeconfig?: string;
-  apiKey: string;
+  context?: string;
+  /** The user's key; needed only for an object without spec.connectionRef. */
+  apiKey?: string;
+  /** Why there is no user key (the error to show if one is needed). */
+  apiKeyProblem?: string;
+  operatorNamespace: string;
   stream: boolean;
   /** undefined: stateless; 'new': create a thread; otherwise a thread id. */
   thread?: string;
@@ -61,32 +73,40 @@ export class UsageError extends Error {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DEFAULT_TIMEOUT_SECONDS = 60;
+const DEFAULT_TIMEOUT = '60s';
 
 export function parseInvokeArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
 ): InvokeArgs | 'help' {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      kubeconfig: { type: 'string' },
-      'api-key-file': { type: 'string' },
-      stream: { type: 'boolean' },
-      thread: { type: 'string' },
-      assistant: { type: 'string' },
-      timeout: { type: 'string' },
-      'control-plane-url': { type: 'string' },
-      region: { type: 'string' },
-      'agent-hosts': { type: 'string' },
-      'trust-agent-url': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        namespace: { type: 'string', short: 'n' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        'operator-namespace': { type: 'string' },
+        'api-key-file': { type: 'string' },
+        stream: { type: 'boolean' },
+        thread: { type: 'string' },
+        assistant: { type: 'string' },
+        timeout: { type: 'string' },
+        'control-plane-url': { type: 'string' },
+        region: { type: 'string' },
+        'agent-hosts': { type: 'string' },
+        'trust-agent-url': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError(flagProblem(error));
+  }
+  const { values, positionals } = parsed;
   if (values.help) return 'help';
   const [name, message, ...extra] = positionals;
   if (name === undefined || message === undefined) {
@@ -100,9 +120,9 @@ export function parseInvokeArgs(
   if (thread !== undefined && thread !== 'new' && !UUID.test(thread)) {
     throw new UsageError(`--thread must be a thread id (a uuid) or "new"; got "${thread}"`);
   }
-  const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-    throw new UsageError(`--timeout must be a number of seconds > 0; got "${values.timeout ?? ''}"`);
+  const timeoutMs = parseDurationFlag(values.timeout ?? DEFAULT_TIMEOUT);
+  if (timeoutMs === undefined || timeoutMs <= 0) {
+    throw new UsageError(`--timeout must be ${DURATION_RULE}, more than 0; got "${values.timeout ?? ''}"`);
   }
   const region = values.region ?? nonEmpty(env.AGENT_OPERATOR_REGION) ?? 'us';
   if (region !== 'us' && region !== 'eu')
@@ -124,23 +144,28 @@ export function parseInvokeArgs(
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  let apiKey: string;
+  // Read now (a bad --api-key-file is a usage error), needed later only for an object without
+  // spec.connectionRef: one that names a connection is called with that connection's key.
+  let key: { apiKey: string } | { apiKeyProblem: string };
   try {
-    apiKey = readApiKey(values['api-key-file'], env, readFile);
+    key = { apiKey: readApiKey(values['api-key-file'], env, readFile) };
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    if (values['api-key-file'] !== undefined) throw new UsageError(error.message);
+    key = { apiKeyProblem: error.message };
   }
   return {
-    namespace: values.namespace ?? 'default',
+    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
     name,
     message,
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
-    apiKey,
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    ...key,
+    operatorNamespace: values['operator-namespace'] ?? 'agent-operator-system',
     stream: values.stream ?? false,
     ...(thread !== undefined ? { thread } : {}),
     assistant: values.assistant ?? 'agent',
-    timeoutMs: timeoutSeconds * 1000,
+    timeoutMs,
     ...(controlPlaneUrl === undefined ? {} : { controlPlaneUrl }),
     region,
     agentHosts,

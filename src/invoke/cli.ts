@@ -5,7 +5,11 @@ import { AgentRuntimeClient } from '../agentruntime/client.js';
 import { INVOKE_USAGE, parseInvokeArgs, type InvokeArgs } from './args.js';
 import { describeFailure, replyText, updateTexts } from './output.js';
 import { TargetError, findAgent } from './target.js';
-import { untrustedAgentUrl } from './trust.js';
+import { untrustedAgentUrl, untrustedConnectionUrl } from './trust.js';
+import { agentKeyOf, resolveInvokeConnection, type InvokeConnection } from './connection.js';
+import { flagErrorLine, USAGE_EXIT_CODE } from '../command-line/flag-error.js';
+import { loadKubeTarget } from '../command-line/kubeconfig.js';
+import { kubeClientFrom } from '../runtime/kube/cluster-access.js';
 
 export interface InvokeIo {
   stdout: (text: string) => void;
@@ -24,19 +28,73 @@ async function converse(args: InvokeArgs, io: InvokeIo, signal: AbortSignal): Pr
     io.stderr(`agent-operator invoke: ${text}\n`);
     return 1;
   };
-  const { url, deploymentId } = await findAgent(args.namespace, args.name, args.kubeconfig, signal);
-  const untrusted = await untrustedAgentUrl({
-    url,
-    ...(deploymentId === undefined ? {} : { deploymentId }),
-    apiKey: args.apiKey,
-    ...(args.controlPlaneUrl === undefined ? {} : { controlPlaneUrl: args.controlPlaneUrl }),
-    region: args.region,
-    agentHosts: args.agentHosts,
-    trustAgentUrl: args.trustAgentUrl,
-    signal,
+  const target = await loadKubeTarget(
+    {
+      ...(args.kubeconfig === undefined ? {} : { kubeconfig: args.kubeconfig }),
+      ...(args.context === undefined ? {} : { context: args.context }),
+    },
+    io.env,
+  ).catch((error: unknown) => {
+    throw new TargetError(error instanceof Error ? error.message : String(error));
   });
-  if (untrusted !== undefined) return fail(untrusted);
-  const client = new AgentRuntimeClient({ url, apiKey: args.apiKey, timeoutMs: args.timeoutMs });
+  // kubectl's rule: -n, else the namespace of the kubeconfig's context.
+  const namespace = args.namespace ?? target.namespace;
+  const { client: kube, transport } = kubeClientFrom(target.access);
+  let connection: InvokeConnection | undefined;
+  try {
+    const { object, url, deploymentId } = await findAgent(kube, namespace, args.name, signal);
+    connection = await resolveInvokeConnection(kube, object, args.operatorNamespace, signal);
+    let apiKey: string;
+    if (connection !== undefined) {
+      const refused = await untrustedConnectionUrl({
+        url,
+        ...(deploymentId === undefined ? {} : { deploymentId }),
+        connection: connection.resolved,
+        controlPlane: connection.controlPlane,
+        objectLabel: `agentdeployment ${namespace}/${args.name}`,
+        signal,
+      });
+      if (refused !== undefined) return fail(refused);
+      apiKey = agentKeyOf(connection.resolved.credentials);
+    } else {
+      if (args.apiKey === undefined) {
+        io.stderr(
+          flagErrorLine(
+            'invoke',
+            `agentdeployment ${namespace}/${args.name} uses the default connection, which needs your key: ${args.apiKeyProblem ?? ''}`,
+          ),
+        );
+        return USAGE_EXIT_CODE;
+      }
+      apiKey = args.apiKey;
+      const untrusted = await untrustedAgentUrl({
+        url,
+        ...(deploymentId === undefined ? {} : { deploymentId }),
+        apiKey,
+        ...(args.controlPlaneUrl === undefined ? {} : { controlPlaneUrl: args.controlPlaneUrl }),
+        region: args.region,
+        agentHosts: args.agentHosts,
+        trustAgentUrl: args.trustAgentUrl,
+        signal,
+      });
+      if (untrusted !== undefined) return fail(untrusted);
+    }
+    return await talk(args, io, url, apiKey, signal, fail);
+  } finally {
+    transport.close();
+    await connection?.close();
+  }
+}
+
+async function talk(
+  args: InvokeArgs,
+  io: InvokeIo,
+  url: string,
+  apiKey: string,
+  signal: AbortSignal,
+  fail: (text: string) => number,
+): Promise<number> {
+  const client = new AgentRuntimeClient({ url, apiKey, timeoutMs: args.timeoutMs });
   let threadId = args.thread;
   if (threadId === 'new') {
     const created = await client.createThread({ signal });
@@ -68,9 +126,8 @@ export async function run(argv: string[], io: InvokeIo): Promise<number> {
   try {
     args = parseInvokeArgs(argv, io.env);
   } catch (error) {
-    io.stderr(`agent-operator invoke: ${error instanceof Error ? error.message : String(error)}\n`);
-    io.stderr('Run agent-operator invoke --help for usage.\n');
-    return 2;
+    io.stderr(flagErrorLine('invoke', error instanceof Error ? error.message : String(error)));
+    return USAGE_EXIT_CODE;
   }
   if (args === 'help') {
     io.stdout(INVOKE_USAGE);

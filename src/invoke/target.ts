@@ -1,14 +1,16 @@
-// Finds the agent an AgentDeployment stands for: the object through the user's kubeconfig,
+// Finds the agent an AgentDeployment stands for: the object, read with the user's kubeconfig,
 // then the agent's address in its status. `status.url` is the address the operator
 // publishes once the latest revision serves (and passed its smoke test, if any); objects
 // written before it existed carry only `status.customUrl` (the deployment's custom_url),
 // which is read as a fallback.
 import { GROUP, PLURAL, VERSION } from '../api/agentdeployment/names.js';
-import { kubeClientFrom, loadClusterAccess } from '../runtime/kube/cluster-access.js';
+import type { KubeClient } from '../runtime/kube/client.js';
 import { isNotFound } from '../runtime/kube/errors.js';
 import type { KubeObject } from '../runtime/kube/objects.js';
 
 export interface AgentTarget {
+  /** The AgentDeployment as read (its spec.connectionRef decides the key). */
+  object: KubeObject;
   url: string;
   /** status.deploymentId, when the operator recorded it. */
   deploymentId?: string;
@@ -28,19 +30,11 @@ export function agentUrlOf(object: KubeObject): string | undefined {
 }
 
 export async function findAgent(
+  client: KubeClient,
   namespace: string,
   name: string,
-  kubeconfig: string | undefined,
   signal: AbortSignal,
 ): Promise<AgentTarget> {
-  const access = await loadClusterAccess(
-    kubeconfig ? { kind: 'file', path: kubeconfig } : { kind: 'default' },
-  ).catch((error: unknown) => {
-    throw new TargetError(
-      `cannot load the kubeconfig: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  });
-  const { client, transport } = kubeClientFrom(access);
   let object: KubeObject;
   try {
     object = await client.get({ group: GROUP, version: VERSION, plural: PLURAL }, namespace, name, signal);
@@ -50,8 +44,6 @@ export async function findAgent(
     throw new TargetError(
       `cannot read agentdeployment ${namespace}/${name}: ${error instanceof Error ? error.message : String(error)}`,
     );
-  } finally {
-    transport.close();
   }
   const url = agentUrlOf(object);
   if (url === undefined) {
@@ -60,5 +52,9 @@ export async function findAgent(
     );
   }
   const deploymentId = (object as { status?: { deploymentId?: unknown } }).status?.deploymentId;
-  return { url, ...(typeof deploymentId === 'string' && deploymentId !== '' ? { deploymentId } : {}) };
+  return {
+    object,
+    url,
+    ...(typeof deploymentId === 'string' && deploymentId !== '' ? { deploymentId } : {}),
+  };
 }

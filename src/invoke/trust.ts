@@ -5,11 +5,18 @@
 // the control plane's own address, a URL the platform assigned (a repo_host deployment, as
 // the control plane itself reports it, read with the user's key), or a host the user listed
 // in --agent-hosts. --trust-agent-url says "send it anyway", explicitly.
+//
+// An object that names a connection is called with that connection's key (./connection.ts),
+// and that key goes only where the connection's own trust allows: its control plane and
+// platform API, a URL the platform assigned, its spec.agentHosts. Neither --agent-hosts nor
+// --trust-agent-url widens it: the key is its owner's to share, not the caller's.
 import { chooseAgentCredential } from '../egress/agent-credential.js';
 import type { HostPattern } from '../egress/host-patterns.js';
 import { REGION_BASE_URLS, createControlPlaneClient } from '../controlplane/client/index.js';
 import { PLATFORM_API_URLS } from '../connections/endpoints.js';
 import type { Region } from '../controlplane/budget/rate-table.js';
+import type { ControlPlaneClient } from '../controlplane/client/index.js';
+import type { ResolvedConnection } from '../connections/registry.js';
 
 export interface TrustOptions {
   url: string;
@@ -45,6 +52,35 @@ export async function untrustedAgentUrl(options: TrustOptions): Promise<string |
   return `not sending your key to ${options.url}: the address comes from the object, and it is not the control plane's, not assigned by the platform, and not in --agent-hosts. If you trust it, pass --agent-hosts <host> (or AGENT_OPERATOR_AGENT_HOSTS), or --trust-agent-url`;
 }
 
+export interface ConnectionTrustOptions {
+  url: string;
+  deploymentId?: string;
+  /** The object's connection, resolved as the operator resolves it. */
+  connection: ResolvedConnection;
+  /** That connection's control plane, asked whether it assigned the URL. */
+  controlPlane: ControlPlaneClient;
+  /** `agentdeployment <namespace>/<name>`. */
+  objectLabel: string;
+  signal: AbortSignal;
+}
+
+/** Undefined when the connection's key may go to `url`; otherwise the refusal, naming the object, the connection and the rule. */
+export async function untrustedConnectionUrl(options: ConnectionTrustOptions): Promise<string | undefined> {
+  const { connection } = options;
+  const source =
+    options.deploymentId === undefined
+      ? ''
+      : await repoHostSource(options.controlPlane, options.deploymentId, options.url, options.signal);
+  const choice = chooseAgentCredential({
+    url: options.url,
+    source,
+    trust: connection.agentTrust,
+    connectionLabel: connection.label,
+  });
+  if (choice.kind !== 'refused') return undefined;
+  return `not sending the key of ${connection.label} (the connection of ${options.objectLabel}) to ${options.url}: ${choice.message.replace(/\. Ask them.*$/, '')}. Ask the connection's owner to add the host to its spec.agentHosts; --agent-hosts and --trust-agent-url widen only your own key's reach`;
+}
+
 /** The deployment's source as the control plane reports it; '' when it cannot be read. */
 async function sourceOf(options: TrustOptions): Promise<string> {
   if (options.deploymentId === undefined) return '';
@@ -55,10 +91,19 @@ async function sourceOf(options: TrustOptions): Promise<string> {
     retry: { maxAttempts: 1 },
   });
   try {
-    const read = await client.getDeployment(options.deploymentId, { signal: options.signal });
-    // Only a URL the control plane itself reports for a repo_host deployment counts as assigned.
-    return read.ok && read.value.source_config.custom_url === options.url ? read.value.source : '';
+    return await repoHostSource(client, options.deploymentId, options.url, options.signal);
   } finally {
     await client.close();
   }
+}
+
+/** Only a URL the control plane itself reports for a repo_host deployment counts as assigned. */
+async function repoHostSource(
+  client: ControlPlaneClient,
+  deploymentId: string,
+  url: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const read = await client.getDeployment(deploymentId, { signal });
+  return read.ok && read.value.source_config.custom_url === url ? read.value.source : '';
 }

@@ -1,7 +1,10 @@
 // `agent-operator run`: the operator process. Exits 0 after a clean shutdown on SIGTERM or
 // SIGINT (drains reconciles, releases the lease), 2 on a configuration error, 1 otherwise.
+import { delimiter } from 'node:path';
+import { flagErrorLine, USAGE_EXIT_CODE } from '../command-line/flag-error.js';
+import { loadKubeTarget } from '../command-line/kubeconfig.js';
 import { createLogger } from '../observability/logger.js';
-import { ConfigError, RUN_USAGE, parseOperatorConfig } from './config.js';
+import { ConfigError, RUN_USAGE, parseOperatorConfig, type OperatorConfig } from './config.js';
 import { startOperator } from './operator.js';
 
 const RUN_EXAMPLES = `
@@ -17,8 +20,8 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseOperatorConfig({ argv, env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`agent-operator run: ${error.message}\n\n${RUN_USAGE}${RUN_EXAMPLES}`);
-      return 2;
+      process.stderr.write(flagErrorLine('run', error.message));
+      return USAGE_EXIT_CODE;
     }
     throw error;
   }
@@ -28,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { config } = parsed;
   const logger = createLogger({ level: config.logLevel, name: 'agent-operator' });
-  const operator = await startOperator({ config, logger });
+  const operator = await startOperator({ config, logger, ...(await contextAccess(config)) });
 
   const shutdown = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -39,4 +42,19 @@ export async function main(argv: string[]): Promise<number> {
   await operator.stop();
   logger.info('stopped');
   return 0;
+}
+
+/**
+ * With --context, the cluster access of that context (the operator's own loader reads the
+ * current one); without it, nothing: the operator loads in-cluster access or the kubeconfig.
+ */
+async function contextAccess(config: OperatorConfig) {
+  if (config.context === undefined) return {};
+  // KUBECONFIG may list several files: the loader merges them when no single path is given.
+  const kubeconfig = config.kubeconfig?.includes(delimiter) === true ? undefined : config.kubeconfig;
+  const target = await loadKubeTarget({
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+    context: config.context,
+  });
+  return { kubeConfig: target.access };
 }

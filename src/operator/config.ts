@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TIMINGS } from '../reconcilers/agentdeployment/defaults.js';
-import { parseDuration } from './duration.js';
+import { DURATION_RULE, parseDurationFlag } from '../command-line/duration-flag.js';
+import { flagProblem } from '../command-line/flag-error.js';
 import { insecureUrlProblem } from '../egress/insecure-url.js';
 import { DEFAULT_DELETION_TIMINGS } from '../reconcilers/deletion/ports.js';
 import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
@@ -14,6 +15,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface OperatorConfig {
   kubeconfig?: string;
+  /** --context: a context of the kubeconfig other than its current one. */
+  context?: string;
   controlPlaneUrl?: string;
   region: Region;
   /** Never logged; held only to build the client's credentials. */
@@ -58,6 +61,7 @@ export class ConfigError extends Error {
 export const RUN_USAGE = `Usage: agent-operator run [flags]
 
   --kubeconfig <path>                 KUBECONFIG; default: in-cluster, then ~/.kube/config
+  --context <name>                    a context of that kubeconfig (default: its current-context)
   --control-plane-url <url>           AGENT_OPERATOR_CONTROL_PLANE_URL (overrides --region)
   --region us|eu                      AGENT_OPERATOR_REGION (default us)
   --allow-insecure                    AGENT_OPERATOR_ALLOW_INSECURE=true: accept an http:// URL off this machine
@@ -84,10 +88,14 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --rate-limit <count>/<seconds>      AGENT_OPERATOR_RATE_LIMIT (default: the published 1000/10)
   --deletion-verify-interval <dur>    AGENT_OPERATOR_DELETION_VERIFY_INTERVAL (default 6h, jittered ±20%)
   --deletion-verify-deadline <dur>    AGENT_OPERATOR_DELETION_VERIFY_DEADLINE (default 336h = 14 days)
+  -h, --help                          show this help
+
+Durations are written 30s, 2m, 1h30m or 250ms; a bare number is seconds.
 `;
 
 const OPTIONS = {
   kubeconfig: { type: 'string' },
+  context: { type: 'string' },
   'control-plane-url': { type: 'string' },
   region: { type: 'string' },
   'allow-insecure': { type: 'boolean' },
@@ -133,7 +141,7 @@ export function parseOperatorConfig({
   try {
     ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
+    throw new ConfigError(flagProblem(error));
   }
   if (values.help) return { help: true };
 
@@ -213,6 +221,7 @@ export function parseOperatorConfig({
     help: false,
     config: {
       kubeconfig: pick('kubeconfig', 'KUBECONFIG'),
+      ...(values.context === undefined ? {} : { context: values.context }),
       controlPlaneUrl,
       region,
       apiKey,
@@ -292,11 +301,9 @@ function optionalDuration(text: string | undefined, name: string, minMs: number,
 }
 
 function duration(text: string, name: string, minMs: number): number {
-  const value = parseDuration(text);
+  const value = parseDurationFlag(text);
   if (value === undefined || value < minMs) {
-    throw new ConfigError(
-      `${name}: must be a duration such as 30s, 5m or 1h, at least ${minMs} ms; got "${text}"`,
-    );
+    throw new ConfigError(`${name}: must be ${DURATION_RULE}, at least ${minMs} ms; got "${text}"`);
   }
   return value;
 }

@@ -1,8 +1,18 @@
-// The command line as a newcomer meets it: --version, help at every level with examples, and
-// clear errors for what it does not know. Output is captured, so a passing run prints nothing.
+// The command line as a newcomer meets it, with kubectl's habits: --version and `version`, help
+// at every level with examples, one-line errors for what it does not know (exit 2), durations
+// with units, and `npx agent-operator` working in a checkout. Output is captured, so a passing
+// run prints nothing.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dispatch as dispatchProduction } from '../../src/cli.js';
+import { parseDurationFlag } from '../../src/command-line/duration-flag.js';
 import { dispatch, type Output } from '../../src/dev-cli.js';
+import { parseInvokeArgs } from '../../src/invoke/args.js';
+import { parseOperatorConfig } from '../../src/operator/config.js';
+import { packageVersion } from '../../src/version.js';
+import { REPO_ROOT } from '../packaging/support/paths.js';
 import { run, type RunResult } from '../packaging/support/run.js';
 
 function captured(): Output & { out: string; err: string } {
@@ -57,15 +67,21 @@ describe('cli dispatch (the development program: production commands, demo, emul
     expect(stdout).toMatch(/^agent-operator \d+\.\d+\.\d+\S* \(commit 0123456789abcdef\)\n$/);
   });
 
-  it.each(['run', 'demo', 'crds', 'emulate control-plane', 'emulate kube'])(
-    '%s --help shows its flags and examples',
-    async (command) => {
-      const { code, stdout } = await cli([...command.split(' '), '--help']);
-      expect(code).toBe(0);
-      expect(stdout).toContain(`agent-operator ${command}`);
-      expect(stdout).toMatch(/Examples:\n {2}\S/);
-    },
-  );
+  it.each([
+    'run',
+    'invoke',
+    'connection',
+    'version',
+    'demo',
+    'crds',
+    'emulate control-plane',
+    'emulate kube',
+  ])('%s --help shows its flags and examples', async (command) => {
+    const { code, stdout } = await cli([...command.split(' '), '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`agent-operator ${command}`);
+    expect(stdout).toMatch(/Examples:\n {2}\S/);
+  });
 });
 
 describe('the production program (src/cli.ts, what the image runs)', () => {
@@ -90,5 +106,138 @@ describe('the production program (src/cli.ts, what the image runs)', () => {
     const { code, stdout } = await cli(['--version'], { AGENT_OPERATOR_COMMIT: 'abc123' }, 'src/cli.ts');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^agent-operator \S+ \(commit abc123\)\n$/);
+  });
+});
+
+describe('version', () => {
+  it('prints the version, the commit and the Node.js version', async () => {
+    const { code, stdout } = await cli(
+      ['version'],
+      { AGENT_OPERATOR_COMMIT: '0123456789abcdef' },
+      'src/cli.ts',
+    );
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      `agent-operator ${packageVersion()}\ncommit 0123456789abcdef\nnode ${process.version}\n`,
+    );
+  });
+
+  it('--output json gives the same as an object', async () => {
+    const { code, stdout } = await cli(
+      ['version', '-o', 'json'],
+      { AGENT_OPERATOR_COMMIT: 'abc123' },
+      'src/cli.ts',
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      version: packageVersion(),
+      commit: 'abc123',
+      node: process.version,
+    });
+  });
+});
+
+describe('a bad flag: one line naming it and where the help is, exit 2', () => {
+  it.each([
+    {
+      argv: ['run', '--bogus'],
+      says: 'agent-operator run: unknown flag --bogus (see agent-operator run --help)',
+    },
+    {
+      argv: ['run', '--resync-period', 'soon'],
+      says: 'agent-operator run: --resync-period: must be a duration such as 30s, 2m or 1h (a bare number is seconds), at least 1000 ms; got "soon" (see agent-operator run --help)',
+    },
+    {
+      argv: ['invoke', 'bot', 'hi', '--timeout'],
+      says: 'agent-operator invoke: --timeout needs a value (see agent-operator invoke --help)',
+    },
+    {
+      argv: ['demo', '--keep=yes'],
+      says: 'agent-operator demo: --keep takes no value (see agent-operator demo --help)',
+    },
+    {
+      argv: ['connection', 'check', 'eu', '--bogus'],
+      says: 'agent-operator connection check: unknown flag --bogus (see agent-operator connection check --help)',
+    },
+    {
+      argv: ['version', '-o', 'yaml'],
+      says: 'agent-operator version: --output must be "text" or "json"; got "yaml" (see agent-operator version --help)',
+    },
+    {
+      argv: ['no-such-command'],
+      says: 'agent-operator: unknown command "no-such-command" (see agent-operator --help)',
+    },
+  ])('$argv', async ({ argv, says }) => {
+    const { code, stdout, stderr } = await cli(argv, { AGENT_OPERATOR_API_KEY: 'k' });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(`${says}\n`);
+  });
+});
+
+describe('durations: a number with its unit, or a bare number of seconds', () => {
+  it.each([
+    ['250ms', 250],
+    ['30s', 30_000],
+    ['2m', 120_000],
+    ['1h30m', 5_400_000],
+    ['45', 45_000],
+    ['1.5', 1_500],
+    ['soon', undefined],
+    ['', undefined],
+    ['-5', undefined],
+  ])('%j', (text, ms) => {
+    expect(parseDurationFlag(text)).toBe(ms);
+  });
+
+  it('every duration flag takes them: invoke --timeout, demo --timeout, the operator', () => {
+    const invoke = parseInvokeArgs(['bot', 'hi', '--timeout', '2m'], { AGENT_OPERATOR_API_KEY: 'k' });
+    expect(invoke !== 'help' && invoke.timeoutMs).toBe(120_000);
+    const seconds = parseInvokeArgs(['bot', 'hi', '--timeout', '90'], { AGENT_OPERATOR_API_KEY: 'k' });
+    expect(seconds !== 'help' && seconds.timeoutMs).toBe(90_000);
+    const operator = parseOperatorConfig({
+      argv: ['--resync-period', '300', '--poll-interval', '500ms'],
+      env: { AGENT_OPERATOR_API_KEY: 'k' },
+      readFile: () => '',
+    });
+    expect(operator.help === false && operator.config.resyncPeriodMs).toBe(300_000);
+    expect(operator.help === false && operator.config.pollIntervalMs).toBe(500);
+  });
+});
+
+describe('`npx agent-operator` in a checkout after npm ci', () => {
+  it("runs the package's own bin (what the docs' commands use), with no install", async () => {
+    // A copy of the package's manifest, its bin a stub that names itself: npx must find the
+    // bin through package.json alone, as in a fresh clone (where `npm ci` builds dist/).
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      bin: Record<string, string>;
+    };
+    const bin = manifest.bin['agent-operator'];
+    expect(bin).toBe('dist/dev-cli.js');
+    const dir = await mkdtemp(join(tmpdir(), 'npx-bin-'));
+    try {
+      await writeFile(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: manifest.name, version: manifest.version, bin: manifest.bin }),
+      );
+      await mkdir(join(dir, 'dist'));
+      await writeFile(
+        join(dir, bin ?? ''),
+        '#!/usr/bin/env node\nconsole.log(`own bin: ${process.argv.slice(2).join(" ")}`);\n',
+        {
+          mode: 0o755,
+        },
+      );
+      const result = await run('npx', ['--offline', 'agent-operator', 'version'], {
+        cwd: dir,
+        env: { ...process.env, npm_config_update_notifier: 'false' },
+      });
+      expect(result.stdout).toBe('own bin: version\n');
+      expect(result.code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

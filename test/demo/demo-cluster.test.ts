@@ -4,9 +4,10 @@
 // finalizer, no ids, no status), remove everything it created, refuse a namespace it does
 // not own, and start from a clean slate after an earlier `--keep` run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentDeploymentCrd } from '../../src/api/crd/agentdeployment-crd.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
@@ -200,6 +201,11 @@ describe('demo --kubeconfig against a cluster it does not own', () => {
     const first = await kept.done;
     expect(first.code, first.stdout).toBe(0);
     expect(first.stdout).toContain('left in place (--keep): namespace agents-demo');
+    // Ctrl-C says what it left and how to remove it.
+    expect(first.stdout).toContain('== Stopping (Ctrl-C)');
+    expect(first.stdout).toContain(
+      `to remove it: npx agent-operator demo --kubeconfig ${kubeconfig}   # empties it through its own operator first`,
+    );
     expect(await demoObjectsLeft()).toContain('agd/support-bot');
 
     const { code, stdout } = await startDemo([]).done;
@@ -211,6 +217,33 @@ describe('demo --kubeconfig against a cluster it does not own', () => {
     expect(/support-bot: [^\n]*/.exec(creating)?.[0]).not.toContain('Ready=True');
     expect(await demoObjectsLeft()).toEqual([]);
   }, 90_000);
+});
+
+describe('demo --context', () => {
+  it("uses the context named, not the kubeconfig's current one (which points nowhere)", async () => {
+    const written = yaml.load(await readFile(kubeconfig, 'utf8')) as {
+      clusters: Array<{ name: string; cluster: Record<string, unknown> }>;
+      contexts: Array<{ name: string; context: Record<string, string> }>;
+    };
+    const nowhere = { name: 'nowhere', cluster: { server: 'http://127.0.0.1:1' } };
+    const twoContexts = join(dir, 'two-contexts');
+    await writeFile(
+      twoContexts,
+      yaml.dump({
+        ...written,
+        clusters: [...written.clusters, nowhere],
+        contexts: [
+          ...written.contexts.map((entry) => ({ ...entry, name: 'emulator' })),
+          { name: 'nowhere', context: { cluster: 'nowhere', user: written.contexts[0]?.context.user ?? '' } },
+        ],
+        'current-context': 'nowhere',
+      }),
+    );
+    const { code, stdout } = await startDemo(['--kubeconfig', twoContexts, '--context', 'emulator']).done;
+    expect(code, stdout).toBe(0);
+    expect(stdout).toContain(`kubernetes: ${twoContexts}`);
+    expect(await demoObjectsLeft()).toEqual([]);
+  }, 60_000);
 });
 
 describe('demo interrupted', () => {

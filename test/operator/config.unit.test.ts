@@ -127,7 +127,7 @@ describe('agent-operator run configuration', () => {
   it.each([
     [['--region', 'mars'], /--region: must be "us" or "eu"/],
     [['--concurrency', '0'], /--concurrency: must be a whole number from 1 to 1000/],
-    [['--resync-period', '10'], /--resync-period: must be a duration/],
+    [['--resync-period', '10 minutes'], /--resync-period: must be a duration/],
     [['--rate-limit', '10 per second'], /--rate-limit: must be <count>\/<seconds>/],
     [['--metrics-bind-address', 'nowhere'], /--metrics-bind-address: must be <host>:<port>/],
     [['--log-level', 'loud'], /--log-level: must be one of/],
