@@ -9,9 +9,17 @@ import { fileURLToPath } from 'node:url';
 /** The package root, from src/ (tsx) and from dist/ (compiled) alike. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-export function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(`${PACKAGE_ROOT}package.json`, 'utf8')) as { version?: string };
-  return manifest.version ?? 'unknown';
+/**
+ * The package's version, or "unknown" when its manifest cannot be read: the operator's start
+ * (build_info) must not depend on a file that only describes it.
+ */
+export function packageVersion(root: string = PACKAGE_ROOT): string {
+  try {
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 export function buildCommit(env: NodeJS.ProcessEnv = process.env): string {

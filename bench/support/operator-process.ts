@@ -2,6 +2,7 @@
 // a GC/RSS probe), with the published rate limit unless told otherwise, metrics served on
 // a free local port, and helpers to read its metrics and its CPU time.
 import { execFile } from 'node:child_process';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BENCH_API_KEY } from './emulators.js';
@@ -20,7 +21,8 @@ export interface OperatorProcessOptions {
 }
 
 const BUILD_CONFIG = join(ROOT, 'bench/support/tsconfig.operator-build.json');
-const BUILT_ENTRY = join(ROOT, 'node_modules/.cache/agent-operator-bench/bench/support/operator-entry.js');
+const BUILT_ROOT = join(ROOT, 'node_modules/.cache/agent-operator-bench');
+const BUILT_ENTRY = join(BUILT_ROOT, 'bench/support/operator-entry.js');
 let building: Promise<void> | undefined;
 
 /**
@@ -34,7 +36,9 @@ export function buildOperator(): Promise<void> {
     process.execPath,
     [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', BUILD_CONFIG],
     { cwd: ROOT },
-  ).then(() => undefined);
+  )
+    // The compiled operator reads its version from the package root beside it (build_info).
+    .then(() => copyFile(join(ROOT, 'package.json'), join(BUILT_ROOT, 'package.json')));
   return building;
 }
 

@@ -241,3 +241,20 @@ describe('`npx agent-operator` in a checkout after npm ci', () => {
     }
   });
 });
+
+describe('the package version', () => {
+  it('is the manifest version, and "unknown" (never a crash at start) when the manifest cannot be read', async () => {
+    const manifest = JSON.parse(
+      await readFile(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
+    ) as {
+      version: string;
+    };
+    expect(packageVersion()).toBe(manifest.version);
+    const empty = await mkdtemp(join(tmpdir(), 'no-manifest-'));
+    try {
+      expect(packageVersion(`${empty}/`)).toBe('unknown');
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
