@@ -56,6 +56,25 @@ describe('cpu bounds and rounding', () => {
   });
 });
 
+describe('replica counts', () => {
+  it.each(['min_scale', 'max_scale', 'queue_min_scale', 'queue_max_scale'])(
+    'a negative %s is refused with a 400 naming it (a number of replicas cannot be below 0)',
+    async (field) => {
+      const response = await client.call<{ detail: string }>('POST', '/v2/deployments', {
+        body: containerBody(listenerId, {
+          source_config: { listener_id: listenerId, resource_spec: { [field]: -1 } },
+        }),
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.detail).toBe(`source_config.resource_spec.${field} (-1) must not be negative`);
+    },
+  );
+
+  it('zero replicas is a valid minimum', async () => {
+    expect(await stored({ min_scale: 0, max_scale: 0 })).toMatchObject({ min_scale: 0, queue_min_scale: 0 });
+  });
+});
+
 describe('defaults', () => {
   it('fills limits with 2x the request and queue_* from their base fields', async () => {
     const spec = await stored({

@@ -273,3 +273,51 @@ describe('revisionStateAt (pure)', () => {
     });
   });
 });
+
+describe('image_version', () => {
+  type WithImageVersion = WireDeployment & { image_version: string | null };
+  const imageVersion = async (id: string): Promise<string | null> =>
+    (await client.call<WithImageVersion>('GET', `/v2/deployments/${id}`)).body.image_version;
+
+  it('is the version of the image the active revision runs: null until one deploys, then its tag', async () => {
+    const created = (
+      await client.call<WithImageVersion>('POST', '/v2/deployments', {
+        body: containerBody(listenerId, { source_revision_config: { image_uri: 'registry.example:5000/team/agent:1.4.2' } }),
+      })
+    ).body;
+    expect(created.image_version).toBeNull();
+    clock.advance(PHASE * 4);
+    expect(await imageVersion(created.id)).toBe('1.4.2');
+    await client.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { source_revision_config: { image_uri: 'registry.example:5000/team/agent:1.5.0' } },
+    });
+    // The new revision is not deployed yet: the deployment still runs the old image.
+    expect(await imageVersion(created.id)).toBe('1.4.2');
+    clock.advance(PHASE * 4);
+    expect(await imageVersion(created.id)).toBe('1.5.0');
+  });
+
+  it.each([
+    { image: 'registry.example/agent@sha256:' + 'a'.repeat(64), version: 'sha256:' + 'a'.repeat(64) },
+    { image: 'registry.example:5000/agent', version: 'latest' },
+    { image: 'agent:2@sha256:' + 'b'.repeat(64), version: 'sha256:' + 'b'.repeat(64) },
+  ])('reads $image as $version', async ({ image, version }) => {
+    const created = (
+      await client.call<WithImageVersion>('POST', '/v2/deployments', {
+        body: containerBody(listenerId, { source_revision_config: { image_uri: image } }),
+      })
+    ).body;
+    clock.advance(PHASE * 4);
+    expect(await imageVersion(created.id)).toBe(version);
+  });
+
+  it('stays null for a repository source, whose built image the spec does not name', async () => {
+    const created = (
+      await client.call<WithImageVersion>('POST', '/v2/deployments', { body: repoHostBody(integrationId) })
+    ).body;
+    clock.advance(PHASE * 10);
+    const after = (await client.call<WithImageVersion>('GET', `/v2/deployments/${created.id}`)).body;
+    expect(after.active_revision_id).not.toBeNull();
+    expect(after.image_version).toBeNull();
+  });
+});

@@ -1,7 +1,8 @@
 // The Kubernetes emulator driven by a second official client, not JavaScript: the Python
 // client (Debian's python3-kubernetes). Where it and a real API server agree, the emulator
 // must too: watch=True is a watch, Lease MicroTimes come back in UTC with six fractional
-// digits, a completed DELETE of a custom resource answers a Status naming what went.
+// digits, a completed DELETE of a custom resource answers a Status naming what went, a
+// replace that changes nothing keeps resourceVersion.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,7 @@ describe.skipIf(missing !== undefined)('the official Python client against the e
     watchEvent: { type: string; name: string };
     leaseSpec: { acquireTime: string; renewTime: string };
     deleted: Record<string, unknown>;
+    noopReplace: { configMap: [string, string]; deployment: [string, string] };
   };
   let uid: string;
 
@@ -52,6 +54,13 @@ describe.skipIf(missing !== undefined)('the official Python client against the e
   it('stores and answers Lease MicroTimes in UTC with six fractional digits', () => {
     expect(answers.leaseSpec.renewTime).toBe('2025-12-31T23:00:00.123456Z');
     expect(answers.leaseSpec.acquireTime).toBe('2025-12-31T23:00:00.123456Z');
+  });
+
+  it('keeps resourceVersion on a replace that changes nothing (the object sent back as read)', () => {
+    const [mapRead, mapReplaced] = answers.noopReplace.configMap;
+    expect(mapReplaced).toBe(mapRead);
+    const [deploymentRead, deploymentReplaced] = answers.noopReplace.deployment;
+    expect(deploymentReplaced).toBe(deploymentRead);
   });
 
   it('answers a completed delete of a custom resource with a Status naming it', () => {

@@ -55,6 +55,53 @@ describe('write semantics', () => {
     expect(meta(same.body).resourceVersion).toBe(meta(grown.body).resourceVersion);
   });
 
+  describe('a PUT that changes nothing keeps resourceVersion, as a real API server', () => {
+    const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+    const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+    /**
+     * The object as the official Python client sends it back after a read: its datetimes
+     * re-serialized by isoformat(), `+00:00` instead of `Z` (managedFields[].time,
+     * creationTimestamp). The same instants: a real server parses them and sees no change.
+     */
+    const asPythonSends = (body: Record<string, unknown>): Record<string, unknown> =>
+      JSON.parse(JSON.stringify(body).replace(/"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)Z"/g, '"$1+00:00"')) as Record<string, unknown>;
+
+    it.each([
+      ['a ConfigMap', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noop-cm' }, data: { a: '1' } }],
+      [
+        'a Deployment',
+        DEPLOYMENTS,
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'noop-deploy' },
+          spec: {
+            selector: { matchLabels: { app: 'x' } },
+            template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'x:1' }] } },
+          },
+        },
+      ],
+      ['a custom resource', WIDGETS, widget('noop-widget')],
+    ])('%s, sent back as read, or as the Python client re-serializes it', async (_kind, collection, object) => {
+      const name = (object['metadata'] as { name: string }).name;
+      expect((await http(env, 'POST', collection, object)).status).toBe(201);
+      const read = await http(env, 'GET', `${collection}/${name}`);
+      const rv = meta(read.body).resourceVersion;
+      const asRead = await http(env, 'PUT', `${collection}/${name}`, read.body);
+      expect(asRead.status).toBe(200);
+      expect(meta(asRead.body).resourceVersion).toBe(rv);
+      const fromPython = await http(env, 'PUT', `${collection}/${name}`, asPythonSends(read.body));
+      expect(fromPython.status).toBe(200);
+      expect(meta(fromPython.body).resourceVersion).toBe(rv);
+      // And what is stored stays in the server's own form.
+      expect((await http(env, 'GET', `${collection}/${name}`)).body).toEqual(read.body);
+      // A PUT that does change something still moves it.
+      const labelled = { ...read.body, metadata: { ...(read.body['metadata'] as object), labels: { changed: 'yes' } } };
+      const changed = await http(env, 'PUT', `${collection}/${name}`, asPythonSends(labelled));
+      expect(Number(meta(changed.body).resourceVersion)).toBeGreaterThan(Number(rv));
+    });
+  });
+
   it('requires the namespace to exist and rejects invalid objects with field causes', async () => {
     const missing = await http(env, 'POST', '/apis/example.com/v1/namespaces/nowhere/widgets', widget('n1'));
     expect(missing.status).toBe(404);

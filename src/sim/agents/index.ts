@@ -8,11 +8,12 @@ import { readBody } from '../http/http-io.js';
 import { isUuid, keyFingerprint } from '../http/ids.js';
 import { Router } from '../http/router.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AgentAccessRegistry } from './access.js';
 import { RuntimeAdmin } from './admin.js';
-import { authorizedDeployment } from './auth.js';
+import { authorizedDeployment, type Authorized } from './auth.js';
 import { AgentCallCounter } from './call-counter.js';
 import type { DeploymentState, RuntimeHandler } from './context.js';
-import type { AgentDirectory, HostedDeployment } from './directory.js';
+import type { AgentDirectory } from './directory.js';
 import { writeJson } from './http-io.js';
 import { parseRuntimeJson } from './json-body.js';
 import { RunHandlers } from './run-handlers.js';
@@ -29,6 +30,22 @@ export type { AgentCallCount } from './call-counter.js';
 export const AGENT_PATH_PREFIX = '/agents/';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The routes that run the agent or change its threads: what a reader of a workspace-shared
+ * agent may not do ("the same operations as the UI, read-only"). Searches and history are
+ * POSTs that only read.
+ */
+const RUN_ROUTES = new Set([
+  'POST /threads',
+  'DELETE /threads/{thread_id}',
+  'POST /threads/{thread_id}/runs',
+  'POST /threads/{thread_id}/runs/wait',
+  'POST /threads/{thread_id}/runs/stream',
+  'POST /runs',
+  'POST /runs/wait',
+  'POST /runs/stream',
+]);
 
 function runtimeRouter(reportRunFailure: (error: unknown) => void): Router<RuntimeHandler> {
   const runs = new RunHandlers(reportRunFailure);
@@ -66,7 +83,9 @@ export class AgentRuntimeEmulator {
   private readonly states = new Map<string, DeploymentState>();
   /** Every answered call, for tests; read and cleared through the admin API. */
   private readonly calls = new AgentCallCounter();
-  private readonly admin = new RuntimeAdmin(this.calls);
+  /** Who owns each agent, whether it is shared, its custom authentication (admin-set). */
+  private readonly access = new AgentAccessRegistry();
+  private readonly admin: RuntimeAdmin;
 
   /**
    * `reportRunFailure` hears of runs that failed inside the emulator: a background run has no
@@ -77,6 +96,7 @@ export class AgentRuntimeEmulator {
     reportRunFailure: (error: unknown) => void = () => undefined,
   ) {
     this.router = runtimeRouter(reportRunFailure);
+    this.admin = new RuntimeAdmin(this.calls, this.access, directory);
   }
 
   /**
@@ -120,10 +140,16 @@ export class AgentRuntimeEmulator {
         flags: { assistants: true, crons: false },
       });
     }
-    const deployment = this.authorize(deploymentId, req);
+    const { deployment, level } = this.authorize(deploymentId, req);
     const revision = deployment.activeRevision;
     if (revision === null) throw new RuntimeHttpError(503, 'The agent has no deployed revision yet');
     if (match.kind !== 'found') throw new RuntimeHttpError(404, '404 Not Found');
+    if (level === 'reader' && RUN_ROUTES.has(`${method} ${match.template}`)) {
+      throw new RuntimeHttpError(
+        403,
+        'This agent is shared with your workspace read-only: only its owner may run it or change its threads',
+      );
+    }
     const state = this.stateOf(deployment.id);
     await match.handler({ req, res, params: match.params, body, deployment, revision, state });
   }
@@ -153,12 +179,15 @@ export class AgentRuntimeEmulator {
     );
   }
 
-  private authorize(deploymentId: string, req: IncomingMessage): HostedDeployment {
+  private authorize(deploymentId: string, req: IncomingMessage): Authorized {
     try {
-      return authorizedDeployment(this.directory, deploymentId, req.headers);
+      return authorizedDeployment(this.directory, this.access, deploymentId, req.headers);
     } catch (error) {
-      // A deployment that is gone takes its threads with it.
-      if (!this.directory.deployment(deploymentId)) this.states.delete(deploymentId);
+      // A deployment that is gone takes its threads and its access settings with it.
+      if (!this.directory.deployment(deploymentId)) {
+        this.states.delete(deploymentId);
+        this.access.delete(deploymentId);
+      }
       throw error;
     }
   }

@@ -7,6 +7,12 @@ import { LIMIT_REQUEST_PAIRS } from './resource-spec-defaults.js';
 
 const PREFIX = 'source_config.resource_spec';
 
+/**
+ * Replica counts ("Minimum replicas", "Maximum replicas"): the spec gives no bounds, but a
+ * number of replicas cannot be below zero. The "do not use" orchestrator fields are left alone.
+ */
+const REPLICA_COUNTS: (keyof ResourceSpec)[] = ['min_scale', 'max_scale', 'queue_min_scale', 'queue_max_scale'];
+
 const SCALE_PAIRS: [keyof ResourceSpec, keyof ResourceSpec][] = [
   ['min_scale', 'max_scale'],
   ['queue_min_scale', 'queue_max_scale'],
@@ -69,6 +75,12 @@ export function checkResourceSpecRules(spec: ResourceSpec): void {
         400,
         `${PREFIX}.${limit} (${limitValue}) must not be below ${PREFIX}.${request} (${requestValue})`,
       );
+    }
+  }
+  for (const field of REPLICA_COUNTS) {
+    const value = spec[field];
+    if (typeof value === 'number' && value < 0) {
+      throw detailError(400, `${PREFIX}.${field} (${value}) must not be negative`);
     }
   }
   for (const [min, max] of SCALE_PAIRS) {

@@ -1,6 +1,7 @@
 // Stored records -> the spec's response shapes (Deployment, Revision, Listener,
 // Integration), with states derived from the clock at the moment of reading.
 import type { DeploymentStatus } from './schemas/index.js';
+import { imageVersionOf } from './image-version.js';
 import { resourceSpecToWire } from './resource-spec-defaults.js';
 import { revisionStateAt } from './revision-lifecycle.js';
 import type { DeploymentRecord, IntegrationRecord, ListenerRecord, RevisionRecord } from './store.js';
@@ -20,13 +21,16 @@ export function deploymentStatusAt(
 }
 
 /** The newest revision that is DEPLOYED now; an older DEPLOYED one stays active until then. */
-export function activeRevisionId(record: DeploymentRecord, phaseMs: number, now: number): string | null {
+function activeRevision(record: DeploymentRecord, phaseMs: number, now: number): RevisionRecord | undefined {
   for (let i = record.revisions.length - 1; i >= 0; i--) {
     const revision = record.revisions[i];
-    if (revision && revisionStateAt(revision.timeline, phaseMs, now).status === 'DEPLOYED')
-      return revision.id;
+    if (revision && revisionStateAt(revision.timeline, phaseMs, now).status === 'DEPLOYED') return revision;
   }
-  return null;
+  return undefined;
+}
+
+export function activeRevisionId(record: DeploymentRecord, phaseMs: number, now: number): string | null {
+  return activeRevision(record, phaseMs, now)?.id ?? null;
 }
 
 export function deploymentToWire(
@@ -36,6 +40,7 @@ export function deploymentToWire(
 ): Record<string, unknown> {
   const latest = record.revisions[record.revisions.length - 1];
   const { status, since } = deploymentStatusAt(record, phaseMs, now);
+  const active = activeRevision(record, phaseMs, now);
   const sourceConfig = record.sourceConfig;
   return {
     name: record.name,
@@ -56,8 +61,8 @@ export function deploymentToWire(
     updated_at: iso(Math.max(record.updatedAt, since)),
     status,
     latest_revision_id: latest?.id ?? null,
-    active_revision_id: activeRevisionId(record, phaseMs, now),
-    image_version: null,
+    active_revision_id: active?.id ?? null,
+    image_version: imageVersionOf(active?.config.image_uri),
   };
 }
 

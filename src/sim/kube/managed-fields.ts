@@ -3,7 +3,7 @@
 // (operation Update). Maps are walked field by field; lists and scalars are leaves, which is
 // what a CRD list without x-kubernetes-list-type is (atomic). Merge-keyed lists of built-in
 // kinds are treated as atomic too (docs/kube-emulator.md says so).
-import { isJsonObject, jsonEqual, type JsonObject, type KubeObject } from './kube-object.js';
+import { isJsonObject, jsonEqual, nowTimestamp, type JsonObject, type KubeObject } from './kube-object.js';
 
 export interface ManagedFieldsEntry {
   manager: string;
@@ -117,6 +117,21 @@ export function isManagedFieldsEntry(value: unknown): value is ManagedFieldsEntr
     (value['operation'] === 'Apply' || value['operation'] === 'Update') &&
     isJsonObject(value['fieldsV1'])
   );
+}
+
+/**
+ * An entry a client sent, in the server's own form: `time` is a metav1.Time, which the real
+ * server parses and writes back in UTC with whole seconds (`...Z`). The official Python client
+ * sends the same instant as `+00:00`; read as text, that would look like a change and move
+ * resourceVersion on a PUT that changes nothing. A time that does not parse is left as sent.
+ */
+export function normalizeManagedFieldsEntry(entry: ManagedFieldsEntry): ManagedFieldsEntry {
+  // Typed as a string, but it came from a client: check.
+  const time: unknown = entry.time;
+  if (typeof time !== 'string') return entry;
+  const ms = Date.parse(time);
+  if (!Number.isFinite(ms)) return entry;
+  return { ...entry, time: nowTimestamp(() => ms) };
 }
 
 export function entriesOf(object: KubeObject | undefined): ManagedFieldsEntry[] {

@@ -16,7 +16,14 @@ import type { ApiContext } from './api-context.js';
 import { checkValueShape } from './body-limits.js';
 import { forbiddenInTerminatingNamespace } from './builtin-rules.js';
 import { jsonEqual, nowTimestamp, objectKey, type KubeObject, type ObjectMeta } from './kube-object.js';
-import { entriesOf, isManagedFieldsEntry, limitToObject, trackUpdate, type ManagedFieldsEntry } from './managed-fields.js';
+import {
+  entriesOf,
+  isManagedFieldsEntry,
+  limitToObject,
+  normalizeManagedFieldsEntry,
+  trackUpdate,
+  type ManagedFieldsEntry,
+} from './managed-fields.js';
 import { apiVersionOf, type ResourceType } from './resource-type.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -230,11 +237,14 @@ export class ObjectWriter {
         else Object.assign(metadata, { [owned]: current.metadata[owned] });
       }
       delete metadata.managedFields;
-      const given = body.metadata.managedFields;
+      const given = Array.isArray(body.metadata.managedFields)
+        ? body.metadata.managedFields.filter(isManagedFieldsEntry).map(normalizeManagedFieldsEntry)
+        : [];
       // A client may rewrite ownership itself (kubectl does when it moves an object from
-      // client-side to server-side apply); the server keeps what it sent.
-      if (options.managedFields === undefined && Array.isArray(given) && given.length > 0 && !jsonEqual(given, current.metadata.managedFields)) {
-        options = { ...options, managedFields: given.filter(isManagedFieldsEntry) };
+      // client-side to server-side apply); the server keeps what it sent. Compared in the
+      // server's form, so the same entries sent with other time notation are no rewrite.
+      if (options.managedFields === undefined && given.length > 0 && !jsonEqual(given, current.metadata.managedFields)) {
+        options = { ...options, managedFields: given };
       }
       candidate = { ...body, apiVersion: current.apiVersion, kind: type.kind, metadata };
       if (type.statusSubresource) {

@@ -32,6 +32,12 @@ export interface ExampleRecord {
   history: ExampleState[];
 }
 
+/** One example's update: the fields given replace the current ones; the rest carry over. */
+export interface ExampleChange {
+  id: string;
+  fields: Partial<Pick<ExampleState, 'inputs' | 'outputs' | 'metadata' | 'split'>>;
+}
+
 export interface ExampleView {
   example: ExampleRecord;
   state: ExampleState;
@@ -111,6 +117,27 @@ export class DatasetStore {
     return this.visibleAt(tenantId, asOf).filter(
       (view) => view.example.created_at < asOf && hasAnyPair(view.state.metadata ?? {}, metadata),
     );
+  }
+
+  /**
+   * Appends a new current state to each example with the given fields replaced (the others
+   * carried over), all stamped `now`: the earlier states stay readable as earlier versions.
+   * The caller has checked that every example exists now.
+   */
+  update(tenantId: string, changes: readonly ExampleChange[], now: number): void {
+    const workspace = this.workspace(tenantId);
+    for (const change of changes) {
+      const example = workspace.examples.get(change.id);
+      const current = example?.history[example.history.length - 1];
+      if (example === undefined || current === undefined) continue;
+      example.history.push({
+        ...current,
+        ...change.fields,
+        at: Math.max(now, current.at),
+        deleted: false,
+      });
+      this.touch(workspace, example.dataset_id, now);
+    }
   }
 
   /** Deletes the examples that exist now (current state not deleted); returns their ids. */

@@ -1,4 +1,5 @@
-// Examples: upload (the SDK's multipart route and the JSON ones), list by dataset as of a
+// Examples: upload (the SDK's multipart route and the JSON ones), update (the SDK's multipart
+// PATCH, one new version per call), list by dataset as of a
 // version, search by metadata across datasets (`GET /examples?as_of=` with a JSON body or a
 // `metadata` query parameter; ANY pair), read one as of a version, and delete: soft (the SDK's
 // `DELETE /examples/{id}` and `DELETE /examples?example_ids=`) or either way through
@@ -9,7 +10,7 @@ import { isUuid, newUuid } from '../http/ids.js';
 import { uuidPathParam } from '../http/query-params.js';
 import type { Reply } from '../http/reply.js';
 import { jsonNestingError, parseJsonBody } from '../http/json-body.js';
-import type { DatasetStore, ExampleRecord, ExampleState, ExampleView } from './dataset-store.js';
+import type { DatasetStore, ExampleChange, ExampleRecord, ExampleState, ExampleView } from './dataset-store.js';
 import { stateAt } from './dataset-store.js';
 import { foldJsonPart, parseMultipart, unknownPart } from './multipart.js';
 import {
@@ -35,6 +36,16 @@ const ExampleFields = z.looseObject({
   split: z.union([z.string(), z.array(z.string())]).nullish(),
 });
 const ExampleCreate = ExampleFields.extend({ dataset_id: z.uuid() });
+/** An update's own part: the SDK sends only what changes (metadata, split) beside inputs/outputs parts. */
+const ExampleUpdate = z.looseObject({
+  id: z.uuid(),
+  inputs: JsonObject.nullish(),
+  outputs: JsonObject.nullish(),
+  metadata: JsonObject.nullish(),
+  split: z.union([z.string(), z.array(z.string())]).nullish(),
+});
+/** Parts of an update the emulator reads; attachments are accepted and not stored (as on upload). */
+const UPDATE_FIELDS = new Set(['inputs', 'outputs', 'attachments_operations']);
 
 function exampleToWire(view: ExampleView): Record<string, unknown> {
   return {
@@ -84,6 +95,44 @@ export class ExampleHandlers {
       checked.map((draft) => ({ ...draft, dataset_id: datasetId })),
     );
     return { status: 201, body: { example_ids: ids, count: ids.length } };
+  };
+
+  /**
+   * The SDK's updateExample(s): a multipart body, one `<id>` part per example (metadata, split)
+   * and `<id>.inputs` / `<id>.outputs` parts. Every example must be in the dataset and not
+   * deleted, or nothing changes (404). Each one gets a new version stamped now.
+   */
+  update = (ctx: PlatformContext): Reply => {
+    const { tenantId } = callerOf(ctx);
+    const datasetId = uuidPathParam(ctx.params, 'dataset_id');
+    if (this.datasets.dataset(tenantId, datasetId) === undefined) throw notFound('Dataset');
+    const drafts = new Map<string, Record<string, unknown>>();
+    for (const part of parseMultipart(ctx.contentType, ctx.body)) {
+      const [id = '', field, ...rest] = part.name.split('.');
+      if (field === 'attachment') continue;
+      if (!isUuid(id) || rest.length > 0 || (field !== undefined && !UPDATE_FIELDS.has(field))) {
+        throw unknownPart(part);
+      }
+      foldJsonPart(drafts, part, id.toLowerCase(), field);
+    }
+    const changes: ExampleChange[] = [...drafts.values()].map((draft, index) => {
+      const update = checkedPart(ExampleUpdate, draft, ['body', index]);
+      const id = update.id.toLowerCase();
+      const example = this.datasets.example(tenantId, id);
+      const current = example?.history[example.history.length - 1];
+      if (example === undefined || example.dataset_id !== datasetId || current === undefined || current.deleted) {
+        throw new HttpError(404, { detail: `Example ${id} not found in dataset ${datasetId}` });
+      }
+      const fields: ExampleChange['fields'] = {};
+      if (update.inputs != null) fields.inputs = update.inputs;
+      if (update.outputs != null) fields.outputs = update.outputs;
+      if (update.metadata != null) fields.metadata = update.metadata;
+      if (update.split != null) fields.split = Array.isArray(update.split) ? update.split : [update.split];
+      return { id, fields };
+    });
+    this.datasets.update(tenantId, changes, ctx.now);
+    const ids = changes.map((change) => change.id);
+    return { status: 200, body: { example_ids: ids, count: ids.length } };
   };
 
   createOne = (ctx: PlatformContext): Reply => {

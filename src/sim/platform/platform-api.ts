@@ -1,6 +1,7 @@
 // The platform data API of one region, served on the control-plane emulator's address. One
-// request: route match, body, auth (except /ok and /info), the published rate rows (429), the
-// tenant, then the handler. Every answer is counted in the emulator's stats.
+// request: body, the presented key (401 when unknown), the published rate rows (429), then
+// routing (404/405), auth of a caller without a key (except /ok and /info), the tenant and the
+// handler. Every answer is counted in the emulator's stats.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { presentedKey } from '../http/api-keys.js';
@@ -105,6 +106,7 @@ export class PlatformDataApi {
   owns(method: string, url: string): boolean {
     const pathname = pathOf(url);
     if (pathname.startsWith('/api/v1/') || pathname.startsWith('/api/v2/')) return true;
+    if (isPlatformFamily(pathname)) return true;
     return this.router.match(method, normalizePlatformPath(pathname)).kind === 'found';
   }
 
@@ -168,12 +170,11 @@ export class PlatformDataApi {
     key: string | undefined,
   ): Promise<Reply> {
     const body = await readBuffer(req);
-    if (match.kind === 'not-found') throw new HttpError(404, { detail: 'Not Found' });
-    if (match.kind === 'method-not-allowed') {
-      throw new HttpError(405, { detail: 'Method Not Allowed' }, { allow: match.allowed.join(', ') });
-    }
-    const open = OPEN_ROUTES.has(match.template);
-    const entry = open && key === undefined ? undefined : this.runtime.keys.authenticate(key);
+    // The rate table keys on who calls, not on what the path names: the limiter runs before
+    // routing, so a row answers 429 at its count even on a route the emulator does not serve
+    // (that one answers 404/405 afterwards). A presented key must be a real one to have rows of
+    // its own; a caller with only x-user-id is counted on the user+IP rows, then refused (401).
+    const entry = key === undefined ? undefined : this.runtime.keys.authenticate(key);
     const now = this.runtime.clock();
     const userId = req.headers['x-user-id'];
     const decision = this.limiter.take(
@@ -198,6 +199,11 @@ export class PlatformDataApi {
         headers,
       );
     }
+    if (match.kind === 'not-found') throw new HttpError(404, { detail: 'Not Found' });
+    if (match.kind === 'method-not-allowed') {
+      throw new HttpError(405, { detail: 'Method Not Allowed' }, { allow: match.allowed.join(', ') });
+    }
+    if (entry === undefined && !OPEN_ROUTES.has(match.template)) this.runtime.keys.authenticate(undefined);
     const caller = entry === undefined ? undefined : this.runtime.keys.resolveTenant(entry, req.headers);
     const ctx: PlatformContext = {
       params: match.params,
@@ -209,6 +215,34 @@ export class PlatformDataApi {
     };
     return match.handler(ctx);
   }
+}
+
+/**
+ * Root path families that only the platform API has: the rate table's own families (`/auth`,
+ * `/repos`, `/commits`, ...) and the resources this emulator serves, whatever the method. The
+ * SDK calls them at the root, so their rows must count there too. `/runs` is left out: other
+ * emulators on this address serve root paths under it (`POST /runs/wait`).
+ */
+const PLATFORM_ROOT_FAMILIES = [
+  '/auth',
+  '/repos',
+  '/commits',
+  '/generate',
+  '/charts',
+  '/feedback',
+  '/public',
+  '/otel',
+  '/sessions',
+  '/datasets',
+  '/examples',
+  '/runs/stats',
+  '/v1/beacon',
+  '/v1/metadata',
+  '/v1/platform',
+];
+
+function isPlatformFamily(pathname: string): boolean {
+  return PLATFORM_ROOT_FAMILIES.some((family) => pathname === family || pathname.startsWith(`${family}/`));
 }
 
 function pathOf(url: string): string {

@@ -50,7 +50,8 @@ export function platformRouter(h: PlatformHandlerSet): Router<PlatformHandler> {
     .add('GET', '/examples/{example_id}', h.examples.get)
     .add('DELETE', '/examples/{example_id}', h.examples.softDeleteOne)
     .add('POST', '/v1/platform/datasets/examples/delete', h.examples.deleteMany)
-    .add('POST', '/v1/platform/datasets/{dataset_id}/examples', h.examples.upload);
+    .add('POST', '/v1/platform/datasets/{dataset_id}/examples', h.examples.upload)
+    .add('PATCH', '/v1/platform/datasets/{dataset_id}/examples', h.examples.update);
 }
 
 /**

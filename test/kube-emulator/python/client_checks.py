@@ -30,4 +30,29 @@ result["leaseSpec"] = json.loads(raw.data)["spec"]
 # A completed delete of a custom resource.
 result["deleted"] = objects.delete_namespaced_custom_object("example.com", "v1", "default", "widgets", "python-widget")
 
+# A replace that changes nothing: the object read with the typed API and sent straight back
+# (its datetimes re-serialized by the client as +00:00). A real server keeps resourceVersion.
+core = client.CoreV1Api()
+apps = client.AppsV1Api()
+core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="python-noop"), data={"a": "1"}))
+read_map = core.read_namespaced_config_map("python-noop", "default")
+replaced_map = core.replace_namespaced_config_map("python-noop", "default", read_map)
+container = client.V1Container(name="agent", image="registry.example/agent:1")
+apps.create_namespaced_deployment("default", client.V1Deployment(
+    metadata=client.V1ObjectMeta(name="python-noop"),
+    spec=client.V1DeploymentSpec(
+        selector=client.V1LabelSelector(match_labels={"app": "noop"}),
+        template=client.V1PodTemplateSpec(
+            metadata=client.V1ObjectMeta(labels={"app": "noop"}),
+            spec=client.V1PodSpec(containers=[container]),
+        ),
+    ),
+))
+read_deployment = apps.read_namespaced_deployment("python-noop", "default")
+replaced_deployment = apps.replace_namespaced_deployment("python-noop", "default", read_deployment)
+result["noopReplace"] = {
+    "configMap": [read_map.metadata.resource_version, replaced_map.metadata.resource_version],
+    "deployment": [read_deployment.metadata.resource_version, replaced_deployment.metadata.resource_version],
+}
+
 print(json.dumps(result))
