@@ -24,6 +24,7 @@ import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
 import { SecretKeySelector } from './secret-key-selector.js';
 import { SmokeTest } from './smoke-test-spec.js';
+import { uuidField } from './uuid.js';
 
 export { SecretKeySelector };
 
@@ -56,12 +57,10 @@ export const SourceConfig = z
     listenerRef: NameRef(
       'listener: the compute_id of its cluster or serverless compute (external_container only)',
     ).optional(),
-    integrationId: z
-      .uuid()
-      .describe(
-        'Repository-host integration id, from GET /v1/integrations/repo_host/install (repo_host only). Immutable.',
-      )
-      .optional(),
+    integrationId: uuidField(
+      'spec.sourceConfig.integrationId',
+      'Repository-host integration id, from GET /v1/integrations/repo_host/install (repo_host only). Immutable.',
+    ).optional(),
     repoUrl: z
       .string()
       .min(1)
@@ -87,10 +86,10 @@ export const SourceConfig = z
       )
       .optional(),
     resourceSpec: ResourceSpec.optional(),
-    listenerId: z
-      .uuid()
-      .describe('Listener to deploy through, from GET /v2/listeners (external_container only). Immutable.')
-      .optional(),
+    listenerId: uuidField(
+      'spec.sourceConfig.listenerId',
+      'Listener to deploy through, from GET /v2/listeners (external_container only). Immutable.',
+    ).optional(),
     listenerConfig: ListenerConfig.optional(),
     installCommand: z
       .string()
