@@ -124,7 +124,7 @@ describe('good objects pass', () => {
     expect(result.causes).toEqual([]);
   });
 
-  it('a minimal object gets the defaults of deletionPolicy, suspend, adoptExisting and the config objects', () => {
+  it('a minimal object gets the defaults of deletionPolicy, suspend, adoptExisting, managementPolicy and the config objects', () => {
     const minimal: TestObject = { ...repoHostObject(), spec: { source: 'internal_container' } };
     const result = admit(minimal);
     expect(result.causes).toEqual([]);
@@ -135,6 +135,7 @@ describe('good objects pass', () => {
       deletionPolicy: 'Delete',
       suspend: false,
       adoptExisting: false,
+      managementPolicy: 'Full',
     });
   });
 
