@@ -79,8 +79,9 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1.
-    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 1);
+    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1;
+    // 2 UUIDs; resourceSpec: 2 scale pairs, 7 limit pairs, 1 container names across the pod.
+    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 1 + 2 + 2 + 7 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -123,7 +124,7 @@ describe('good objects pass', () => {
     expect(result.causes).toEqual([]);
   });
 
-  it('a minimal object gets the defaults of deletionPolicy, suspend, adoptExisting and the config objects', () => {
+  it('a minimal object gets the defaults of deletionPolicy, suspend, adoptExisting, managementPolicy and the config objects', () => {
     const minimal: TestObject = { ...repoHostObject(), spec: { source: 'internal_container' } };
     const result = admit(minimal);
     expect(result.causes).toEqual([]);
@@ -134,6 +135,7 @@ describe('good objects pass', () => {
       deletionPolicy: 'Delete',
       suspend: false,
       adoptExisting: false,
+      managementPolicy: 'Full',
     });
   });
 

@@ -63,6 +63,7 @@ function observed(given: Given = {}): Observed {
       hasFinalizer: true,
       suspend: false,
       adoptExisting: false,
+      observeOnly: false,
       deletionPolicy: 'Delete',
       deploymentName: 'bot',
       ...(smoke ? { smokeTest: { spec: smoke, hash: smokeTestSpecHash(smoke) } } : {}),

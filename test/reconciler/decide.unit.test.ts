@@ -59,6 +59,7 @@ function observed(overrides: Overrides = {}): Observed {
       hasFinalizer: true,
       suspend: false,
       adoptExisting: false,
+      observeOnly: false,
       deletionPolicy: 'Delete',
       deploymentName: 'bot',
       ...object,
@@ -903,6 +904,149 @@ const rows: Row[] = [
         },
       }),
   },
+  // ---- spec.managementPolicy: ObserveOnly ----
+  {
+    name: 'observe only, nothing read yet, no id given',
+    reason: 'the deployment is found by name: one list, no write',
+    given: observed({ object: { observeOnly: true, hasFinalizer: false } }),
+    expect: { kind: 'observeName', name: 'bot' },
+  },
+  {
+    name: 'observe only, the deployment-id annotation gives the id',
+    reason: 'the id is read directly (any observation since the last resync will do)',
+    given: observed({ object: { observeOnly: true, hasFinalizer: false, hintedDeploymentId: ID } }),
+    expect: { kind: 'observeDeployment', id: ID, maxAgeMs: t.resyncPeriodMs },
+  },
+  {
+    name: 'observe only, the deployment is found by name',
+    reason:
+      'status mirrors it (Ready, Observed) and the poller follows it; no finalizer, no ownership record',
+    given: observed({
+      object: { observeOnly: true, hasFinalizer: false },
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    expect: {
+      kind: 'publish',
+      state: {
+        kind: 'Observed',
+        message: `Observing deployment ${ID} (READY); spec.managementPolicy is ObserveOnly: no writes`,
+      },
+      track: { id: ID, mode: 'steady' },
+    },
+    check: (action) => {
+      expect(action).toMatchObject({ facts: { deployment: { id: ID } } });
+      expect(action).not.toHaveProperty('facts.ownership');
+    },
+  },
+  {
+    name: 'observe only, the annotated id names a deployment that exists',
+    reason: 'mirrored like one found by name, whatever its name',
+    given: observed({
+      object: { observeOnly: true, hasFinalizer: false, hintedDeploymentId: ID },
+      deployment: { kind: 'present', deployment: deployment({ name: 'built-by-ci' }) },
+    }),
+    expect: {
+      kind: 'publish',
+      state: { kind: 'Observed', message: expect.any(String) as unknown as string },
+    },
+  },
+  {
+    name: 'observe only, no deployment of that name',
+    reason: 'nothing to mirror: DeploymentNotFound, the ids cleared, looked for again slowly; never a create',
+    given: observed({
+      object: { observeOnly: true, hasFinalizer: false },
+      byName: { kind: 'found', deployments: [] },
+      status: { deploymentId: ID },
+    }),
+    expect: {
+      kind: 'publish',
+      state: {
+        kind: 'DeploymentNotFound',
+        message:
+          'spec.managementPolicy is ObserveOnly and the control plane has no deployment named "bot"; looking again later',
+      },
+      facts: { clearIds: true },
+      requeueAfterMs: t.stalledRecheckMs,
+    },
+  },
+  {
+    name: 'observe only, the annotated id is gone',
+    reason: 'nothing to mirror, and nothing to forget or recreate',
+    given: observed({
+      object: { observeOnly: true, hasFinalizer: false, hintedDeploymentId: ID },
+      deployment: { kind: 'gone' },
+    }),
+    expect: {
+      kind: 'publish',
+      state: { kind: 'DeploymentNotFound', message: expect.any(String) as unknown as string },
+    },
+  },
+  {
+    name: 'observe only where adoption is not permitted',
+    reason:
+      'reading a deployment this object does not own follows the namespace rule of adoption: nothing is mirrored',
+    given: observed({
+      object: { observeOnly: true, hasFinalizer: false },
+      adoptionForbidden: 'adoption is turned off',
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    expect: {
+      kind: 'publish',
+      state: { kind: 'AdoptionNotAllowed', message: expect.any(String) as unknown as string },
+    },
+    check: (action) => expect(action).toMatchObject({ facts: { clearIds: true } }),
+  },
+  {
+    name: 'observe only, the object once managed the deployment and still owns it',
+    reason: 'the policy wins over ownership: read, never patch, whatever differs',
+    given: observed({
+      object: { observeOnly: true, generation: 3 },
+      ownership: owned,
+      byName: {
+        kind: 'found',
+        deployments: [deployment({ source_revision_config: { image_uri: 'other:9' } })],
+      },
+    }),
+    expect: {
+      kind: 'publish',
+      state: { kind: 'Observed', message: expect.any(String) as unknown as string },
+    },
+  },
+  {
+    name: 'observe only, the Secret it would send is missing',
+    reason: 'no request is built, so a missing Secret does not matter',
+    given: observed({
+      object: { observeOnly: true, hasFinalizer: false },
+      spec: { kind: 'secretMissing', message: 'spec.secrets (A): Secret "s" not found' },
+      byName: { kind: 'found', deployments: [deployment()] },
+    }),
+    expect: {
+      kind: 'publish',
+      state: { kind: 'Observed', message: expect.any(String) as unknown as string },
+    },
+  },
+  {
+    name: 'observe only and suspended',
+    reason: 'suspension makes no call at all, not even a read',
+    given: observed({ object: { observeOnly: true, suspend: true } }),
+    expect: {
+      kind: 'publish',
+      state: { kind: 'Suspended', message: expect.any(String) as unknown as string },
+    },
+  },
+  {
+    name: 'deleting an observe-only object that kept the finalizer and ownership of a managed past',
+    reason: 'ObserveOnly never deletes: release and leave the deployment, saying so',
+    given: observed({ object: { deleting: true, observeOnly: true }, ownership: owned }),
+    expect: {
+      kind: 'release',
+      event: {
+        type: 'Normal',
+        reason: 'Orphaned',
+        message: expect.stringContaining('ObserveOnly') as unknown as string,
+      },
+    },
+  },
   {
     name: 'after a restart, status already records the failure of the latest revision',
     reason: 'no revision GET: status is the memory that survives restarts',
@@ -938,6 +1082,34 @@ describe('decide', () => {
         ownership: owned,
         deployment: { kind: 'gone' },
       }),
+    ];
+    for (const given of quiet) expect(writes.has(decide(given, t).kind)).toBe(false);
+  });
+
+  it('never sends a write for an observe-only object, whatever it owns, finds or lacks', () => {
+    const writes = new Set(['create', 'patch', 'delete', 'adopt', 'addFinalizer', 'forget', 'smokeTest']);
+    const quiet = [
+      observed({ object: { observeOnly: true, hasFinalizer: false } }),
+      observed({
+        object: { observeOnly: true, hasFinalizer: false },
+        byName: { kind: 'found', deployments: [] },
+      }),
+      observed({ object: { observeOnly: true }, ownership: owned, deployment: { kind: 'gone' } }),
+      observed({
+        object: { observeOnly: true, adoptExisting: true, hasFinalizer: false },
+        byName: { kind: 'found', deployments: [deployment()] },
+      }),
+      observed({
+        object: { observeOnly: true, redeployAt: 'now', hasFinalizer: false },
+        ownership: owned,
+        byName: { kind: 'found', deployments: [deployment({ latest_revision_id: 'r2' })] },
+      }),
+      observed({
+        object: { observeOnly: true, deleting: true },
+        ownership: owned,
+        deployment: { kind: 'present', deployment: deployment() },
+      }),
+      observed({ object: { observeOnly: true, hasFinalizer: false }, ownership: { createRequestedAt: NOW } }),
     ];
     for (const given of quiet) expect(writes.has(decide(given, t).kind)).toBe(false);
   });

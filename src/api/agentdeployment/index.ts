@@ -4,6 +4,8 @@ export * from './names.js';
 export * from './cel.js';
 export * from './kubernetes-shapes.js';
 export * from './resource-spec.js';
+export * from './resource-spec-rules.js';
+export * from './uuid.js';
 export * from './smoke-test-spec.js';
 export * from './spec.js';
 export * from './status.js';

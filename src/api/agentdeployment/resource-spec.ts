@@ -1,10 +1,12 @@
 // spec.sourceConfig.resourceSpec: every field of the wire's ResourceSpec, in camelCase, with
 // the spec's bounds (cpu 0.1..8 for requests, 0.1..16 for limits). Defaults such as "limit =
 // 2x request" are the control plane's and are deliberately not applied here: a field left
-// out stays out, so the server's default keeps applying.
+// out stays out, so the server's default keeps applying. The rules between fields (a minimum
+// not above its maximum, a limit not below its request) are in resource-spec-rules.ts.
 import { z } from 'zod';
 import { CPU_LIMIT_BOUNDS, CPU_REQUEST_BOUNDS } from '../../controlplane/models/index.js';
 import { CEL_RULES_KEY, celRule } from './cel.js';
+import { RESOURCE_SPEC_RULES } from './resource-spec-rules.js';
 import {
   Container,
   LIMITS,
@@ -136,7 +138,7 @@ export const ResourceSpec = z
   .meta({
     description:
       'Resources of the deployment (external_container only). Fields left out take the defaults of the control plane.',
-    [CEL_RULES_KEY]: MOUNTS_NAME_DECLARED_VOLUMES,
+    [CEL_RULES_KEY]: [...MOUNTS_NAME_DECLARED_VOLUMES, ...RESOURCE_SPEC_RULES],
   });
 
 export type ResourceSpec = z.infer<typeof ResourceSpec>;

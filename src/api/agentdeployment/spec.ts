@@ -1,5 +1,5 @@
 // spec of an AgentDeployment: DeploymentCreateRequest in Kubernetes style, plus the
-// operator's own settings (deletionPolicy, suspend, adoptExisting). The rules that span
+// operator's own settings (deletionPolicy, suspend, adoptExisting, managementPolicy). The rules that span
 // fields (immutability, which source a field applies to, tag refs and buildOnPush) ride on
 // `spec` as CEL rules, because `spec` exists on both sides of every update.
 import { z } from 'zod';
@@ -24,6 +24,7 @@ import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
 import { SecretKeySelector } from './secret-key-selector.js';
 import { SmokeTest } from './smoke-test-spec.js';
+import { uuidField } from './uuid.js';
 
 export { SecretKeySelector };
 
@@ -56,12 +57,10 @@ export const SourceConfig = z
     listenerRef: NameRef(
       'listener: the compute_id of its cluster or serverless compute (external_container only)',
     ).optional(),
-    integrationId: z
-      .uuid()
-      .describe(
-        'Repository-host integration id, from GET /v1/integrations/repo_host/install (repo_host only). Immutable.',
-      )
-      .optional(),
+    integrationId: uuidField(
+      'spec.sourceConfig.integrationId',
+      'Repository-host integration id, from GET /v1/integrations/repo_host/install (repo_host only). Immutable.',
+    ).optional(),
     repoUrl: z
       .string()
       .min(1)
@@ -87,10 +86,10 @@ export const SourceConfig = z
       )
       .optional(),
     resourceSpec: ResourceSpec.optional(),
-    listenerId: z
-      .uuid()
-      .describe('Listener to deploy through, from GET /v2/listeners (external_container only). Immutable.')
-      .optional(),
+    listenerId: uuidField(
+      'spec.sourceConfig.listenerId',
+      'Listener to deploy through, from GET /v2/listeners (external_container only). Immutable.',
+    ).optional(),
     listenerConfig: ListenerConfig.optional(),
     installCommand: z
       .string()
@@ -180,6 +179,12 @@ export const ConnectionRef = z
   );
 
 export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+
+/**
+ * What the operator may do to the deployment (Crossplane's management policies, two of them):
+ * Full manages it; ObserveOnly only reads it, never writes, never deletes, never adopts.
+ */
+export const MANAGEMENT_POLICIES = ['Full', 'ObserveOnly'] as const;
 
 /** Fields that the control plane cannot change after creation (immutable `name`, `source`, "not changeable by PATCH"). */
 export const IMMUTABLE_FIELDS: readonly (readonly string[])[] = [
@@ -306,6 +311,12 @@ export const AgentDeploymentSpec = z
       .describe(
         'When true an existing control-plane deployment of the same name is adopted instead of reported as a NameConflict.',
       ),
+    managementPolicy: z
+      .enum(MANAGEMENT_POLICIES)
+      .default('Full')
+      .describe(
+        'Full: the operator creates, updates and deletes the deployment. ObserveOnly: status mirrors the deployment named by spec.name (or by the agentplatform.io/deployment-id annotation); the operator never writes to the control plane, never deletes, and adds no finalizer.',
+      ),
     connectionRef: ConnectionRef.optional(),
     smokeTest: SmokeTest.optional(),
   })
@@ -320,6 +331,7 @@ export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
 export type SecretReference = z.infer<typeof SecretReference>;
 export type ConnectionRef = z.infer<typeof ConnectionRef>;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
+export type ManagementPolicy = (typeof MANAGEMENT_POLICIES)[number];
 /** The spec as the API server stores it: defaults applied. */
 export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;
 /** The spec as a user may write it: defaulted fields optional. */

@@ -36,6 +36,10 @@ export const CONDITION_REASONS = {
   OwnershipConflict: 'OwnershipConflict',
   /** Adoption of an existing deployment is not permitted from this namespace. */
   AdoptionNotAllowed: 'AdoptionNotAllowed',
+  /** spec.managementPolicy ObserveOnly: the deployment is found; status mirrors it. */
+  Observed: 'Observed',
+  /** spec.managementPolicy ObserveOnly: no deployment of that name or id; looked for again slowly. */
+  DeploymentNotFound: 'DeploymentNotFound',
   /** spec.connectionRef names a connection that does not exist. */
   ConnectionNotFound: 'ConnectionNotFound',
   /** The connection exists but is not Ready (key refused, not probed yet, being deleted). */

@@ -8,6 +8,7 @@ import type { ControlPlanePort, Failure, Outcome } from './ports.js';
 import { MAX_IDS_PER_LIST } from './observation/fleet-poller.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import { ThrottleLine } from './throttle-line.js';
+import { withSpecPaths } from './spec-paths.js';
 
 /** Every reconciler call: never wait for budget, and stop when the reconcile is aborted. */
 function noWait(signal: AbortSignal) {
@@ -168,7 +169,8 @@ export function failure(error: ControlPlaneError): Failure {
       // 401/403 say the key is refused: a property of the credential, not of the object.
       if (error.status === 401 || error.status === 403)
         return { kind: 'Unauthorized', message: error.message, status: error.status };
-      return { kind: 'Terminal', message: error.message, status: error.status };
+      // The user wrote spec fields, not the wire's: the message names the field as written.
+      return { kind: 'Terminal', message: withSpecPaths(error.message), status: error.status };
     case 'NotFound':
       return { kind: 'NotFound', message: error.message, status: 404 };
     case 'Conflict':

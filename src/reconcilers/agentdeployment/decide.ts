@@ -27,7 +27,7 @@ import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
 import { VERDICT_LENGTH, clip } from './smoke-test.js';
 import type { Observed, RefusedCreate, SpecReading } from './observed.js';
-import { REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
+import { DEPLOYMENT_ID_ANNOTATION, REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
 import { specPathOf } from './spec-paths.js';
 import type { StatusFacts } from './status.js';
@@ -73,6 +73,11 @@ export const LADDER: readonly Rung[] = [
     doc: '`ConnectionNotFound`, `ConnectionNotReady` or `ConnectionNotAllowed` (Stalled): `spec.connectionRef` cannot be used; no call, re-checked slowly',
     decide: (o, t) =>
       o.connectionRefused !== undefined ? connectionRefusal(o.connectionRefused, t) : undefined,
+  },
+  {
+    name: 'observeOnly',
+    doc: '`Observed` or `DeploymentNotFound` (`spec.managementPolicy: ObserveOnly`): status mirrors the deployment named by the deployment-id annotation or by name, where adoption is permitted; reads only: no write, no finalizer',
+    decide: (o, t) => (o.object.observeOnly ? decideObserveOnly(o, t) : undefined),
   },
   {
     name: 'unknownName',
@@ -220,8 +225,12 @@ export function recheckDelayMs(recheckFailures: number, t: ReconcilerTimings): n
 function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
   if (!o.object.hasFinalizer) return { kind: 'nothing' };
   const owned = o.ownership.deploymentId;
-  if (o.object.suspend || o.object.deletionPolicy === 'Orphan') {
-    const why = o.object.suspend ? 'the object is suspended (spec.suspend)' : 'deletionPolicy is Orphan';
+  if (o.object.suspend || o.object.deletionPolicy === 'Orphan' || o.object.observeOnly) {
+    const why = o.object.suspend
+      ? 'the object is suspended (spec.suspend)'
+      : o.object.observeOnly
+        ? 'spec.managementPolicy is ObserveOnly'
+        : 'deletionPolicy is Orphan';
     return {
       kind: 'release',
       ...(owned
@@ -282,6 +291,66 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
     );
   }
   return { kind: 'delete', id: owned };
+}
+
+// ---- observe only -------------------------------------------------------------------------
+
+/**
+ * spec.managementPolicy ObserveOnly: find the deployment (by the id the annotation gives, else
+ * by name) and mirror it into status. Only reads: the actions returned are observations and
+ * status publications, never a create, patch, delete, finalizer or ownership record. Reading
+ * a deployment this object does not own is a way into another team's work, so it follows the
+ * adoption rule of the namespace (`--adoption-namespaces`).
+ */
+function decideObserveOnly(o: Observed, t: ReconcilerTimings): Action {
+  const id = o.object.hintedDeploymentId;
+  let found: Deployment | undefined;
+  if (id !== undefined) {
+    const reading = o.deployment;
+    if (reading.kind === 'unobserved') return { kind: 'observeDeployment', id, maxAgeMs: t.resyncPeriodMs };
+    if (reading.kind === 'pending') return wait(reading.retryAfterMs);
+    if (reading.kind === 'failed') return { kind: 'fail', error: reading.error };
+    if (reading.kind === 'present') found = reading.deployment;
+  } else {
+    if (o.byName.kind === 'unobserved') return { kind: 'observeName', name: o.object.deploymentName };
+    if (o.byName.kind === 'failed') return { kind: 'fail', error: o.byName.error };
+    found = o.byName.deployments[0];
+  }
+  const target =
+    id !== undefined
+      ? `${id} (from the ${DEPLOYMENT_ID_ANNOTATION} annotation)`
+      : `named "${o.object.deploymentName}"`;
+  if (found === undefined) {
+    return publish(
+      {
+        kind: 'DeploymentNotFound',
+        message: `spec.managementPolicy is ObserveOnly and the control plane has no deployment ${target}; looking again later`,
+      },
+      { clearIds: true },
+      { requeueAfterMs: t.stalledRecheckMs },
+    );
+  }
+  const forbidden = adoptionForbiddenFor(o, found.id);
+  if (forbidden !== undefined) {
+    return publish(
+      {
+        kind: 'AdoptionNotAllowed',
+        message: `spec.managementPolicy ObserveOnly: deployment ${found.id} may not be observed from here: ${forbidden}`,
+      },
+      { clearIds: true },
+    );
+  }
+  return publish(
+    {
+      kind: 'Observed',
+      message: `Observing deployment ${found.id} (${found.status}); spec.managementPolicy is ObserveOnly: no writes`,
+    },
+    {
+      deployment: found,
+      ...(found.source_config.custom_url ? { agentUrl: found.source_config.custom_url } : {}),
+    },
+    { track: { id: found.id, mode: 'steady' } },
+  );
 }
 
 // ---- no deployment yet ----------------------------------------------------------------

@@ -25,6 +25,7 @@ export interface ReconcilerSpecView {
   deletionPolicy?: 'Delete' | 'Orphan';
   suspend?: boolean;
   adoptExisting?: boolean;
+  managementPolicy?: 'Full' | 'ObserveOnly';
   smokeTest?: SmokeTest;
 }
 

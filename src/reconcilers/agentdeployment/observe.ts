@@ -74,6 +74,7 @@ export class Observer<Object extends AgentDeploymentView> {
       hasFinalizer: hasFinalizer(object),
       suspend: object.spec.suspend === true,
       adoptExisting: object.spec.adoptExisting === true,
+      observeOnly: object.spec.managementPolicy === 'ObserveOnly',
       deletionPolicy: object.spec.deletionPolicy ?? 'Delete',
       deploymentName: name,
       ...(hintedDeploymentId !== undefined ? { hintedDeploymentId } : {}),
@@ -95,8 +96,10 @@ export class Observer<Object extends AgentDeploymentView> {
     const disputedBy =
       ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
     const adoptionForbidden = deps.adoptionForbidden?.(object.metadata.namespace);
-    // Only a pass that may adopt (adoptExisting, or a deployment-id hint) needs the records.
-    const mayAdopt = observedObject.adoptExisting || hintedDeploymentId !== undefined;
+    // Only a pass that may adopt (adoptExisting, or a deployment-id hint) or observe a
+    // deployment it does not own (ObserveOnly, under the same rule) needs the records.
+    const mayAdopt =
+      observedObject.adoptExisting || observedObject.observeOnly || hintedDeploymentId !== undefined;
     const orphanedHere =
       adoptionForbidden === undefined || !mayAdopt
         ? []

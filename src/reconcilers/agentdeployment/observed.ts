@@ -16,6 +16,8 @@ export interface ObservedObject {
   hasFinalizer: boolean;
   suspend: boolean;
   adoptExisting: boolean;
+  /** spec.managementPolicy is ObserveOnly: read the deployment, never write, never delete. */
+  observeOnly: boolean;
   deletionPolicy: 'Delete' | 'Orphan';
   /** The control-plane name the spec resolves to. */
   deploymentName: string;

@@ -29,6 +29,10 @@ export type SyncState =
    * made until the connection's agentHosts, the agent's URL or spec.smokeTest changes.
    */
   | { kind: 'SmokeTestRefused'; message: string }
+  /** spec.managementPolicy ObserveOnly: the deployment is found and mirrored. */
+  | { kind: 'Observed'; message: string }
+  /** spec.managementPolicy ObserveOnly: nothing of that name or id; looked for again slowly. */
+  | { kind: 'DeploymentNotFound'; message: string }
   | { kind: ConnectionRefusalReason; message: string };
 
 export type SyncReason = SyncState['kind'];
@@ -53,7 +57,7 @@ export function isStalled(state: SyncState): boolean {
 
 export function conditionsFor(state: SyncState): ConditionUpdate[] {
   const { kind: reason, message } = state;
-  if (reason === 'Deployed') {
+  if (reason === 'Deployed' || reason === 'Observed') {
     return [
       { type: 'Ready', status: 'True', reason, message },
       { type: 'Reconciling', status: 'False', reason, message },
@@ -67,9 +71,10 @@ export function conditionsFor(state: SyncState): ConditionUpdate[] {
       { type: 'Stalled', status: 'False', reason, message },
     ];
   }
-  if (reason === 'SmokeTestFailed') {
+  if (reason === 'SmokeTestFailed' || reason === 'DeploymentNotFound') {
     // Not Stalled: the agent runs and the spec may be right; a new revision or a changed
     // smoke test tries again. Not Reconciling either: nothing more happens until then.
+    // DeploymentNotFound likewise: nothing to do but look again, slowly, until it appears.
     return [
       { type: 'Ready', status: 'False', reason, message },
       { type: 'Reconciling', status: 'False', reason, message },
