@@ -117,6 +117,16 @@ describe('the safe summary', () => {
     expect(summarizeDetail(400, `A deployment named "${QUOTED}" already exists in this tenant`)).toBe(
       'name: a deployment of that name already exists in this tenant',
     );
+    // The resource-spec rules, by the rule they state; the values in the server's text are not quoted.
+    expect(
+      summarizeDetail(
+        400,
+        `source_config.resource_spec.cpu_limit (${KEY}) must not be below source_config.resource_spec.cpu (2)`,
+      ),
+    ).toBe('source_config.resource_spec.cpu_limit: a limit is below its request');
+    expect(summarizeDetail(400, 'source_config.resource_spec.min_scale (-1) must not be negative')).toBe(
+      'source_config.resource_spec.min_scale: must not be negative',
+    );
     expect(summarizeDetail(403, KEY)).toBe('the API key may not act on this tenant or resource');
     expect(summarizeDetail(502, KEY)).toBe('server error');
   });

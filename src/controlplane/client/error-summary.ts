@@ -45,6 +45,8 @@ const DETAIL_RULES: readonly [RegExp, string][] = [
   [/is not unique/i, 'must be unique'],
   [/must not be empty/i, 'must not be empty'],
   [/must not exceed/i, 'a minimum exceeds its maximum'],
+  [/must not be below/i, 'a limit is below its request'],
+  [/must not be negative/i, 'must not be negative'],
   [/is not a listener|not found/i, 'names something that does not exist in this tenant'],
   [/is being deleted/i, 'the deployment is being deleted'],
   [/build_on_push/i, 'source_config.build_on_push cannot be enabled with a tag ref'],
