@@ -8,8 +8,10 @@
 //   it wakes to renew: a process frozen past its lease (a long GC pause, SIGSTOP, a suspended
 //   VM) aborts its work as soon as it runs again, before the work's own later timers and the
 //   answers that arrived meanwhile, and without first asking the API server (whose answer
-//   would come after them). Only a timer of the work due within 100 ms of the freeze's start
-//   can run before the watchdog;
+//   would come after them). What can still run first: a timer of the work due within 100 ms
+//   of the freeze's start, and, when the process froze while running code rather than
+//   waiting, that code and the answers already arrived (a check at the moment of sending
+//   would close both; docs/chaos.md, "Two replicas");
 // - on shutdown the leader stops its work first, then releases the lease (empty holder,
 //   1 s duration) so that the next candidate takes over at once instead of after 15 s.
 import type { Logger } from 'pino';
@@ -169,7 +171,7 @@ export class LeaderElector {
         watchdog = undefined;
         this.logger?.warn(
           { lease: this.store.description, identity: this.identity, sinceRenewalMs: this.clock.now() - lastRenew },
-          'renew deadline passed by the local clock (a pause?): stopping work before anything else',
+          'renew deadline passed by the local clock (renewals failing, or this process was paused): stopping work',
         );
         work.abort();
         deadlinePassed();
