@@ -113,10 +113,10 @@ describe('file descriptors in the memory verdict', () => {
 });
 
 describe('no write without the lease', () => {
-  const record = (holder: string, renewTime: number): LeaseRecord => ({
+  const record = (holder: string, renewTime: number, acquireTime = renewTime): LeaseRecord => ({
     holder,
     renewTime,
-    acquireTime: renewTime,
+    acquireTime,
     leaseDurationMs: 15_000,
     transitions: 0,
     seenAt: renewTime + 5,
@@ -132,7 +132,7 @@ describe('no write without the lease', () => {
   it('allows the holder up to its last renewal plus the lease, and nobody else', () => {
     const leases = new LeaseWatch({} as Stack);
     // a renews at 0 and 2 s, then freezes; b takes over at 20 s.
-    leases.records.push(record('a', 0), record('a', 2_000), record('b', 20_000));
+    leases.records.push(record('a', 0), record('a', 2_000, 0), record('b', 20_000));
     const journal = new WriteJournal();
     write(journal, 'a', 1_000); // holds it
     write(journal, 'a', 16_999); // its own clock: 2 s + 15 s not yet over
@@ -151,6 +151,31 @@ describe('no write without the lease', () => {
       expect.stringMatching(/from a at .*, 3500 ms after its lease ran out/),
       expect.stringMatching(/from b at .*, which had never held the lease/),
       expect.stringMatching(/names no replica/),
+    ]);
+  });
+
+  it('knows a term from its renewals when the harness missed the acquisition', () => {
+    const leases = new LeaseWatch({} as Stack);
+    // b acquired at 20 s (not seen) and renewed at 22 s (seen, acquireTime 20 s).
+    leases.records.push(record('a', 0), record('b', 22_000, 20_000));
+    const journal = new WriteJournal();
+    write(journal, 'b', 21_000);
+    expect(checkWritesUnderLease(journal, leases)).toMatchObject({ ok: true });
+    write(journal, 'a', 21_000);
+    expect(checkWritesUnderLease(journal, leases).problems).toEqual([
+      expect.stringMatching(/from a at .*, 6000 ms after its lease ran out/),
+    ]);
+  });
+
+  it('a paused holder that renews its own term again was still without the lease in between', () => {
+    const leases = new LeaseWatch({} as Stack);
+    // a froze after its stamp at 2 s, resumed at 20 s and renewed its own lease at 21 s.
+    leases.records.push(record('a', 0), record('a', 2_000, 0), record('a', 21_000, 0));
+    const journal = new WriteJournal();
+    write(journal, 'a', 20_100);
+    write(journal, 'a', 21_100);
+    expect(checkWritesUnderLease(journal, leases).problems).toEqual([
+      expect.stringMatching(/from a at .*, 3100 ms after its lease ran out/),
     ]);
   });
 

@@ -67,24 +67,42 @@ export class LeaseWatch {
   }
 
   /**
-   * Whether `identity` held the lease at `atMs` by its own clock: the newest record stamped
-   * (renewTime) at or before `atMs` names it, and `atMs` is within leaseDuration of that
-   * stamp. A renewal the harness missed only makes this stricter (an older stamp), never laxer;
-   * with renewals every 2 s and a 15 s lease, a missed one or two cannot flip a verdict.
+   * Whether `identity` held the lease at `atMs` by its own clock. The term in force at `atMs`
+   * is the record acquired last at or before it (a renewal keeps its term's acquireTime, so a
+   * missed acquisition is known from the next renewal); it must be `identity`'s, and `atMs`
+   * within the lease duration of that term's last stamp (renewTime) at or before `atMs`. A
+   * renewal the harness missed only makes this stricter (an older stamp), never laxer; with
+   * renewals every 2 s and a 15 s lease, a missed one or two cannot flip a verdict.
    */
   heldBy(identity: string, atMs: number): boolean {
-    let newest: LeaseRecord | undefined;
-    for (const record of this.records) {
-      if (record.renewTime <= atMs && (!newest || record.renewTime >= newest.renewTime)) newest = record;
-    }
-    return newest !== undefined && newest.holder === identity && atMs <= newest.renewTime + newest.leaseDurationMs;
+    const term = this.termAt(atMs);
+    if (term === undefined || term.holder !== identity) return false;
+    return atMs <= this.lastStamp(term, atMs) + term.leaseDurationMs;
   }
 
-  /** When `identity`'s lease ran out by its own clock: its last stamp plus the lease duration. */
-  expiryOf(identity: string, afterMs: number): number | undefined {
-    const own = this.records.filter((r) => r.holder === identity && r.renewTime <= afterMs);
-    const last = own[own.length - 1];
-    return last === undefined ? undefined : last.renewTime + last.leaseDurationMs;
+  /** When `identity`'s lease ran out by its own clock, in its last term begun at or before `atMs`. */
+  expiryOf(identity: string, atMs: number): number | undefined {
+    const own = this.records.filter((r) => r.holder === identity && r.acquireTime <= atMs);
+    const term = own.reduce<LeaseRecord | undefined>((last, r) => (!last || r.acquireTime > last.acquireTime ? r : last), undefined);
+    return term === undefined ? undefined : this.lastStamp(term, atMs) + term.leaseDurationMs;
+  }
+
+  private termAt(atMs: number): LeaseRecord | undefined {
+    let term: LeaseRecord | undefined;
+    for (const record of this.records) {
+      if (record.acquireTime <= atMs && (!term || record.acquireTime > term.acquireTime)) term = record;
+    }
+    return term;
+  }
+
+  private lastStamp(term: LeaseRecord, atMs: number): number {
+    let stamp = term.acquireTime;
+    for (const record of this.records) {
+      if (record.holder === term.holder && record.acquireTime === term.acquireTime && record.renewTime <= atMs) {
+        stamp = Math.max(stamp, record.renewTime);
+      }
+    }
+    return stamp;
   }
 
   private async read(): Promise<void> {
