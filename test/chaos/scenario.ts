@@ -60,7 +60,13 @@ export interface ChaosOutcome {
   crashes: { unexpectedExits: UnexpectedExit[]; crashLines: string[] };
   memory: MemoryVerdict;
   /** Two replicas only: each leader fault and its hand-over, and the lease-holder checks. */
-  leadership?: { faults: LeaderFaultRecord[]; invariants: InvariantResult[]; transitions: number };
+  leadership?: {
+    faults: LeaderFaultRecord[];
+    invariants: InvariantResult[];
+    transitions: number;
+    /** The busiest window's control-plane calls, sliding, by replica. */
+    busiest?: { startMs: number; total: number; byCaller: Map<string, number> };
+  };
 }
 
 export async function runChaos(config: ChaosConfig, progress: (line: string) => void): Promise<ChaosOutcome> {
@@ -136,6 +142,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     );
     const quietSuspended = await checkSuspendedQuiet(stack, workload);
     await writeFile(join(logDir, 'workload.log'), `${workload.journal.join('\n')}\n`);
+    await writeFile(join(logDir, 'calls.log'), journal.lines());
     progress(`settled in ${(waitedMs / 1000).toFixed(1)} s`);
     // A few more samples of a quiet operator: the end of the survivor's life is at rest.
     await sleep(3 * RSS_SAMPLE_EVERY_MS);
@@ -188,6 +195,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
             leadership: {
               faults: leaderChaos.records,
               invariants: [checkWritesUnderLease(journal, leases), leaderChaos.pausedLeadersSilent()],
+              busiest: journal.busiest(config.rateLimit.windowSeconds * 1000),
               transitions: new Set(leases.records.filter((r) => r.holder !== '').map((r) => `${r.holder} ${r.acquireTime}`)).size,
             },
           }

@@ -74,7 +74,7 @@ export function formatSummary(outcome: ChaosOutcome): string {
       `open fds earlier half ${memory.earlierMedianFds ?? 'n/a'}, later half ${memory.laterMedianFds ?? 'n/a'}, peak ${memory.peakFds ?? 'n/a'}; ` +
       `whole run first half ${mib(memory.runFirstHalfMedianBytes)}, second half ${mib(memory.runSecondHalfMedianBytes)}`,
     ...leadershipLines(outcome),
-    `logs: ${outcome.logDir} (operator${outcome.leadership ? '-a.log, operator-b' : ''}.log, workload.log)`,
+    `logs: ${outcome.logDir} (operator${outcome.leadership ? '-a.log, operator-b' : ''}.log, workload.log, calls.log)`,
     'invariants:',
   ];
   for (const invariant of allInvariants(outcome)) {
@@ -97,6 +97,12 @@ function leadershipLines(outcome: ChaosOutcome): string[] {
   return [
     `leadership: ${leadership.transitions} terms of leading; hand-over after SIGKILL ${handOvers('leader-sigkill')}; ` +
       `after SIGSTOP ${handOvers('leader-sigstop')}; after a renewal burst ${handOvers('kube-lease-renewal-burst')}`,
+    ...(leadership.busiest
+      ? [
+          `  busiest ${outcome.config.rateLimit.windowSeconds} s of control-plane calls (sliding) from ${new Date(leadership.busiest.startMs).toISOString()}: ` +
+            `${leadership.busiest.total}, by replica ${[...leadership.busiest.byCaller].map(([who, n]) => `${who} ${n}`).join(', ')}`,
+        ]
+      : []),
     ...leadership.faults.map((f) => {
       const detail =
         f.kind === 'leader-sigkill'

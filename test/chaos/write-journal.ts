@@ -25,6 +25,34 @@ export class WriteJournal {
     return this.calls.filter((call) => WRITE_METHODS.has(call.method));
   }
 
+  /**
+   * The busiest span of `windowMs` (sliding, so it may exceed a fixed-window limit that was
+   * kept), with each caller's share: shows whether two replicas spent the one key's budget
+   * at once. For the summary, not a verdict.
+   */
+  busiest(windowMs: number): { startMs: number; total: number; byCaller: Map<string, number> } | undefined {
+    const calls = [...this.calls].sort((a, b) => a.atMs - b.atMs);
+    let best: { from: number; to: number } | undefined;
+    for (let from = 0, to = 0; to < calls.length; to++) {
+      while ((calls[from]?.atMs ?? 0) <= (calls[to]?.atMs ?? 0) - windowMs) from++;
+      if (!best || to - from > best.to - best.from) best = { from, to };
+    }
+    if (!best) return undefined;
+    const byCaller = new Map<string, number>();
+    for (const call of calls.slice(best.from, best.to + 1)) {
+      const who = call.identity ?? '(unnamed)';
+      byCaller.set(who, (byCaller.get(who) ?? 0) + 1);
+    }
+    return { startMs: calls[best.from]?.atMs ?? 0, total: best.to - best.from + 1, byCaller };
+  }
+
+  /** One line per call, for the run's logs: when, who, what. */
+  lines(): string {
+    return this.calls
+      .map((c) => `${new Date(c.atMs).toISOString()} ${c.identity ?? '(unnamed)'} ${c.method} ${c.route}\n`)
+      .join('');
+  }
+
   /** Writes by `identity` that arrived at or after `fromMs`. */
   writesBy(identity: string, fromMs: number): JournalEntry[] {
     return this.writes().filter((call) => call.identity === identity && call.atMs >= fromMs);

@@ -25,6 +25,10 @@ class FreezableClock implements Clock {
   clearTimeout(handle: TimerHandle): void {
     this.inner.clearTimeout(handle);
   }
+  /** Time moves on by `ms` and nothing runs: the instant a frozen process runs again. */
+  jump(ms: number): void {
+    this.offset += ms;
+  }
   /** Frozen for `ms`: time moves on, no timer runs. Then they run, late. */
   async freeze(ms: number): Promise<void> {
     this.offset += ms;
@@ -115,5 +119,34 @@ describe('LeaderElector: a leader frozen past its lease', () => {
     expect(seenByWorkTimer.every((aborted) => aborted)).toBe(true);
     // ... and it did not wait for the API server (which has not answered) to step down.
     expect(calls.length - callsBefore).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('LeaderElector.holdsLease: the lease by its own clock, at the moment it is asked', () => {
+  it('is true while renewals succeed and false the instant the renew deadline has passed, before any timer ran', async () => {
+    const fake = new FakeClock();
+    const clock = new FreezableClock(fake);
+    const lease = new FakeLease();
+    const elector = new LeaderElector({
+      store: lease.storeFor(),
+      identity: 'a',
+      name: 'lock',
+      clock,
+      random: () => 0,
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    });
+    expect(elector.holdsLease).toBe(false);
+    const stop = new AbortController();
+    stops.push(stop);
+    void elector.run(stop.signal);
+    await flush();
+    expect(elector.holdsLease).toBe(true);
+    await fake.advance(5_000);
+    expect(elector.holdsLease).toBe(true);
+    // The process runs again after a freeze: code already running asks before any timer.
+    clock.jump(12_000);
+    expect(elector.isLeader).toBe(true); // nothing has told the elector yet
+    expect(elector.holdsLease).toBe(false);
   });
 });

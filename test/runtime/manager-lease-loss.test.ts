@@ -63,3 +63,23 @@ describe('Manager: the lease lost', () => {
     expect(inFlight[0]?.aborted).toBe(true);
   });
 });
+
+describe('Manager.holdsLease', () => {
+  it('is true without leader election, and follows the elector’s own-clock view with it', async () => {
+    const clock = new FakeClock();
+    expect(new Manager({ clock }).holdsLease()).toBe(true);
+    const lease = new FakeLease();
+    const manager = new Manager({
+      clock,
+      leaderElection: { namespace: 'default', leaseName: 'l', identity: 'only', store: lease.storeFor() },
+    });
+    expect(manager.holdsLease()).toBe(false);
+    void manager.start();
+    cleanups.push(() => manager.stop());
+    await flush();
+    expect(manager.holdsLease()).toBe(true);
+    lease.unreachable = true;
+    await clock.advance(10_000);
+    expect(manager.holdsLease()).toBe(false);
+  });
+});

@@ -47,6 +47,13 @@ export interface ControlPlaneClientOptions {
    * parentheses, at most 128 characters. Default: none (`agent-operator`).
    */
   userAgentIdentity?: string;
+  /**
+   * Asked right before each write (POST, PATCH, DELETE) is sent; false: it is not sent (a
+   * Transient error, nothing reached the server). A replica with leader election passes
+   * "do I hold the lease by my own clock now": after a freeze (a GC pause, SIGSTOP) the
+   * first code to run may be a write, before any timer could tell it the lease is gone.
+   */
+  mayWrite?: () => boolean;
   logger?: Logger;
   metrics?: ClientMetrics;
   clock?: Clock;

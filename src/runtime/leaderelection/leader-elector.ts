@@ -85,6 +85,8 @@ export class LeaderElector {
   private leading = false;
   /** When the last successful acquisition or renewal began (the renewTime it stamped), local clock. */
   private renewedAt = 0;
+  /** While leading: the renew deadline of the current term's last renewal; 0 otherwise. */
+  private leaseHeldUntil = 0;
 
   constructor(options: LeaderElectorOptions) {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -125,6 +127,16 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /**
+   * Whether this replica holds the lease *by its own clock, now*: it leads and its renew
+   * deadline has not passed. Unlike `isLeader` this needs no timer to have run, so code that
+   * runs first after a freeze (the answers that arrived meanwhile) asks it right before a
+   * write and gets the truth.
+   */
+  get holdsLease(): boolean {
+    return this.clock.now() < this.leaseHeldUntil;
+  }
+
   /** The holder last seen on the lease (for health and logs). */
   get observedLeader(): string | undefined {
     return this.observed?.record.holderIdentity || undefined;
@@ -160,6 +172,7 @@ export class LeaderElector {
     // renewal *began* (the renewTime it stamped): the watchdog stops the work the moment the
     // deadline has passed, whatever else is due.
     let lastRenew = this.renewedAt;
+    this.leaseHeldUntil = lastRenew + this.renewDeadlineMs;
     const expired = (): boolean => this.clock.now() - lastRenew >= this.renewDeadlineMs;
     let watchdog: ReturnType<Clock['setTimeout']> | undefined;
     let deadlinePassed: () => void = () => undefined;
@@ -169,6 +182,7 @@ export class LeaderElector {
     const watch = (): void => {
       if (expired()) {
         watchdog = undefined;
+        this.leaseHeldUntil = 0;
         this.logger?.warn(
           { lease: this.store.description, identity: this.identity, sinceRenewalMs: this.clock.now() - lastRenew },
           'renew deadline passed by the local clock (renewals failing, or this process was paused): stopping work',
@@ -195,11 +209,13 @@ export class LeaderElector {
         // A renewal that completed after the watchdog fired does not undo the step-down.
         if (work.signal.aborted) break;
         lastRenew = this.renewedAt;
+        this.leaseHeldUntil = lastRenew + this.renewDeadlineMs;
       } else if (expired() || this.heldByAnother()) {
         break;
       }
     }
     if (watchdog !== undefined) this.clock.clearTimeout(watchdog);
+    this.leaseHeldUntil = 0;
     work.abort();
     this.leading = false;
     this.status?.set({ name: this.name }, 0);

@@ -136,6 +136,17 @@ export class Manager {
     return this.elector ? this.elector.isLeader : this.controllersRunning;
   }
 
+  /**
+   * Whether this replica may write now: always without leader election; with it, whether it
+   * holds the lease by its own clock at this moment (`LeaderElector.holdsLease`). For a
+   * client to ask right before it sends a write: after a freeze, code can run before any
+   * timer has told the manager that the lease is gone.
+   */
+  holdsLease(): boolean {
+    if (!this.electionConfig) return true;
+    return this.elector?.holdsLease ?? false;
+  }
+
   /** Starts everything; resolves when the manager has stopped (by `stop` or `signal`). */
   start(signal?: AbortSignal): Promise<void> {
     if (this.running) return this.running;
