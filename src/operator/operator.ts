@@ -69,7 +69,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     credentials,
     budget,
     userAgentIdentity: identity,
-    mayWrite: () => manager.holdsLease(),
+    mayCall: () => manager.holdsLease(),
     logger: logger.child({ component: 'control-plane-client' }),
     metrics: clientMetrics,
   });

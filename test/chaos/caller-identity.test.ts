@@ -35,22 +35,23 @@ describe('caller identity', () => {
     expect(calls.every((call) => call.atMs >= before && call.atMs <= Date.now())).toBe(true);
   });
 
-  it('sends no write while the write guard says no (a replica without the lease), reads still go', async () => {
+  it('sends nothing while the guard says no (a replica without the lease), and everything once it says yes', async () => {
     const calls: ApiCall[] = [];
     emulator = await startControlPlaneEmulator({ apiKeys: [{ key: KEY }], onApiRequest: (call) => calls.push(call) });
     let leading = false;
     const client = createControlPlaneClient({
       baseUrl: emulator.url,
       credentials: { apiKey: KEY },
-      mayWrite: () => leading,
+      mayCall: () => leading,
     });
     const refused = await client.deleteDeployment('00000000-0000-4000-8000-000000000000');
     expect(refused).toMatchObject({
       ok: false,
       error: { kind: 'Transient', unclear: false, message: expect.stringMatching(/not sent: this replica does not hold the lease/) },
     });
-    expect((await client.listDeployments()).ok).toBe(true);
+    expect((await client.listDeployments()).ok).toBe(false);
     leading = true;
+    expect((await client.listDeployments()).ok).toBe(true);
     await client.deleteDeployment('00000000-0000-4000-8000-000000000000');
     await client.close();
     expect(calls.map((call) => call.method)).toEqual(['GET', 'DELETE']);

@@ -72,7 +72,7 @@ export function assembleClientParts(options: ControlPlaneClientOptions, componen
     credentialFingerprint: fingerprint,
     retry,
     maxBudgetWaitMs: options.maxBudgetWaitMs ?? DEFAULT_MAX_BUDGET_WAIT_MS,
-    ...(options.mayWrite === undefined ? {} : { mayWrite: options.mayWrite }),
+    ...(options.mayCall === undefined ? {} : { mayCall: options.mayCall }),
     deadlineMs,
     clock,
     random,

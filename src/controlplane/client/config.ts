@@ -48,12 +48,13 @@ export interface ControlPlaneClientOptions {
    */
   userAgentIdentity?: string;
   /**
-   * Asked right before each write (POST, PATCH, DELETE) is sent; false: it is not sent (a
-   * Transient error, nothing reached the server). A replica with leader election passes
-   * "do I hold the lease by my own clock now": after a freeze (a GC pause, SIGSTOP) the
-   * first code to run may be a write, before any timer could tell it the lease is gone.
+   * Asked right before each request is sent; false: it is not sent (a Transient error,
+   * nothing reached the server). A replica with leader election passes "do I hold the lease
+   * by my own clock now": after a freeze (a GC pause, SIGSTOP) the first code to run may send
+   * a write, or a read that spends the budget the new leader now uses, before any timer
+   * could tell it the lease is gone. Default: always.
    */
-  mayWrite?: () => boolean;
+  mayCall?: () => boolean;
   logger?: Logger;
   metrics?: ClientMetrics;
   clock?: Clock;

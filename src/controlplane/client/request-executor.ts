@@ -57,8 +57,8 @@ export interface ExecutorDependencies {
   random: RandomSource;
   metrics: ClientMetrics;
   logger?: Logger;
-  /** Asked right before a write is sent; false: not sent (this replica does not hold the lease). */
-  mayWrite?: () => boolean;
+  /** Asked right before each request is sent; false: not sent (this replica does not hold the lease). */
+  mayCall?: () => boolean;
 }
 
 export class RequestExecutor {
@@ -92,8 +92,9 @@ export class RequestExecutor {
       }
 
       // The last moment before sending: a replica that lost its lease (even one that has not
-      // heard so yet, just resumed from a freeze) sends no write.
-      if (spec.method !== 'GET' && deps.mayWrite?.() === false) {
+      // heard so yet, just resumed from a freeze) sends nothing: no write, and no read that
+      // would spend the budget of the key it shares with the new leader.
+      if (deps.mayCall?.() === false) {
         return {
           ok: false,
           error: {
