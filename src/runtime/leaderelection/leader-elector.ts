@@ -10,8 +10,9 @@
 //   answers that arrived meanwhile, and without first asking the API server (whose answer
 //   would come after them). What can still run first: a timer of the work due within 100 ms
 //   of the freeze's start, and, when the process froze while running code rather than
-//   waiting, that code and the answers already arrived (a check at the moment of sending
-//   would close both; docs/chaos.md, "Two replicas");
+//   waiting, that code and the answers already arrived: for those, `holdsLease` answers by
+//   the clock at the moment it is asked, and a client asks it right before sending
+//   (docs/chaos.md, "Two replicas");
 // - on shutdown the leader stops its work first, then releases the lease (empty holder,
 //   1 s duration) so that the next candidate takes over at once instead of after 15 s.
 import type { Logger } from 'pino';
