@@ -62,11 +62,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const budget = new RateBudget({ region: config.region, overrides: { default: rateLimit } });
   const clientMetrics = createControlPlaneMetrics(registry);
   const credentials = { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) };
+  const identity = options.identity ?? `${hostname()}_${process.pid}`;
   const controlPlane = createControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     region: config.region,
     credentials,
     budget,
+    userAgentIdentity: identity,
+    mayCall: () => manager.holdsLease(),
     logger: logger.child({ component: 'control-plane-client' }),
     metrics: clientMetrics,
   });
@@ -80,7 +83,6 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     onDelete: (secret) => secretValues.forget(`${secret.metadata.namespace ?? ''}/${secret.metadata.name}`),
   });
 
-  const identity = options.identity ?? `${hostname()}_${process.pid}`;
   const recorder = new EventRecorder({
     client: kube,
     component: 'agent-operator',

@@ -6,6 +6,8 @@ import { ConfigError, parseRateLimit } from '../../src/operator/config.js';
 
 export interface ChaosConfig {
   seed: number;
+  /** 1: the operator killed at random. 2: two replicas with leader election, the leader faulted. */
+  replicas: 1 | 2;
   /** The emulator's limit per API key, and the operator's --rate-limit: the same on purpose. */
   rateLimit: { count: number; windowSeconds: number };
   /** How long workload and faults run together. */
@@ -36,15 +38,27 @@ export class ChaosConfigError extends Error {
   override readonly name = 'ChaosConfigError';
 }
 
+/**
+ * The fault phase of the short two-replica run: a leader killed mid-rollout (15 s until the
+ * standby sees the lease expire) and then one paused past its lease (15 s and more) do not
+ * fit in 40 s.
+ */
+export const SHORT_HA_FAULT_PHASE_MS = 50_000;
+
 export function chaosConfigFrom(env: NodeJS.ProcessEnv): ChaosConfig {
-  const faultPhaseMs = parseFaultPhase(env.CHAOS_DURATION);
+  const replicas = parseReplicas(env.CHAOS_REPLICAS);
+  const shortPhaseMs = replicas === 2 ? SHORT_HA_FAULT_PHASE_MS : SHORT_FAULT_PHASE_MS;
+  const faultPhaseMs = parseFaultPhase(env.CHAOS_DURATION, shortPhaseMs);
   const seed = parseSeed(env.CHAOS_SEED);
-  const long = faultPhaseMs > SHORT_FAULT_PHASE_MS;
+  const long = faultPhaseMs > shortPhaseMs;
   return {
     seed,
+    replicas,
     rateLimit: parseChaosRateLimit(env.CHAOS_RATE_LIMIT),
     faultPhaseMs,
-    killsUntilMs: Math.floor(faultPhaseMs / 2),
+    // Two replicas, short run: the one kill may come late (it waits for a rollout), and the
+    // replica that was not killed is the survivor whose memory is judged.
+    killsUntilMs: replicas === 2 && !long ? faultPhaseMs - 10_000 : Math.floor(faultPhaseMs / 2),
     settleTimeoutMs: long ? 180_000 : 120_000,
     maxLiveObjects: long ? 40 : 25,
     // A long run keeps churning: names are never reused (an Orphan-deleted object leaves a
@@ -53,8 +67,8 @@ export function chaosConfigFrom(env: NodeJS.ProcessEnv): ChaosConfig {
   };
 }
 
-function parseFaultPhase(text: string | undefined): number {
-  if (text === undefined || text.trim() === '') return SHORT_FAULT_PHASE_MS;
+function parseFaultPhase(text: string | undefined, shortPhaseMs: number): number {
+  if (text === undefined || text.trim() === '') return shortPhaseMs;
   const ms = parseDuration(text.trim());
   if (ms === undefined || ms < 10_000) {
     throw new ChaosConfigError(
@@ -77,6 +91,13 @@ function parseChaosRateLimit(text: string | undefined): { count: number; windowS
 
 export function rateLimitText(limit: { count: number; windowSeconds: number }): string {
   return `${limit.count}/${limit.windowSeconds}s`;
+}
+
+function parseReplicas(text: string | undefined): 1 | 2 {
+  const value = text?.trim() ?? '';
+  if (value === '' || value === '1') return 1;
+  if (value === '2') return 2;
+  throw new ChaosConfigError(`CHAOS_REPLICAS: must be 1 or 2; got "${text ?? ''}"`);
 }
 
 function parseSeed(text: string | undefined): number {

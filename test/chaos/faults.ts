@@ -24,7 +24,15 @@ export type FaultKind =
   | 'kube-forced-410'
   | 'kube-restart'
   /** The API server fails every request (503 or 429) in the first seconds of a new operator process. */
-  | 'kube-start-burst';
+  | 'kube-start-burst'
+  /** Two replicas: every API request fails (503, 429 or 500) across the leader's lease renewals. */
+  | 'kube-lease-renewal-burst'
+  /** Two replicas: the operators start before the AgentDeployment CRD exists. */
+  | 'crd-late'
+  /** Two replicas: the leader is SIGKILLed while a rollout is under way. */
+  | 'leader-sigkill'
+  /** Two replicas: the leader is SIGSTOPped past its lease, then SIGCONTinued. */
+  | 'leader-sigstop';
 
 interface EmulatorStats {
   total: number;
@@ -123,6 +131,27 @@ export class FaultInjector {
       await sleep(durationMs);
       this.stack.kube.faults.clear();
     });
+  }
+
+  /**
+   * The API server fails every request for `durationMs`, so the leader's renewals fail: a
+   * short burst (under the 10 s renew deadline) must cost nothing; a long one makes the leader
+   * step down before its lease can expire for the others. The kube emulator's faults cannot
+   * pick a route, so the burst hits every request, the lease's included: harsher than a
+   * renewal-only failure, and the same for the lease.
+   */
+  leaseRenewalBurst(durationMs: number, statuses: number[]): Promise<void> {
+    this.count('kube-lease-renewal-burst');
+    return this.kubeExclusive(async () => {
+      this.stack.kube.faults.failRequests({ rate: 1, statuses });
+      await sleep(durationMs);
+      this.stack.kube.faults.clear();
+    });
+  }
+
+  /** Counts a fault the caller carried out itself (a late CRD, a leader's kill or pause). */
+  note(kind: FaultKind): void {
+    this.count(kind);
   }
 
   private kubeExclusive(fault: () => Promise<void>): Promise<void> {

@@ -12,6 +12,11 @@ export const MEMORY_WARMUP_MS = 10_000;
 /** Allowed growth from the earlier to the later half: 25% plus 24 MiB of slack for GC timing. */
 export const MEMORY_GROWTH_FACTOR = 1.25;
 export const MEMORY_GROWTH_SLACK_BYTES = 24 * 1024 * 1024;
+/**
+ * Open file descriptors may differ by this many from the earlier to the later half: sockets
+ * come and go with keep-alive pools and watches; a leak grows without bound.
+ */
+export const FD_GROWTH_SLACK = 16;
 /** Fewer samples than this per half and the verdict would be noise. */
 const MIN_SAMPLES_PER_HALF = 5;
 
@@ -23,6 +28,10 @@ export interface MemoryVerdict {
   laterMedianBytes?: number;
   limitBytes?: number;
   peakBytes: number;
+  /** Open file descriptors of the survivor: medians of the two halves, and the peak. */
+  earlierMedianFds?: number;
+  laterMedianFds?: number;
+  peakFds?: number;
   /** Across the whole run, all processes: for the summary only. */
   runFirstHalfMedianBytes?: number;
   runSecondHalfMedianBytes?: number;
@@ -69,18 +78,34 @@ export function judgeMemory(
   const earlierMedianBytes = median(earlier) ?? 0;
   const laterMedianBytes = median(later) ?? 0;
   const limitBytes = earlierMedianBytes * MEMORY_GROWTH_FACTOR + MEMORY_GROWTH_SLACK_BYTES;
-  const ok = laterMedianBytes <= limitBytes;
+  const fdsOf = (list: readonly RssSample[]): number[] =>
+    list.flatMap((s) => (s.fds === undefined ? [] : [s.fds]));
+  const earlierMedianFds = median(fdsOf(survivor.filter((s) => s.atMs < middle)));
+  const laterMedianFds = median(fdsOf(survivor.filter((s) => s.atMs >= middle)));
+  const peakFds = fdsOf(survivor).length > 0 ? Math.max(...fdsOf(survivor)) : undefined;
+  const memoryOk = laterMedianBytes <= limitBytes;
+  const fdsOk =
+    earlierMedianFds === undefined || laterMedianFds === undefined || laterMedianFds <= earlierMedianFds + FD_GROWTH_SLACK;
+  const problems = [
+    ...(memoryOk
+      ? []
+      : [`resident memory grew from ${mib(earlierMedianBytes)} to ${mib(laterMedianBytes)} (limit ${mib(limitBytes)})`]),
+    ...(fdsOk
+      ? []
+      : [
+          `open file descriptors grew from ${earlierMedianFds ?? '?'} to ${laterMedianFds ?? '?'} (limit ${(earlierMedianFds ?? 0) + FD_GROWTH_SLACK})`,
+        ]),
+  ];
   return {
-    ok,
+    ok: memoryOk && fdsOk,
     ...base,
     earlierMedianBytes,
     laterMedianBytes,
     limitBytes,
-    ...(ok
-      ? {}
-      : {
-          problem: `resident memory grew from ${mib(earlierMedianBytes)} to ${mib(laterMedianBytes)} (limit ${mib(limitBytes)})`,
-        }),
+    ...(earlierMedianFds === undefined ? {} : { earlierMedianFds }),
+    ...(laterMedianFds === undefined ? {} : { laterMedianFds }),
+    ...(peakFds === undefined ? {} : { peakFds }),
+    ...(problems.length === 0 ? {} : { problem: problems.join('; ') }),
   };
 }
 

@@ -5,7 +5,8 @@
 // as it arrives, and its resident memory is sampled from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,6 +19,8 @@ export interface OperatorLaunch {
   apiKey: string;
   rateLimit: { count: number; windowSeconds: number };
   logPath: string;
+  /** More flags for `run` (a replica of two: `--leader-elect --leader-election-namespace default`). */
+  extraArgs?: readonly string[];
 }
 
 export interface UnexpectedExit {
@@ -33,12 +36,16 @@ export interface RssSample {
   /** Milliseconds since this process started. */
   uptimeMs: number;
   rssBytes: number;
+  /** Open file descriptors (entries of /proc/<pid>/fd), when they could be counted. */
+  fds?: number;
 }
 
 interface Running {
   child: ChildProcess;
   startedAt: number;
   killedOnPurpose: boolean;
+  /** Stopped with SIGSTOP and not yet continued. */
+  paused: boolean;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -61,6 +68,36 @@ export class OperatorProcess {
 
   get pid(): number | undefined {
     return this.current?.child.pid;
+  }
+
+  /** When the running process started (epoch ms), if one runs. */
+  get startedAt(): number | undefined {
+    return this.current?.startedAt;
+  }
+
+  /**
+   * The leader-election identity the running process uses: the operator's default,
+   * `<hostname>_<pid>` (the same machine, so the same hostname).
+   */
+  get identity(): string | undefined {
+    const pid = this.pid;
+    return pid === undefined ? undefined : `${hostname()}_${pid}`;
+  }
+
+  /** SIGSTOP: the process freezes as in a long GC pause or a partition; timers and sockets wait. */
+  pause(): void {
+    const running = this.current;
+    if (!running || running.paused) return;
+    running.paused = true;
+    running.child.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `pause`: everything it had in flight resumes at once. */
+  resume(): void {
+    const running = this.current;
+    if (!running || !running.paused) return;
+    running.paused = false;
+    running.child.kill('SIGCONT');
   }
 
   /** Log lines at warn level or above, over every process (for the summary). */
@@ -95,6 +132,7 @@ export class OperatorProcess {
         '127.0.0.1:0',
         '--log-level',
         'info',
+        ...(this.launch.extraArgs ?? []),
       ],
       {
         cwd: REPO_ROOT,
@@ -108,6 +146,7 @@ export class OperatorProcess {
       child,
       startedAt: Date.now(),
       killedOnPurpose: false,
+      paused: false,
       exited: new Promise((resolve) => {
         // 'close', not 'exit': the last lines of its stderr have been read by then.
         child.once('close', (code, signal) => {
@@ -143,6 +182,8 @@ export class OperatorProcess {
     const running = this.current;
     if (running) {
       running.killedOnPurpose = true;
+      // A stopped process would keep SIGTERM pending for ever.
+      this.resume();
       running.child.kill('SIGTERM');
       let forced = false;
       const timer = setTimeout(() => {
@@ -168,12 +209,17 @@ export class OperatorProcess {
     }
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
     if (!match) return;
+    const fds = await readdir(`/proc/${pid}/fd`).then(
+      (entries) => entries.length,
+      () => undefined,
+    );
     const now = Date.now();
     this.rssSamples.push({
       atMs: now,
       pid,
       uptimeMs: now - running.startedAt,
       rssBytes: Number(match[1]) * 1024,
+      ...(fds === undefined ? {} : { fds }),
     });
   }
 

@@ -6,15 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ChaosConfigError, chaosConfigFrom } from './config.js';
 
-const USAGE = `Usage: npm run chaos -- [--duration <duration>] [--seed <n>] [--rate-limit <count>/<seconds>]
+const USAGE = `Usage: npm run chaos -- [--duration <duration>] [--seed <n>] [--rate-limit <count>/<seconds>] [--replicas 1|2]
 
   --duration    how long faults and the workload run (CHAOS_DURATION; default 40s), e.g. 10m
   --seed        replay a run's random choices (CHAOS_SEED; default: random, printed)
   --rate-limit  the emulator's limit, also given to the operator (CHAOS_RATE_LIMIT; default 30/2)
+  --replicas    2: two replicas with leader election, the leader killed, paused and cut off from
+                lease renewals (CHAOS_REPLICAS; default 1; the short run is then 50s)
 `;
 
 function main(argv: string[]): Promise<number> {
-  let values: { duration?: string; seed?: string; 'rate-limit'?: string; help?: boolean };
+  let values: { duration?: string; seed?: string; 'rate-limit'?: string; replicas?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -22,6 +24,7 @@ function main(argv: string[]): Promise<number> {
         duration: { type: 'string' },
         seed: { type: 'string' },
         'rate-limit': { type: 'string' },
+        replicas: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -39,6 +42,7 @@ function main(argv: string[]): Promise<number> {
   if (values.duration !== undefined) env.CHAOS_DURATION = values.duration;
   if (values.seed !== undefined) env.CHAOS_SEED = values.seed;
   if (values['rate-limit'] !== undefined) env.CHAOS_RATE_LIMIT = values['rate-limit'];
+  if (values.replicas !== undefined) env.CHAOS_REPLICAS = values.replicas;
   try {
     // Fail here, with the flag's name, rather than inside vitest.
     const config = chaosConfigFrom(env);
@@ -48,7 +52,8 @@ function main(argv: string[]): Promise<number> {
     const message = error.message
       .replace('CHAOS_DURATION', '--duration')
       .replace('CHAOS_SEED', '--seed')
-      .replace('CHAOS_RATE_LIMIT', '--rate-limit');
+      .replace('CHAOS_RATE_LIMIT', '--rate-limit')
+      .replace('CHAOS_REPLICAS', '--replicas');
     process.stderr.write(`chaos: ${message}\n\n${USAGE}`);
     return Promise.resolve(2);
   }

@@ -2,23 +2,33 @@
 // workload and random faults for the fault phase, then a settle period, then the invariants.
 // Returns everything the summary prints and the test asserts; it throws only when the run
 // itself could not be carried out (not when an invariant fails).
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import yaml from 'js-yaml';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { API_KEY, Stack } from '../operator/harness.js';
 import type { ChaosConfig } from './config.js';
 import { FaultInjector, sleep, type FaultKind } from './faults.js';
 import { awaitConvergence, type InvariantResult } from './invariants.js';
+import { LeaderChaos, type LeaderFaultRecord } from './leader-faults.js';
+import { LeaseWatch } from './lease-watch.js';
 import { judgeMemory, type MemoryVerdict } from './memory.js';
 import { OperatorProcess, type UnexpectedExit } from './operator-process.js';
 import { SeededRandom } from './random.js';
 import { RateWatch } from './rate-watch.js';
+import { Replicas } from './replicas.js';
 import { checkSecrecy } from './secrecy.js';
 import { Workload, type WorkloadCounts } from './workload.js';
+import { checkWritesUnderLease, WriteJournal } from './write-journal.js';
 
 /** Each revision state lasts this long: a container rollout takes about 200 ms. */
 const REVISION_PHASE_MS = 50;
 const RSS_SAMPLE_EVERY_MS = 1_000;
+const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions' };
+const CRD_NAME = 'agentdeployments.agentplatform.io';
+const CRD_FILE = new URL('../../crds/agentplatform.io_agentdeployments.yaml', import.meta.url);
 
 export interface ChaosOutcome {
   config: ChaosConfig;
@@ -49,47 +59,78 @@ export interface ChaosOutcome {
   secrecy: InvariantResult;
   crashes: { unexpectedExits: UnexpectedExit[]; crashLines: string[] };
   memory: MemoryVerdict;
+  /** Two replicas only: each leader fault and its hand-over, and the lease-holder checks. */
+  leadership?: {
+    faults: LeaderFaultRecord[];
+    invariants: InvariantResult[];
+    transitions: number;
+    /** The busiest window's control-plane calls, sliding, by replica. */
+    busiest?: { startMs: number; total: number; byCaller: Map<string, number> };
+  };
 }
 
 export async function runChaos(config: ChaosConfig, progress: (line: string) => void): Promise<ChaosOutcome> {
   const random = new SeededRandom(config.seed);
+  const journal = new WriteJournal();
   const stack = await Stack.start({
     withoutOperator: true,
-    controlPlane: { rateLimit: config.rateLimit, revisionPhaseMs: REVISION_PHASE_MS },
+    controlPlane: { rateLimit: config.rateLimit, revisionPhaseMs: REVISION_PHASE_MS, onApiRequest: journal.record },
   });
   const logDir = await mkdtemp(join(tmpdir(), 'agent-operator-chaos-'));
-  const logPath = join(logDir, 'operator.log');
-  const operator = new OperatorProcess({
+  const launch = {
     kubeconfigPath: stack.kube.kubeconfigPath ?? '',
     controlPlaneUrl: stack.controlPlane.url,
     apiKey: API_KEY,
     rateLimit: config.rateLimit,
-    logPath,
-  });
+  };
+  // One replica (the operator killed at random) or two with leader election (the leader
+  // killed, paused, cut off from lease renewals).
+  const replicas = config.replicas === 2 ? new Replicas(launch, logDir) : undefined;
+  const operator = replicas ? undefined : new OperatorProcess({ ...launch, logPath: join(logDir, 'operator.log') });
+  const logPaths = replicas ? replicas.logPaths : [join(logDir, 'operator.log')];
+  const leases = new LeaseWatch(stack);
   let sampler: NodeJS.Timeout | undefined;
   const rateWatch = new RateWatch(stack, config.rateLimit.windowSeconds * 1000);
   try {
     const listenerId = await stack.listenerId();
     const workload = new Workload(stack, listenerId, random.fork('workload'), config);
-    await workload.seedSecrets();
 
     const runStart = Date.now();
-    operator.start();
-    rateWatch.start();
-    sampler = setInterval(() => void operator.sampleRss(), RSS_SAMPLE_EVERY_MS);
-
     const faultPhaseEnd = runStart + config.faultPhaseMs;
     const running = (): boolean => Date.now() < faultPhaseEnd;
     const faults = new FaultInjector(stack, running);
+    if (replicas) {
+      // The CRD installed late: both replicas start without it and must pick it up.
+      await stack.client.delete(CRDS, undefined, CRD_NAME);
+      leases.start();
+      replicas.startAll();
+      await sleep(random.int(2_000, 5_000));
+      await stack.client.create(CRDS, yaml.load(await readFile(CRD_FILE, 'utf8')) as KubeObject);
+      faults.note('crd-late');
+    } else {
+      operator?.start();
+    }
+    await workload.seedSecrets();
+    rateWatch.start();
+    sampler = setInterval(() => (replicas ? replicas.sampleRss() : void operator?.sampleRss()), RSS_SAMPLE_EVERY_MS);
+
     progress(
-      `fault phase: ${config.faultPhaseMs / 1000} s (operator kills in the first ${config.killsUntilMs / 1000} s)`,
+      `fault phase: ${config.faultPhaseMs / 1000} s (operator kills in the first ${config.killsUntilMs / 1000} s` +
+        `${replicas ? '; two replicas: leader killed, paused past its lease, lease renewals failed' : ''})`,
     );
+    const leaderChaos = replicas
+      ? new LeaderChaos(stack, replicas, leases, faults, random.fork('leader-faults'))
+      : undefined;
     await Promise.all([
       runWorkload(workload, random.fork('workload-pace'), running),
       faults.runControlPlane(random.fork('control-plane-faults')),
       faults.runKube(random.fork('kube-faults')),
-      runKills(operator, random.fork('kills'), runStart + config.killsUntilMs, faults),
-      reportProgress(workload, operator, running, progress),
+      leaderChaos
+        ? leaderChaos.run(running, runStart + config.killsUntilMs)
+        : operator
+          ? runKills(operator, random.fork('kills'), runStart + config.killsUntilMs, faults)
+          : Promise.resolve(),
+      reportProgress(workload, () => replicas?.kills ?? operator?.kills ?? 0, running, progress),
     ]);
     const faultPhaseMs = Date.now() - runStart;
     progress(`faults stopped after ${(faultPhaseMs / 1000).toFixed(1)} s; waiting for convergence`);
@@ -101,6 +142,7 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     );
     const quietSuspended = await checkSuspendedQuiet(stack, workload);
     await writeFile(join(logDir, 'workload.log'), `${workload.journal.join('\n')}\n`);
+    await writeFile(join(logDir, 'calls.log'), journal.lines());
     progress(`settled in ${(waitedMs / 1000).toFixed(1)} s`);
     // A few more samples of a quiet operator: the end of the survivor's life is at rest.
     await sleep(3 * RSS_SAMPLE_EVERY_MS);
@@ -109,11 +151,16 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
     const runEnd = Date.now();
     rateWatch.stop();
 
-    // The survivor's log is complete only once it has stopped.
-    await operator.stop();
-    const secrecy = await checkSecrecy(stack, logPath, workload.everySecretValue, API_KEY);
+    // The survivor's log is complete only once it has stopped; the lease's last record too.
+    await (replicas ? replicas.stopAll() : operator?.stop());
+    await sleep(300);
+    leases.stop();
+    const secrecy = await checkSecrecy(stack, logPaths, workload.everySecretValue, API_KEY);
     const stats = await stack.admin<StatsWithRoutes>('GET', '/stats');
-    const stalledCost = checkStalledCost(stats, workload, operator.starts, Date.now() - runStart);
+    const starts = replicas?.starts ?? operator?.starts ?? 0;
+    const stalledCost = checkStalledCost(stats, workload, starts, Date.now() - runStart);
+    leaderChaos?.countWritesAfterResume(journal);
+    const processes = replicas ?? operator;
     return {
       config,
       logDir,
@@ -122,10 +169,10 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
       workload: { ...workload.counts, liveAtEnd: workload.live().length },
       faults: faults.counts,
       operator: {
-        starts: operator.starts,
-        kills: operator.kills,
-        warnings: operator.warnings,
-        shutdown: operator.shutdown,
+        starts,
+        kills: processes?.kills ?? 0,
+        warnings: processes?.warnings ?? 0,
+        shutdown: processes?.shutdown,
       },
       requests: {
         total: stats.total,
@@ -138,13 +185,27 @@ export async function runChaos(config: ChaosConfig, progress: (line: string) => 
       convergence: [...results, quietSuspended, stalledCost],
       atFaultStop,
       secrecy,
-      crashes: { unexpectedExits: operator.unexpectedExits, crashLines: operator.crashLines },
-      memory: judgeMemory(operator.rssSamples, runStart, runEnd),
+      crashes: {
+        unexpectedExits: processes?.unexpectedExits ?? [],
+        crashLines: processes?.crashLines ?? [],
+      },
+      memory: judgeMemory(replicas ? replicas.survivorSamples() : (operator?.rssSamples ?? []), runStart, runEnd),
+      ...(leaderChaos
+        ? {
+            leadership: {
+              faults: leaderChaos.records,
+              invariants: [checkWritesUnderLease(journal, leases), leaderChaos.pausedLeadersSilent()],
+              busiest: journal.busiest(config.rateLimit.windowSeconds * 1000),
+              transitions: new Set(leases.records.filter((r) => r.holder !== '').map((r) => `${r.holder} ${r.acquireTime}`)).size,
+            },
+          }
+        : {}),
     };
   } finally {
     if (sampler) clearInterval(sampler);
     rateWatch.stop();
-    await operator.stop();
+    leases.stop();
+    await (replicas ? replicas.stopAll() : operator?.stop());
     await stack.close();
   }
 }
@@ -244,7 +305,7 @@ async function runKills(
 
 async function reportProgress(
   workload: Workload,
-  operator: OperatorProcess,
+  kills: () => number,
   running: () => boolean,
   progress: (line: string) => void,
 ): Promise<void> {
@@ -256,7 +317,7 @@ async function reportProgress(
     const c = workload.counts;
     progress(
       `  ... ${workload.live().length} live, ${c.created} created, ${c.imageChanges + c.secretRotations} changes, ` +
-        `${c.deletedWithDelete + c.deletedWithOrphan} deleted, ${operator.kills} kills`,
+        `${c.deletedWithDelete + c.deletedWithOrphan} deleted, ${kills()} kills`,
     );
   }
 }

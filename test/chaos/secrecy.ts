@@ -8,12 +8,12 @@ import type { InvariantResult } from './invariants.js';
 
 export async function checkSecrecy(
   stack: Stack,
-  logPath: string,
+  logPaths: readonly string[],
   secretValues: ReadonlySet<string>,
   apiKey: string,
 ): Promise<InvariantResult> {
   const places: Array<[string, string]> = [
-    ['the operator log', await readFile(logPath, 'utf8')],
+    ['the operator log', (await Promise.all(logPaths.map((path) => readFile(path, 'utf8')))).join('\n')],
     ['events', JSON.stringify((await stack.client.list(EVENTS, { namespace: NAMESPACE })).items)],
     [
       'AgentDeployments',

@@ -1,6 +1,6 @@
 // The printed summary of a chaos run: the seed (to replay it), faults by kind, kills,
 // workload counts, request figures, and every invariant with what diverged.
-import { mib, MEMORY_GROWTH_FACTOR, MEMORY_GROWTH_SLACK_BYTES, MEMORY_WARMUP_MS } from './memory.js';
+import { FD_GROWTH_SLACK, mib, MEMORY_GROWTH_FACTOR, MEMORY_GROWTH_SLACK_BYTES, MEMORY_WARMUP_MS } from './memory.js';
 import type { ChaosOutcome } from './scenario.js';
 import { rateLimitText } from './config.js';
 import type { InvariantResult } from './invariants.js';
@@ -12,6 +12,7 @@ export function allInvariants(outcome: ChaosOutcome): InvariantResult[] {
   const cleanShutdown = shutdown !== undefined && shutdown.code === 0 && !shutdown.forced;
   return [
     ...outcome.convergence,
+    ...(outcome.leadership?.invariants ?? []),
     outcome.secrecy,
     {
       name: "the request rate never exceeded the budget (no 429 from the emulator's limiter)",
@@ -38,7 +39,7 @@ export function allInvariants(outcome: ChaosOutcome): InvariantResult[] {
       ],
     },
     {
-      name: `memory flat (survivor's later half <= ${MEMORY_GROWTH_FACTOR}x earlier half + ${mib(MEMORY_GROWTH_SLACK_BYTES)}, after ${MEMORY_WARMUP_MS / 1000} s warm-up)`,
+      name: `memory and file descriptors flat (survivor's later half <= ${MEMORY_GROWTH_FACTOR}x earlier half + ${mib(MEMORY_GROWTH_SLACK_BYTES)}, fds <= earlier + ${FD_GROWTH_SLACK}, after ${MEMORY_WARMUP_MS / 1000} s warm-up)`,
       ok: memory.ok,
       problems: memory.problem ? [memory.problem] : [],
     },
@@ -70,8 +71,10 @@ export function formatSummary(outcome: ChaosOutcome): string {
       `peak ${requests.peakPerWindow} requests in one ${rateLimitText(config.rateLimit)} window (the limit)`,
     `memory: survivor pid ${memory.survivorPid ?? 'n/a'}, ${memory.samples} samples, earlier half ${mib(memory.earlierMedianBytes)}, ` +
       `later half ${mib(memory.laterMedianBytes)}, limit ${mib(memory.limitBytes)}, peak ${mib(memory.peakBytes)}; ` +
+      `open fds earlier half ${memory.earlierMedianFds ?? 'n/a'}, later half ${memory.laterMedianFds ?? 'n/a'}, peak ${memory.peakFds ?? 'n/a'}; ` +
       `whole run first half ${mib(memory.runFirstHalfMedianBytes)}, second half ${mib(memory.runSecondHalfMedianBytes)}`,
-    `logs: ${outcome.logDir} (operator.log, workload.log)`,
+    ...leadershipLines(outcome),
+    `logs: ${outcome.logDir} (operator${outcome.leadership ? '-a.log, operator-b' : ''}.log, workload.log, calls.log)`,
     'invariants:',
   ];
   for (const invariant of allInvariants(outcome)) {
@@ -80,6 +83,37 @@ export function formatSummary(outcome: ChaosOutcome): string {
     if (invariant.problems.length > 30) lines.push(`      ... and ${invariant.problems.length - 30} more`);
   }
   return lines.join('\n');
+}
+
+/** Two replicas: each leader fault, who took over and how long the hand-over took. */
+function leadershipLines(outcome: ChaosOutcome): string[] {
+  const leadership = outcome.leadership;
+  if (!leadership) return [];
+  const seconds = (ms: number | undefined): string => (ms === undefined ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
+  const handOvers = (kind: string): string => {
+    const times = leadership.faults.filter((f) => f.kind === kind && f.handOverMs !== undefined).map((f) => f.handOverMs ?? 0);
+    return times.length === 0 ? 'none' : `${times.map((ms) => seconds(ms)).join(', ')}`;
+  };
+  return [
+    `leadership: ${leadership.transitions} terms of leading; hand-over after SIGKILL ${handOvers('leader-sigkill')}; ` +
+      `after SIGSTOP ${handOvers('leader-sigstop')}; after a renewal burst ${handOvers('kube-lease-renewal-burst')}`,
+    ...(leadership.busiest
+      ? [
+          `  busiest ${outcome.config.rateLimit.windowSeconds} s of control-plane calls (sliding) from ${new Date(leadership.busiest.startMs).toISOString()}: ` +
+            `${leadership.busiest.total}, by replica ${[...leadership.busiest.byCaller].map(([who, n]) => `${who} ${n}`).join(', ')}`,
+        ]
+      : []),
+    ...leadership.faults.map((f) => {
+      const detail =
+        f.kind === 'leader-sigkill'
+          ? `${f.midRollout ? 'mid-rollout' : 'no rollout under way'}`
+          : f.kind === 'leader-sigstop'
+            ? `paused ${seconds(f.pausedMs)}, ${f.writesAfterResume ?? 0} writes without the lease after SIGCONT`
+            : `${seconds(f.burstMs)} of ${(f.statuses ?? []).join('/')}`;
+      const to = f.to === undefined ? 'nobody' : f.to === f.from ? 'kept by the same replica' : `${f.to} after ${seconds(f.handOverMs)}`;
+      return `  ${f.kind.padEnd(25)} ${f.from}: ${detail}; lease ${to}`;
+    }),
+  ];
 }
 
 function pending(results: readonly InvariantResult[]): string {

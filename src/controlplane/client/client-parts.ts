@@ -8,6 +8,7 @@ import {
   authHeaders,
   credentialSecret,
   resolveEndpoint,
+  userAgent,
   validateCredentials,
   type ControlPlaneClientOptions,
   type Endpoint,
@@ -38,6 +39,7 @@ export function assembleClientParts(options: ControlPlaneClientOptions, componen
   if (!(deadlineMs > 0)) throw new Error(`deadlineMs must be > 0 (got ${String(deadlineMs)})`);
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
+  const userAgentHeader = userAgent(options.userAgentIdentity);
   const secret = credentialSecret(options.credentials);
   const fingerprint = credentialFingerprint(secret);
   const budget =
@@ -63,13 +65,14 @@ export function assembleClientParts(options: ControlPlaneClientOptions, componen
     pathPrefix: endpoint.pathPrefix,
     headers: {
       accept: 'application/json',
-      'user-agent': 'agent-operator',
+      'user-agent': userAgentHeader,
       ...authHeaders(options.credentials),
     },
     credentialSecret: secret,
     credentialFingerprint: fingerprint,
     retry,
     maxBudgetWaitMs: options.maxBudgetWaitMs ?? DEFAULT_MAX_BUDGET_WAIT_MS,
+    ...(options.mayCall === undefined ? {} : { mayCall: options.mayCall }),
     deadlineMs,
     clock,
     random,

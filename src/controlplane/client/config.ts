@@ -41,6 +41,20 @@ export interface ControlPlaneClientOptions {
    * address is checked before connecting. Absent: the operator's own URLs, not checked.
    */
   addressPolicy?: AddressPolicy;
+  /**
+   * Who this replica is, appended to the User-Agent (`agent-operator (<identity>)`), so that
+   * the server side can tell two replicas' calls apart. Printable ASCII without spaces or
+   * parentheses, at most 128 characters. Default: none (`agent-operator`).
+   */
+  userAgentIdentity?: string;
+  /**
+   * Asked right before each request is sent; false: it is not sent (a Transient error,
+   * nothing reached the server). A replica with leader election passes "do I hold the lease
+   * by my own clock now": after a freeze (a GC pause, SIGSTOP) the first code to run may send
+   * a write, or a read that spends the budget the new leader now uses, before any timer
+   * could tell it the lease is gone. Default: always.
+   */
+  mayCall?: () => boolean;
   logger?: Logger;
   metrics?: ClientMetrics;
   clock?: Clock;
@@ -75,6 +89,19 @@ export function resolveEndpoint(options: Pick<ControlPlaneClientOptions, 'baseUr
     throw new Error('baseUrl must not carry a query, a fragment or user info');
   }
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, ''), region };
+}
+
+const USER_AGENT_IDENTITY = /^[\x21-\x27\x2a-\x7e]{1,128}$/;
+
+/** The User-Agent header: the product, and this replica's identity when it has one. */
+export function userAgent(identity: string | undefined): string {
+  if (identity === undefined) return 'agent-operator';
+  if (!USER_AGENT_IDENTITY.test(identity)) {
+    throw new Error(
+      `userAgentIdentity must be 1-128 printable ASCII characters without spaces or parentheses (got ${JSON.stringify(identity.slice(0, 140))})`,
+    );
+  }
+  return `agent-operator (${identity})`;
 }
 
 export function validateCredentials(credentials: Credentials): void {

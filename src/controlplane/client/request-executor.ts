@@ -57,6 +57,8 @@ export interface ExecutorDependencies {
   random: RandomSource;
   metrics: ClientMetrics;
   logger?: Logger;
+  /** Asked right before each request is sent; false: not sent (this replica does not hold the lease). */
+  mayCall?: () => boolean;
 }
 
 export class RequestExecutor {
@@ -89,6 +91,22 @@ export class RequestExecutor {
         return { ok: false, error };
       }
 
+      // The last moment before sending: a replica that lost its lease (even one that has not
+      // heard so yet, just resumed from a freeze) sends nothing: no write, and no read that
+      // would spend the budget of the key it shares with the new leader.
+      if (deps.mayCall?.() === false) {
+        return {
+          ok: false,
+          error: {
+            kind: 'Transient',
+            method: spec.method,
+            route: spec.route,
+            attempts: attempt,
+            unclear: false,
+            message: `${spec.method} ${spec.route}: not sent: this replica does not hold the lease`,
+          },
+        };
+      }
       const startedAt = deps.clock.now();
       const result = await deps.transport.send({
         method: spec.method,

@@ -4,6 +4,15 @@
 //   (not by comparing the holder's renewTime with our clock, which would trust clock sync);
 // - the leader renews every retryPeriod; if it cannot renew within renewDeadline it stops
 //   leading (its work is aborted) before the lease can expire for the others;
+// - it judges that deadline by its own clock, on a watchdog timer every 100 ms as well as when
+//   it wakes to renew: a process frozen past its lease (a long GC pause, SIGSTOP, a suspended
+//   VM) aborts its work as soon as it runs again, before the work's own later timers and the
+//   answers that arrived meanwhile, and without first asking the API server (whose answer
+//   would come after them). What can still run first: a timer of the work due within 100 ms
+//   of the freeze's start, and, when the process froze while running code rather than
+//   waiting, that code and the answers already arrived: for those, `holdsLease` answers by
+//   the clock at the moment it is asked, and a client asks it right before sending
+//   (docs/chaos.md, "Two replicas");
 // - on shutdown the leader stops its work first, then releases the lease (empty holder,
 //   1 s duration) so that the next candidate takes over at once instead of after 15 s.
 import type { Logger } from 'pino';
@@ -40,6 +49,8 @@ export interface LeaderElectorOptions extends LeaderElectionTimings {
 }
 
 const JITTER_FACTOR = 1.2;
+/** How often a leader checks its renew deadline against its own clock. */
+const WATCHDOG_MS = 100;
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -73,6 +84,10 @@ export class LeaderElector {
   private observed: StoredLease | undefined;
   private observedAt = 0;
   private leading = false;
+  /** When the last successful acquisition or renewal began (the renewTime it stamped), local clock. */
+  private renewedAt = 0;
+  /** While leading: the renew deadline of the current term's last renewal; 0 otherwise. */
+  private leaseHeldUntil = 0;
 
   constructor(options: LeaderElectorOptions) {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -113,6 +128,16 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /**
+   * Whether this replica holds the lease *by its own clock, now*: it leads and its renew
+   * deadline has not passed. Unlike `isLeader` this needs no timer to have run, so code that
+   * runs first after a freeze (the answers that arrived meanwhile) asks it right before a
+   * write and gets the truth.
+   */
+  get holdsLease(): boolean {
+    return this.clock.now() < this.leaseHeldUntil;
+  }
+
   /** The holder last seen on the lease (for health and logs). */
   get observedLeader(): string | undefined {
     return this.observed?.record.holderIdentity || undefined;
@@ -144,21 +169,54 @@ export class LeaderElector {
     this.status?.set({ name: this.name }, 1);
     this.logger?.info({ lease: this.store.description, identity: this.identity }, 'became leader');
     const work = new AbortController();
+    // The renew deadline by this replica's own clock, counted from when its last successful
+    // renewal *began* (the renewTime it stamped): the watchdog stops the work the moment the
+    // deadline has passed, whatever else is due.
+    let lastRenew = this.renewedAt;
+    this.leaseHeldUntil = lastRenew + this.renewDeadlineMs;
+    const expired = (): boolean => this.clock.now() - lastRenew >= this.renewDeadlineMs;
+    let watchdog: ReturnType<Clock['setTimeout']> | undefined;
+    let deadlinePassed: () => void = () => undefined;
+    const lost = new Promise<void>((resolve) => {
+      deadlinePassed = resolve;
+    });
+    const watch = (): void => {
+      if (expired()) {
+        watchdog = undefined;
+        this.leaseHeldUntil = 0;
+        this.logger?.warn(
+          { lease: this.store.description, identity: this.identity, sinceRenewalMs: this.clock.now() - lastRenew },
+          'renew deadline passed by the local clock (renewals failing, or this process was paused): stopping work',
+        );
+        work.abort();
+        deadlinePassed();
+        return;
+      }
+      watchdog = this.clock.setTimeout(watch, WATCHDOG_MS);
+    };
+    watchdog = this.clock.setTimeout(watch, WATCHDOG_MS);
     try {
       await this.onStartedLeading(work.signal);
     } catch (error) {
       this.logger?.error({ error: describe(error) }, 'onStartedLeading failed');
     }
-    let lastRenew = this.clock.now();
-    while (!signal.aborted) {
-      await sleep(this.clock, this.retryPeriodMs, signal);
-      if (signal.aborted) break;
+    while (!signal.aborted && !work.signal.aborted) {
+      await Promise.race([sleep(this.clock, this.retryPeriodMs, signal), lost]);
+      if (signal.aborted || work.signal.aborted) break;
+      // Woken late (frozen): step down before any I/O; the API server's answer would come
+      // after whatever else of this process is due.
+      if (expired()) break;
       if (await this.tryAcquireOrRenew(signal)) {
-        lastRenew = this.clock.now();
-      } else if (this.clock.now() - lastRenew >= this.renewDeadlineMs || this.heldByAnother()) {
+        // A renewal that completed after the watchdog fired does not undo the step-down.
+        if (work.signal.aborted) break;
+        lastRenew = this.renewedAt;
+        this.leaseHeldUntil = lastRenew + this.renewDeadlineMs;
+      } else if (expired() || this.heldByAnother()) {
         break;
       }
     }
+    if (watchdog !== undefined) this.clock.clearTimeout(watchdog);
+    this.leaseHeldUntil = 0;
     work.abort();
     this.leading = false;
     this.status?.set({ name: this.name }, 0);
@@ -198,6 +256,7 @@ export class LeaderElector {
       const current = await this.store.get(callSignal);
       if (!current) {
         this.observe(await this.store.create(wanted, callSignal));
+        this.renewedAt = now;
         return true;
       }
       if (!this.observed || !sameRecord(this.observed.record, current.record)) this.observe(current);
@@ -214,6 +273,7 @@ export class LeaderElector {
         wanted.leaseTransitions = record.leaseTransitions + 1;
       }
       this.observe(await this.store.update(wanted, current.resourceVersion, callSignal));
+      this.renewedAt = now;
       return true;
     } catch (error) {
       if (!signal.aborted)

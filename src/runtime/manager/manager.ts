@@ -4,7 +4,8 @@
 //   the caches it watches have synced (one failing cache holds back only its own
 //   controllers); at start each controller is handed every cached key, since the events
 //   that created them were delivered before it listened;
-// - losing the lease stops the controllers at once (in-flight reconciles are aborted: another
+// - losing the lease stops the controllers at once (in-flight reconciles are aborted in the
+//   same tick as the elector stops the work, before the leader runnables wind down: another
 //   replica may already be leading); shutdown drains them, then releases the lease.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -94,6 +95,8 @@ export class Manager {
   private electionAbort: AbortController | undefined;
   private running: Promise<void> | undefined;
   private controllersRunning = false;
+  /** The last stop of the controllers (resolved when nothing was ever stopped). */
+  private controllersStopped: Promise<void> = Promise.resolve();
   private runnablesRunning = false;
   private stopping = false;
   private lagMs = 0;
@@ -131,6 +134,17 @@ export class Manager {
 
   get isLeader(): boolean {
     return this.elector ? this.elector.isLeader : this.controllersRunning;
+  }
+
+  /**
+   * Whether this replica may write now: always without leader election; with it, whether it
+   * holds the lease by its own clock at this moment (`LeaderElector.holdsLease`). For a
+   * client to ask right before it sends a write: after a freeze, code can run before any
+   * timer has told the manager that the lease is gone.
+   */
+  holdsLease(): boolean {
+    if (!this.electionConfig) return true;
+    return this.elector?.holdsLease ?? false;
   }
 
   /** Starts everything; resolves when the manager has stopped (by `stop` or `signal`). */
@@ -229,6 +243,13 @@ export class Manager {
       registry: this.registry,
       onStartedLeading: (leading) => {
         const stopWhenLost = AbortSignal.any([leading, informerSignal]);
+        // The moment leading ends, in-flight passes are aborted, in the same tick: before
+        // any other timer or answer of this process can start a write.
+        leading.addEventListener(
+          'abort',
+          () => void this.stopControllers({ drainTimeoutMs: this.drainTimeoutMs, abortInFlight: true }),
+          { once: true },
+        );
         void this.startControllers(stopWhenLost);
       },
       // Lost lease (not shutdown, which has drained them already): stop writing at once.
@@ -287,19 +308,27 @@ export class Manager {
     }
   }
 
-  private async stopControllers(options: { drainTimeoutMs: number; abortInFlight?: boolean }): Promise<void> {
-    if (!this.controllersRunning) return;
+  /**
+   * Stops the controllers, then the leader runnables. With `abortInFlight` the controllers'
+   * in-flight passes are aborted before this returns (synchronously), whatever the runnables
+   * take to stop. A second call while a stop is under way waits for that stop.
+   */
+  private stopControllers(options: { drainTimeoutMs: number; abortInFlight?: boolean }): Promise<void> {
+    if (!this.controllersRunning) return this.controllersStopped;
     this.controllersRunning = false;
-    if (this.runnablesRunning) {
-      this.runnablesRunning = false;
-      await Promise.all(this.leaderRunnables.map((runnable) => runnable.stop()));
-    }
     const started = this.registrations.filter((registration) => registration.started);
     for (const registration of started) {
       registration.started = false;
       registration.detach.splice(0).forEach((detach) => detach());
     }
-    await Promise.all(started.map((r) => r.controller.stop(options)));
+    // Each stop runs synchronously up to its first await: the abort of its in-flight passes.
+    const controllers = Promise.all(started.map((r) => r.controller.stop(options)));
+    const runnables = this.runnablesRunning
+      ? Promise.all(this.leaderRunnables.map((runnable) => runnable.stop()))
+      : Promise.resolve([]);
+    this.runnablesRunning = false;
+    this.controllersStopped = Promise.all([controllers, runnables]).then(() => undefined);
+    return this.controllersStopped;
   }
 
   private startHeartbeat(): void {

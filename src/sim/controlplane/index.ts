@@ -15,7 +15,7 @@ import { MALFORMED_PATH_DETAIL, pathDecodes } from '../http/path-decoding.js';
 import { pathPrefixProblem, withPathPrefix } from './path-prefix.js';
 import { FixedWindowRateLimiter, type RateLimitConfig } from '../http/rate-limiter.js';
 import { RequestPipeline } from './request-pipeline.js';
-import type { EmulatorRuntime } from './runtime.js';
+import type { ApiCall, EmulatorRuntime } from './runtime.js';
 import { StatsCounter } from '../http/stats.js';
 import { EmulatorStore } from './store.js';
 import { controlPlaneGuard } from '../http/unexpected-errors.js';
@@ -30,6 +30,8 @@ export { keyFingerprint } from '../http/ids.js';
 export function agentUrl(emulatorUrl: string, deploymentId: string): string {
   return `${emulatorUrl}${AGENT_PATH_PREFIX}${deploymentId}`;
 }
+
+export type { ApiCall } from './runtime.js';
 
 export interface ControlPlaneEmulatorOptions {
   host?: string;
@@ -52,6 +54,12 @@ export interface ControlPlaneEmulatorOptions {
   pathPrefix?: string;
   /** Where errors no handler expected are logged (a pino logger; silent by default). */
   logger?: Logger;
+  /**
+   * In process only: called as each API request (not admin) arrives, before faults, auth or
+   * the limiter, with its caller's User-Agent: a test with two operator replicas tells
+   * their calls apart by it (each puts its identity there).
+   */
+  onApiRequest?: (call: ApiCall) => void;
 }
 
 export interface ControlPlaneEmulator {
@@ -147,6 +155,7 @@ export async function startControlPlaneEmulator(
     adminGuard: new AdminGuard(adminToken, host),
     logger: options.logger ?? createLogger({ level: 'silent', name: 'control-plane-emulator' }),
     onReset: [],
+    ...(options.onApiRequest === undefined ? {} : { onApiRequest: options.onApiRequest }),
   };
   const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock), (error) =>
     runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),

@@ -90,6 +90,12 @@ export class RequestPipeline {
     const key = presentedKey(req.headers);
     const fingerprint = key === undefined ? null : this.fingerprint(key);
 
+    this.runtime.onApiRequest?.({
+      atMs: this.runtime.clock(),
+      method,
+      route,
+      userAgent: req.headers['user-agent'] ?? '',
+    });
     const fault = this.runtime.faults.take(method, route);
     if (fault) {
       if (fault.latencyMs > 0) await sleep(fault.latencyMs);

@@ -22,4 +22,16 @@ export interface EmulatorRuntime {
   logger: Logger;
   /** What the admin reset empties besides the control plane (the platform data API's stores). */
   onReset: (() => void)[];
+  /** Told of each API request as it arrives (the embedder's; see ControlPlaneEmulatorOptions). */
+  onApiRequest?: (call: ApiCall) => void;
+}
+
+/** One API request as it arrived: when (the emulator's clock), what, and who said they sent it. */
+export interface ApiCall {
+  atMs: number;
+  method: string;
+  /** The route template (`/v2/deployments/{deployment_id}`), or `(unmatched)`. */
+  route: string;
+  /** The User-Agent header as sent; '' when absent. */
+  userAgent: string;
 }
