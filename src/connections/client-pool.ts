@@ -33,6 +33,8 @@ export interface PooledClient {
 export interface ClientPoolOptions {
   logger?: Logger;
   metrics?: ClientMetrics;
+  /** Asked right before each request (the lease is held); false: nothing is sent. */
+  mayCall?: () => boolean;
 }
 
 interface BudgetEntry {
@@ -95,6 +97,7 @@ export class ControlPlaneClientPool {
         ...(this.options.logger === undefined ? {} : { logger: this.options.logger }),
         ...(this.options.metrics === undefined ? {} : { metrics: this.options.metrics }),
         ...(request.addressPolicy === undefined ? {} : { addressPolicy: request.addressPolicy }),
+        ...(this.options.mayCall === undefined ? {} : { mayCall: this.options.mayCall }),
       });
       pooled = { client, budgetId, controlPlaneId, budget: entry.budget };
       this.clients.set(clientKey, pooled);

@@ -63,13 +63,16 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const clientMetrics = createControlPlaneMetrics(registry);
   const credentials = { apiKey: config.apiKey, ...(config.tenantId ? { tenantId: config.tenantId } : {}) };
   const identity = options.identity ?? `${hostname()}_${process.pid}`;
+  // Every client asks right before each request: a replica that lost its lease (even one just
+  // resumed from a freeze that has not heard so yet) sends nothing, on any connection.
+  const holdsLease = (): boolean => manager.holdsLease();
   const controlPlane = createControlPlaneClient({
     baseUrl: config.controlPlaneUrl,
     region: config.region,
     credentials,
     budget,
     userAgentIdentity: identity,
-    mayCall: () => manager.holdsLease(),
+    mayCall: holdsLease,
     logger: logger.child({ component: 'control-plane-client' }),
     metrics: clientMetrics,
   });
@@ -125,6 +128,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     },
     clientMetrics,
     addressPolicy,
+    mayCall: holdsLease,
   });
 
   const timings: Partial<ReconcilerTimings> = {
@@ -158,6 +162,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     config,
     connections: connections.registry,
     defaultBudget: budget,
+    mayCall: holdsLease,
   });
   let server: ObservabilityServer | undefined;
   if (options.serveHttp ?? true) {

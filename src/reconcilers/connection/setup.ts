@@ -100,6 +100,11 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
   clientMetrics?: ClientMetrics;
   /** The address policy for connections whose endpoints a tenant chose (PlatformConnection). */
   addressPolicy?: AddressPolicy;
+  /**
+   * Asked right before each request of a connection's client: a replica that lost its lease
+   * (even one just resumed from a freeze that has not heard so yet) sends nothing.
+   */
+  mayCall?: () => boolean;
 }
 
 export interface Connections {
@@ -126,6 +131,7 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
   const pool = new ControlPlaneClientPool({
     logger,
     ...(options.clientMetrics === undefined ? {} : { metrics: options.clientMetrics }),
+    ...(options.mayCall === undefined ? {} : { mayCall: options.mayCall }),
   });
   pool.adoptBudget(defaultClient.credentialFingerprint, defaultUrl, options.defaultConnection.budget);
 

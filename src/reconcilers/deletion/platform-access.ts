@@ -31,6 +31,8 @@ export class DeletionPlatforms {
     /** The default connection's budget: deletions on the operator's own key spend it too. */
     defaultBudget: RateBudget,
     logger: Logger,
+    /** Asked right before each request (the lease is held); false: nothing is sent. */
+    mayCall?: () => boolean,
   ) {
     this.defaultClient = new PlatformDataClient({
       ...(settings.controlPlaneUrl === undefined ? {} : { baseUrl: settings.controlPlaneUrl }),
@@ -38,8 +40,9 @@ export class DeletionPlatforms {
       credentials: { apiKey: settings.apiKey, ...(settings.tenantId ? { tenantId: settings.tenantId } : {}) },
       budget: defaultBudget,
       logger: logger.child({ component: 'platform-data-client' }),
+      ...(mayCall === undefined ? {} : { mayCall }),
     });
-    this.namedClients = new PlatformDataClients(logger);
+    this.namedClients = new PlatformDataClients(logger, mayCall);
   }
 
   platformFor(object: ConnectionUser): PlatformAccess {

@@ -10,7 +10,11 @@ export class PlatformDataClients {
   /** connection label -> its client and the identity it was built for. */
   private readonly clients = new Map<string, { identity: string; client: PlatformDataClient }>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Asked right before each request (the lease is held); false: nothing is sent. */
+    private readonly mayCall?: () => boolean,
+  ) {}
 
   /** The client of a named connection (one with `platform`). */
   clientFor(
@@ -29,6 +33,7 @@ export class PlatformDataClients {
       budget: resolution.client.budget,
       ...(platform.addressPolicy === undefined ? {} : { addressPolicy: platform.addressPolicy }),
       logger: this.logger.child({ component: 'platform-data-client', connection: resolution.label }),
+      ...(this.mayCall === undefined ? {} : { mayCall: this.mayCall }),
     });
     this.clients.set(resolution.label, { identity, client });
     return client;

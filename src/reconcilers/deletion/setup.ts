@@ -32,6 +32,8 @@ export interface DeletionsOptions {
   /** The default connection's budget: deletions on the operator's own key spend it too. */
   defaultBudget: RateBudget;
   timings?: Partial<DeletionTimings>;
+  /** Asked right before each platform request (the lease is held); false: nothing is sent. */
+  mayCall?: () => boolean;
 }
 
 export interface Deletions {
@@ -44,7 +46,13 @@ export interface Deletions {
 export function setUpDeletions(manager: Manager, options: DeletionsOptions): Deletions {
   const { config } = options;
   const stopping = new AbortController();
-  const platforms = new DeletionPlatforms(options.connections, config, options.defaultBudget, options.logger);
+  const platforms = new DeletionPlatforms(
+    options.connections,
+    config,
+    options.defaultBudget,
+    options.logger,
+    options.mayCall,
+  );
   const context = {
     manager,
     kube: options.kube,
