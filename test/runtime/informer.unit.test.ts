@@ -1,5 +1,6 @@
 // An object the operator cannot understand must hurt only itself: an index function or an
 // event handler that throws on it never stops the cache from following the server.
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { Informer } from '../../src/runtime/manager/informer.js';
@@ -54,5 +55,23 @@ describe('Informer', () => {
     expect(informer.store.byIndex('byColor', 'blue').map((o) => o.metadata.name)).toEqual(['blue']);
     expect(api.listCalls).toBe(1);
     expect(informer.health().every((h) => !h.stuck && h.consecutiveFailures === 0)).toBe(true);
+  });
+});
+
+describe('Informer.waitForSync', () => {
+  it('adds one listener to the caller’s signal however many reflectors wait, and removes it when done', async () => {
+    // Twelve namespaces, none synced (never run): twelve reflectors wait on one signal.
+    const informer = new Informer<KubeObject>({
+      sources: Array.from({ length: 12 }, () => ({ source: new FakeApi(), inScope: () => true })),
+      clock: new FakeClock(),
+      random: () => 0,
+    });
+    const caller = new AbortController();
+    const waits = [informer.waitForSync(caller.signal), informer.waitForSync(caller.signal)];
+    await flush();
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(2);
+    caller.abort();
+    expect(await Promise.all(waits)).toEqual([false, false]);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 // An informer: one shared, indexed cache for a resource type, fed by one reflector per
 // watched namespace (or one cluster-wide), with handlers that hear every change. Caches run on
 // every replica so that a standby is warm when it becomes leader.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { RandomSource } from '../backoff.js';
 import type { Clock } from '../clock.js';
@@ -122,9 +123,26 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.reflectors.every((r) => r.hasSynced);
   }
 
+  /**
+   * Resolves true once every reflector has synced, false if `signal` aborts first. One
+   * listener on `signal` however many reflectors (one per watched namespace): a caller's
+   * signal awaited by many caches would otherwise collect a listener per reflector.
+   */
   async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    const results = await Promise.all(this.reflectors.map((r) => r.waitForSync(signal)));
-    return results.every(Boolean);
+    if (this.hasSynced) return true;
+    if (signal?.aborted) return false;
+    const waiting = new AbortController();
+    // One listener per reflector on this pass's own signal: a known, bounded number.
+    setMaxListeners(this.reflectors.length + 1, waiting.signal);
+    const stopWaiting = (): void => waiting.abort();
+    signal?.addEventListener('abort', stopWaiting, { once: true });
+    try {
+      const results = await Promise.all(this.reflectors.map((r) => r.waitForSync(waiting.signal)));
+      return results.every(Boolean);
+    } finally {
+      signal?.removeEventListener('abort', stopWaiting);
+      waiting.abort();
+    }
   }
 
   health(): ReflectorHealth[] {

@@ -267,16 +267,27 @@ export class Manager {
     if (signal.aborted || this.stopping || this.controllersRunning) return;
     this.controllersRunning = true;
     const term = (): boolean => !signal.aborted && !this.stopping && this.controllersRunning;
+    // One wait per cache, shared by every controller that watches it: one listener on
+    // `signal` per cache, not one per (controller, cache) pair.
+    const syncs = new Map<Informer<KubeObject>, Promise<boolean>>();
+    const synced = (informer: Informer<KubeObject>): Promise<boolean> => {
+      let waiting = syncs.get(informer);
+      if (waiting === undefined) {
+        waiting = informer.waitForSync(signal);
+        syncs.set(informer, waiting);
+      }
+      return waiting;
+    };
     const controllersStarted = Promise.all(
       this.registrations.map(async (registration) => {
         const informers = [...new Set(registration.watches.map((watch) => watch.informer))];
-        const synced = await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
-        if (!term() || !synced.every(Boolean)) return false;
+        const ready = await Promise.all(informers.map((informer) => synced(informer)));
+        if (!term() || !ready.every(Boolean)) return false;
         this.startRegistration(registration);
         return true;
       }),
     );
-    const everySync = await Promise.all(this.informers.map((informer) => informer.waitForSync(signal)));
+    const everySync = await Promise.all(this.informers.map((informer) => synced(informer)));
     const started = await controllersStarted;
     if (!term() || !everySync.every(Boolean) || !started.every(Boolean)) return;
     this.runnablesRunning = true;
