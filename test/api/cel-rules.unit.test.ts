@@ -153,6 +153,25 @@ describe('good objects pass', () => {
     expect(result.object.spec).toMatchObject({ smokeTest: { timeoutSeconds: 20 } });
   });
 
+  it('a plain value in spec.secrets is accepted, next to a secretKeyRef', () => {
+    const object = mutate(repoHostObject, (s) =>
+      setPath(
+        s,
+        ['secrets'],
+        [
+          { name: 'LOG_LEVEL', value: 'info' },
+          { name: 'EMPTY', value: '' },
+          { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        ],
+      ),
+    );
+    expect(cel(object)).toEqual([]);
+    expect(operatorCheck(object)).toEqual([]);
+    const result = admit(object);
+    expect(result.strictError).toBeUndefined();
+    expect(result.causes).toEqual([]);
+  });
+
   it('buildOnPush false with a tag repoRef is allowed', () => {
     const object = mutate(repoHostObject, (spec) => {
       setPath(spec, ['sourceConfig', 'buildOnPush'], false);
@@ -371,8 +390,20 @@ const INVALID: [string, TestObject, string, string?][] = [
   [
     'a secret without secretKeyRef',
     mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A', valueFrom: {} }])),
-    'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
+    'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}',
     'spec.secrets[0].valueFrom.secretKeyRef',
+  ],
+  [
+    'a secret with neither value nor valueFrom',
+    mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A' }])),
+    'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}',
+  ],
+  [
+    'a secret with both value and valueFrom',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['secrets'], [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]),
+    ),
+    'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}',
   ],
   [
     'a smoke-test jsonPath without equals',
@@ -527,11 +558,6 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
       mutate(repoHostObject, (s) => setPath(s, ['sourceConfig', 'integrationId'], 'abc')),
       /integrationId/,
     ],
-    [
-      'a plain-text secret value (strict field validation)',
-      mutate(repoHostObject, (s) => setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain' }])),
-      /unknown field "spec\.secrets\[0\]\.value"/,
-    ],
   ];
 
   it.each(bad)('%s', (_, object, field) => {
@@ -539,7 +565,7 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
     expect(messages.join('\n')).toMatch(field);
   });
 
-  it.each(bad.filter(([name]) => !name.includes('same name') && !name.includes('plain-text')))(
+  it.each(bad.filter(([name]) => !name.includes('same name')))(
     'the operator check also rejects %s, naming the field',
     (_, object, field) => {
       const problems = validateAgentDeploymentSpec(object.spec);
@@ -547,10 +573,15 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
     },
   );
 
-  it('never echoes a plain-text secret value in the error', () => {
+  it('never echoes a value in the error of an entry with both value and valueFrom', () => {
     const object = mutate(repoHostObject, (s) =>
-      setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain-SECRET' }]),
+      setPath(
+        s,
+        ['secrets'],
+        [{ name: 'A', value: 'sk-plain-SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      ),
     );
+    expect(emulatorMessages(object)).not.toEqual([]);
     expect(emulatorMessages(object).join('\n')).not.toContain('sk-plain-SECRET');
     expect(JSON.stringify(validateAgentDeploymentSpec(object.spec))).not.toContain('sk-plain-SECRET');
   });

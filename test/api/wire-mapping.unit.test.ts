@@ -255,6 +255,22 @@ describe('secrets and the create request', () => {
     expect(toWireSecrets(undefined, lookup)).toEqual({ ok: true, secrets: [] });
   });
 
+  it('sends a plain value as written, in spec order with the resolved references', () => {
+    const references = [
+      { name: 'LOG_LEVEL', value: 'info' },
+      { name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'agent-secrets', key: 'openai' } } },
+      { name: 'EMPTY', value: '' },
+    ];
+    expect(toWireSecrets(references, lookup)).toEqual({
+      ok: true,
+      secrets: [
+        { name: 'LOG_LEVEL', value: 'info' },
+        { name: 'OPENAI_API_KEY', value: 'sk-test-value' },
+        { name: 'EMPTY', value: '' },
+      ],
+    });
+  });
+
   it('names the missing Secret key without any value', () => {
     const { spec } = externalContainerObject();
     expect(toWireSecrets(spec.secrets, lookup)).toEqual({

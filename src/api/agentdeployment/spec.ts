@@ -137,6 +137,10 @@ export const SourceRevisionConfig = z
   })
   .describe('What to build and deploy. A change of any field makes a new revision.');
 
+/** Why an entry of spec.secrets is refused when it has neither or both forms. */
+export const SECRET_REFERENCE_SHAPE_MESSAGE =
+  'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}';
+
 export const SecretReference = z
   .object({
     name: z
@@ -152,19 +156,30 @@ export const SecretReference = z
           ),
         ],
       }),
+    value: z
+      .string()
+      .max(32768)
+      .describe(
+        'A plain value, as a container env entry\'s value. Not secret: it is stored in this object; use valueFrom for anything secret.',
+      )
+      .optional(),
     valueFrom: z
       .object({ secretKeyRef: SecretKeySelector })
-      .describe('Where the value comes from: only secretKeyRef is accepted.'),
+      .describe('Where the value comes from: a key of a Secret in this namespace (secretKeyRef).')
+      .optional(),
   })
   .meta({
     description:
-      'A secret of the deployment, by reference to a Kubernetes Secret key. Plain-text values are not accepted.',
+      'An environment variable of the deployment: a plain value, or a reference to a Kubernetes Secret key. Every entry is sent as one of the deployment\'s secrets, as the control plane API requires.',
     [CEL_RULES_KEY]: [
       celRule(
-        `has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key)`,
-        'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
+        `has(self.value) != (has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key))`,
+        SECRET_REFERENCE_SHAPE_MESSAGE,
       ),
     ],
+  })
+  .refine((entry) => (entry.value !== undefined) !== (entry.valueFrom !== undefined), {
+    message: SECRET_REFERENCE_SHAPE_MESSAGE,
   });
 
 export const ConnectionRef = z

@@ -213,7 +213,8 @@ export type SecretResolution =
 
 /**
  * `spec.secrets` as the wire's `secrets`, reading each value through `lookup` (the caller's
- * view of Kubernetes Secrets). A missing Secret or key is reported by name, never by value.
+ * view of Kubernetes Secrets); a plain `value` is sent as written. A missing Secret or key is
+ * reported by name, never by value.
  */
 export function toWireSecrets(
   secrets: readonly SecretReference[] | undefined,
@@ -221,7 +222,13 @@ export function toWireSecrets(
 ): SecretResolution {
   const wire: WireSecret[] = [];
   for (const secret of secrets ?? []) {
-    const selector = secret.valueFrom.secretKeyRef;
+    if (secret.value !== undefined) {
+      wire.push({ name: secret.name, value: secret.value });
+      continue;
+    }
+    // The schema admits exactly one of value and valueFrom; this guards a spec that skipped it.
+    const selector = secret.valueFrom?.secretKeyRef;
+    if (selector === undefined) throw new Error(`secrets (${secret.name}): neither value nor valueFrom`);
     const value = lookup(selector);
     if (value === undefined) return { ok: false, missing: { env: secret.name, selector } };
     wire.push({ name: secret.name, value });

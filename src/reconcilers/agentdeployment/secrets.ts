@@ -46,5 +46,9 @@ export function secretKeyValue(source: SecretSource, key: string): string | unde
 
 /** Names of the Secrets an object refers to, for the "objects by secret" index. */
 export function referencedSecretNames(references: readonly SecretReference[] | undefined): string[] {
-  return [...new Set((references ?? []).map((reference) => reference.valueFrom.secretKeyRef.name))];
+  const names = (references ?? []).flatMap((reference) => {
+    const name = reference.valueFrom?.secretKeyRef.name;
+    return name === undefined ? [] : [name];
+  });
+  return [...new Set(names)];
 }
