@@ -23,6 +23,8 @@ import {
 } from './support/fixtures.js';
 
 const schema = agentDeploymentOpenApiSchema();
+const SHAPE =
+  'spec.secrets[] must set exactly one of value, valueFrom.secretKeyRef {name, key} or valueFrom.configMapKeyRef {name, key}';
 const specSchema = schema.properties?.spec as JsonSchema;
 // The emulator caches compilation by identity: one object for every call.
 const emulatorSchema = schema as unknown as JSONSchemaProps;
@@ -153,7 +155,7 @@ describe('good objects pass', () => {
     expect(result.object.spec).toMatchObject({ smokeTest: { timeoutSeconds: 20 } });
   });
 
-  it('a plain value in spec.secrets is accepted, next to a secretKeyRef', () => {
+  it('a plain value and a configMapKeyRef in spec.secrets are accepted, next to a secretKeyRef', () => {
     const object = mutate(repoHostObject, (s) =>
       setPath(
         s,
@@ -162,6 +164,7 @@ describe('good objects pass', () => {
           { name: 'LOG_LEVEL', value: 'info' },
           { name: 'EMPTY', value: '' },
           { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+          { name: 'REGION', valueFrom: { configMapKeyRef: { name: 'settings', key: 'region' } } },
         ],
       ),
     );
@@ -390,20 +393,35 @@ const INVALID: [string, TestObject, string, string?][] = [
   [
     'a secret without secretKeyRef',
     mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A', valueFrom: {} }])),
-    'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}',
-    'spec.secrets[0].valueFrom.secretKeyRef',
+    SHAPE,
+  ],
+  [
+    'a secret with both secretKeyRef and configMapKeyRef',
+    mutate(repoHostObject, (spec) =>
+      setPath(
+        spec,
+        ['secrets'],
+        [
+          {
+            name: 'A',
+            valueFrom: { secretKeyRef: { name: 's', key: 'k' }, configMapKeyRef: { name: 'c', key: 'k' } },
+          },
+        ],
+      ),
+    ),
+    SHAPE,
   ],
   [
     'a secret with neither value nor valueFrom',
     mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A' }])),
-    'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}',
+    SHAPE,
   ],
   [
     'a secret with both value and valueFrom',
     mutate(repoHostObject, (spec) =>
       setPath(spec, ['secrets'], [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]),
     ),
-    'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}',
+    SHAPE,
   ],
   [
     'a smoke-test jsonPath without equals',

@@ -22,11 +22,11 @@ import {
 } from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
-import { SecretKeySelector } from './secret-key-selector.js';
+import { ConfigMapKeySelector, SecretKeySelector } from './secret-key-selector.js';
 import { SmokeTest } from './smoke-test-spec.js';
 import { uuidField } from './uuid.js';
 
-export { SecretKeySelector };
+export { ConfigMapKeySelector, SecretKeySelector };
 
 const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -139,7 +139,12 @@ export const SourceRevisionConfig = z
 
 /** Why an entry of spec.secrets is refused when it has neither or both forms. */
 export const SECRET_REFERENCE_SHAPE_MESSAGE =
-  'spec.secrets[] must set exactly one of value or valueFrom.secretKeyRef {name, key}';
+  'spec.secrets[] must set exactly one of value, valueFrom.secretKeyRef {name, key} or valueFrom.configMapKeyRef {name, key}';
+
+const HAS_SECRET_KEY_REF =
+  'has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key)';
+const HAS_CONFIG_MAP_KEY_REF =
+  'has(self.valueFrom) && has(self.valueFrom.configMapKeyRef) && has(self.valueFrom.configMapKeyRef.name) && has(self.valueFrom.configMapKeyRef.key)';
 
 export const SecretReference = z
   .object({
@@ -164,23 +169,31 @@ export const SecretReference = z
       )
       .optional(),
     valueFrom: z
-      .object({ secretKeyRef: SecretKeySelector })
-      .describe('Where the value comes from: a key of a Secret in this namespace (secretKeyRef).')
+      .object({ secretKeyRef: SecretKeySelector.optional(), configMapKeyRef: ConfigMapKeySelector.optional() })
+      .describe(
+        'Where the value comes from: a key of a Secret (secretKeyRef) or of a ConfigMap (configMapKeyRef) in this namespace; exactly one.',
+      )
       .optional(),
   })
   .meta({
     description:
-      'An environment variable of the deployment: a plain value, or a reference to a Kubernetes Secret key. Every entry is sent as one of the deployment\'s secrets, as the control plane API requires.',
+      'An environment variable of the deployment: a plain value, or a reference to a key of a Kubernetes Secret or ConfigMap. Every entry is sent as one of the deployment\'s secrets, as the control plane API requires.',
     [CEL_RULES_KEY]: [
       celRule(
-        `has(self.value) != (has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key))`,
+        `(has(self.value) ? 1 : 0) + ((${HAS_SECRET_KEY_REF}) ? 1 : 0) + ((${HAS_CONFIG_MAP_KEY_REF}) ? 1 : 0) == 1`,
         SECRET_REFERENCE_SHAPE_MESSAGE,
       ),
     ],
   })
-  .refine((entry) => (entry.value !== undefined) !== (entry.valueFrom !== undefined), {
-    message: SECRET_REFERENCE_SHAPE_MESSAGE,
-  });
+  .refine(
+    (entry) =>
+      [entry.value, entry.valueFrom?.secretKeyRef, entry.valueFrom?.configMapKeyRef].filter(
+        (form) => form !== undefined,
+      ).length === 1,
+    {
+      message: SECRET_REFERENCE_SHAPE_MESSAGE,
+    },
+  );
 
 export const ConnectionRef = z
   .object({

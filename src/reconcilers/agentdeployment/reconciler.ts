@@ -21,7 +21,7 @@ import { Observer } from './observe.js';
 import { PassContext, type PassFailure, type Shell } from './pass-context.js';
 import { Performer } from './perform.js';
 import type { ControlPlaneLane } from './ports.js';
-import { referencedSecretNames } from './secrets.js';
+import { referencedConfigMapNames, referencedSecretNames } from './secrets.js';
 
 export type { ReconcilerDeps } from './deps.js';
 
@@ -97,6 +97,12 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       signal,
     );
     if (loaded && !loaded.ok) return { failure: { object, error: loaded.error } };
+    const loadedConfigMaps = await deps.kube.loadConfigMaps?.(
+      object.metadata.namespace,
+      referencedConfigMapNames(object.spec.secrets),
+      signal,
+    );
+    if (loadedConfigMaps && !loadedConfigMaps.ok) return { failure: { object, error: loadedConfigMaps.error } };
     const connection = deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
     // A refused connection gets no lane: decide makes no call then, only status is written.
     if (connection.ok) this.enterLane(key, connection.lane);
