@@ -81,9 +81,9 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1;
+    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; envFrom 2 (one source, prefix); smokeTest.expect 1;
     // 2 UUIDs; resourceSpec: 2 scale pairs, 7 limit pairs, 1 container names across the pod.
-    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 1 + 2 + 2 + 7 + 1);
+    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 2 + 1 + 2 + 2 + 7 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -155,7 +155,7 @@ describe('good objects pass', () => {
     expect(result.object.spec).toMatchObject({ smokeTest: { timeoutSeconds: 20 } });
   });
 
-  it('a plain value and a configMapKeyRef in spec.secrets are accepted, next to a secretKeyRef', () => {
+  it('a plain value and a configMapKeyRef in spec.secrets are accepted, next to a secretKeyRef and envFrom', () => {
     const object = mutate(repoHostObject, (s) =>
       setPath(
         s,
@@ -167,6 +167,11 @@ describe('good objects pass', () => {
           { name: 'REGION', valueFrom: { configMapKeyRef: { name: 'settings', key: 'region' } } },
         ],
       ),
+    );
+    setPath(
+      object.spec,
+      ['envFrom'],
+      [{ prefix: 'APP_', configMapRef: { name: 'settings' } }, { secretRef: { name: 's' } }],
     );
     expect(cel(object)).toEqual([]);
     expect(operatorCheck(object)).toEqual([]);
@@ -412,6 +417,25 @@ const INVALID: [string, TestObject, string, string?][] = [
     SHAPE,
   ],
   [
+    'an envFrom entry with no source',
+    mutate(repoHostObject, (spec) => setPath(spec, ['envFrom'], [{ prefix: 'APP_' }])),
+    'spec.envFrom[] must set exactly one of secretRef {name} or configMapRef {name}',
+  ],
+  [
+    'an envFrom entry with two sources',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['envFrom'], [{ secretRef: { name: 's' }, configMapRef: { name: 'c' } }]),
+    ),
+    'spec.envFrom[] must set exactly one of secretRef {name} or configMapRef {name}',
+  ],
+  [
+    'an envFrom prefix that is not a C identifier',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['envFrom'], [{ prefix: 'app-', configMapRef: { name: 'c' } }]),
+    ),
+    'spec.envFrom[].prefix must be a C identifier ([A-Za-z_][A-Za-z0-9_]*): it starts environment variable names',
+  ],
+  [
     'a secret with neither value nor valueFrom',
     mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A' }])),
     SHAPE,
@@ -419,7 +443,11 @@ const INVALID: [string, TestObject, string, string?][] = [
   [
     'a secret with both value and valueFrom',
     mutate(repoHostObject, (spec) =>
-      setPath(spec, ['secrets'], [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]),
+      setPath(
+        spec,
+        ['secrets'],
+        [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      ),
     ),
     SHAPE,
   ],

@@ -63,7 +63,10 @@ describe('environment of a deployment', () => {
     await putConfigMap('settings', { region: 'eu-west-1' });
     await stack.apply(
       containerAgent('configmap-env', listenerId, {
-        secrets: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'REGION', ...fromConfigMap('settings', 'region') }],
+        secrets: [
+          { name: 'LOG_LEVEL', value: 'info' },
+          { name: 'REGION', ...fromConfigMap('settings', 'region') },
+        ],
       }),
     );
     const first = await stack.waitFor('configmap-env', isReady, 'Ready');
@@ -106,5 +109,43 @@ describe('environment of a deployment', () => {
     await putConfigMap('late-settings', { region: 'ap-south-1' });
     await stack.waitFor('late-configmap', isReady, 'Ready');
     expect((await stack.deployments())[0]?.secrets).toEqual([{ name: 'REGION', value: 'ap-south-1' }]);
+  });
+
+  it('sends every key of an envFrom ConfigMap under its prefix, and rolls a revision when it changes', async () => {
+    await putConfigMap('app-settings', { region: 'eu-west-1', mode: 'fast' });
+    await stack.putSecret('app-keys', { TOKEN: 'token-envfrom-55aa' });
+    await stack.apply(
+      containerAgent('envfrom-env', listenerId, {
+        envFrom: [
+          { prefix: 'APP_', configMapRef: { name: 'app-settings' } },
+          { secretRef: { name: 'app-keys' } },
+        ],
+        secrets: [{ name: 'APP_mode', value: 'explicit-wins' }],
+      }),
+    );
+    const first = await stack.waitFor('envfrom-env', isReady, 'Ready');
+    expect((await stack.deployments())[0]?.secrets).toEqual([
+      { name: 'APP_region', value: 'eu-west-1' },
+      { name: 'TOKEN', value: 'token-envfrom-55aa' },
+      { name: 'APP_mode', value: 'explicit-wins' },
+    ]);
+
+    await putConfigMap('app-settings', { region: 'us-east-1', mode: 'fast' });
+    await stack.waitFor(
+      'envfrom-env',
+      (o) => isReady(o) && o.status?.activeRevisionId !== first.status?.activeRevisionId,
+      'Ready on a new revision after the envFrom ConfigMap changed',
+    );
+    expect((await stack.deployments())[0]?.secrets).toEqual([
+      { name: 'APP_region', value: 'us-east-1' },
+      { name: 'TOKEN', value: 'token-envfrom-55aa' },
+      { name: 'APP_mode', value: 'explicit-wins' },
+    ]);
+    const everything = JSON.stringify([
+      await stack.waitFor('envfrom-env', isReady, 'Ready'),
+      await stack.events(),
+      stack.logLines,
+    ]);
+    expect(everything).not.toContain('token-envfrom-55aa');
   });
 });

@@ -11,7 +11,10 @@ import {
 } from '../../src/reconcilers/agentdeployment/secrets.js';
 
 const secrets: Record<string, SecretSource> = {
-  keys: { metadata: { resourceVersion: '11' }, data: { token: Buffer.from('sk-secret-1').toString('base64') } },
+  keys: {
+    metadata: { resourceVersion: '11' },
+    data: { token: Buffer.from('sk-secret-1').toString('base64') },
+  },
 };
 const configMaps: Record<string, SecretSource> = {
   // A ConfigMap's data reads as stringData, its binaryData as data (base64).
@@ -106,5 +109,58 @@ describe('resolveSecrets', () => {
     expect(referencedSecretNames(references)).toEqual(['keys']);
     expect(referencedConfigMapNames(references)).toEqual(['settings']);
     expect(referencedConfigMapNames(undefined)).toEqual([]);
+  });
+
+  it('expands envFrom: every key with the prefix, sorted, a later source and then spec.secrets winning a name', () => {
+    const resolution = resolveSecrets([{ name: 'APP_region', value: 'explicit' }], sources, [
+      { configMapRef: { name: 'settings' }, prefix: 'APP_' },
+      { secretRef: { name: 'keys' } },
+    ]);
+    expect(resolution).toEqual({
+      ok: true,
+      secrets: [
+        { name: 'APP_blob', value: 'binary-ish' },
+        { name: 'token', value: 'sk-secret-1' },
+        { name: 'APP_region', value: 'explicit' },
+      ],
+      versions: { 'ConfigMap/settings': '21', keys: '11' },
+    });
+    // Without the override, the ConfigMap's region comes through under the prefix.
+    expect(
+      resolveSecrets(undefined, sources, [{ configMapRef: { name: 'settings' }, prefix: 'APP_' }]),
+    ).toMatchObject({
+      ok: true,
+      secrets: [
+        { name: 'APP_blob', value: 'binary-ish' },
+        { name: 'APP_region', value: 'eu-west-1' },
+      ],
+    });
+  });
+
+  it('skips envFrom keys that are not environment variable names, as Kubernetes does', () => {
+    const odd: KeySources = {
+      secret: () => undefined,
+      configMap: () => ({ stringData: { 'has-dash': 'x', '1digit': 'y', ok_key: 'z' } }),
+    };
+    expect(resolveSecrets(undefined, odd, [{ configMapRef: { name: 'odd' } }])).toMatchObject({
+      ok: true,
+      secrets: [{ name: 'ok_key', value: 'z' }],
+    });
+  });
+
+  it.each([
+    [{ configMapRef: { name: 'absent' } }, 'spec.envFrom[1].configMapRef: ConfigMap "absent" not found'],
+    [{ secretRef: { name: 'absent' } }, 'spec.envFrom[1].secretRef: Secret "absent" not found'],
+  ])('names a missing envFrom source by its field: %j', (missing, message) => {
+    expect(resolveSecrets(undefined, sources, [{ secretRef: { name: 'keys' } }, missing])).toEqual({
+      ok: false,
+      message,
+    });
+  });
+
+  it('counts envFrom sources among the referenced names', () => {
+    const envFrom = [{ secretRef: { name: 'whole-secret' } }, { configMapRef: { name: 'whole-map' } }];
+    expect(referencedSecretNames([], envFrom)).toEqual(['whole-secret']);
+    expect(referencedConfigMapNames(undefined, envFrom)).toEqual(['whole-map']);
   });
 });

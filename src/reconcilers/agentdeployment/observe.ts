@@ -221,10 +221,14 @@ export class Observer<Object extends AgentDeploymentView> {
     if (problem !== undefined) return { kind: 'invalid', message: problem };
     if (!ids.ok) return ids.spec;
     const { namespace } = object.metadata;
-    const resolution = resolveSecrets(object.spec.secrets, {
-      secret: (name) => deps.kube.getSecret(namespace, name),
-      configMap: (name) => deps.kube.getConfigMap?.(namespace, name),
-    });
+    const resolution = resolveSecrets(
+      object.spec.secrets,
+      {
+        secret: (name) => deps.kube.getSecret(namespace, name),
+        configMap: (name) => deps.kube.getConfigMap?.(namespace, name),
+      },
+      object.spec.envFrom,
+    );
     if (!resolution.ok) return { kind: 'secretMissing', message: resolution.message };
     try {
       return {

@@ -93,13 +93,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
     const loaded = await deps.kube.loadSecrets?.(
       object.metadata.namespace,
-      referencedSecretNames(object.spec.secrets),
+      referencedSecretNames(object.spec.secrets, object.spec.envFrom),
       signal,
     );
     if (loaded && !loaded.ok) return { failure: { object, error: loaded.error } };
     const loadedConfigMaps = await deps.kube.loadConfigMaps?.(
       object.metadata.namespace,
-      referencedConfigMapNames(object.spec.secrets),
+      referencedConfigMapNames(object.spec.secrets, object.spec.envFrom),
       signal,
     );
     if (loadedConfigMaps && !loadedConfigMaps.ok) return { failure: { object, error: loadedConfigMaps.error } };

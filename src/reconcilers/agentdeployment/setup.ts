@@ -361,14 +361,16 @@ function connectionShardOf(object: AgentDeploymentObject | undefined): string {
 /** `namespace/name` of each Secret the object references (its own namespace only), its smoke test's key included. */
 function secretKeysOf(object: AgentDeploymentObject): string[] {
   const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
-  const names = referencedSecretNames(object.spec.secrets);
+  const names = referencedSecretNames(object.spec.secrets, object.spec.envFrom);
   if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
   return names.map((name) => `${object.metadata.namespace}/${name}`);
 }
 
 /** `namespace/name` of each ConfigMap the object references (its own namespace only). */
 function configMapKeysOf(object: AgentDeploymentObject): string[] {
-  return referencedConfigMapNames(object.spec.secrets).map((name) => `${object.metadata.namespace}/${name}`);
+  return referencedConfigMapNames(object.spec.secrets, object.spec.envFrom).map(
+    (name) => `${object.metadata.namespace}/${name}`,
+  );
 }
 
 function creationOrder(object: AgentDeploymentObject): string {
