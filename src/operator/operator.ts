@@ -144,6 +144,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     objects,
     secrets,
     secretValues,
+    namespaces: config.namespaces,
     connections: connections.registry,
     connectionWatches: connections.userWatches,
     controlPlane,

@@ -33,9 +33,11 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'exampledeletions', verbs: ['list', 'watch'] },
   { apiGroup: 'agentplatform.io', resource: 'exampledeletions/status', verbs: ['patch'] },
   { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'watch'] },
-  // A TraceDeletion's traceIdsFrom ConfigMaps, each named in the spec (so `get` suffices): read
-  // twice when submitting (counted, then streamed one at a time) and twice per check; not cached.
-  { apiGroup: '', resource: 'configmaps', verbs: ['get'] },
+  // ConfigMaps: watched for names and resourceVersions only, like Secrets, so that a change of
+  // one an AgentDeployment references (valueFrom.configMapKeyRef) rolls a new revision; values
+  // read by name (get) for referenced ones. A TraceDeletion's traceIdsFrom ConfigMaps are read
+  // by name too: twice when submitting (counted, then streamed) and twice per check; not cached.
+  { apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] },
   { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
 ];
 

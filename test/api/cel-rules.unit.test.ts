@@ -23,6 +23,8 @@ import {
 } from './support/fixtures.js';
 
 const schema = agentDeploymentOpenApiSchema();
+const SHAPE =
+  'spec.secrets[] must set exactly one of value, valueFrom.secretKeyRef {name, key} or valueFrom.configMapKeyRef {name, key}';
 const specSchema = schema.properties?.spec as JsonSchema;
 // The emulator caches compilation by identity: one object for every call.
 const emulatorSchema = schema as unknown as JSONSchemaProps;
@@ -79,9 +81,9 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; smokeTest.expect 1;
+    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; envFrom 2 (one source, prefix); smokeTest.expect 1;
     // 2 UUIDs; resourceSpec: 2 scale pairs, 7 limit pairs, 1 container names across the pod.
-    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 1 + 2 + 2 + 7 + 1);
+    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 2 + 1 + 2 + 2 + 7 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {
@@ -151,6 +153,31 @@ describe('good objects pass', () => {
     const result = admit(object);
     expect(result.causes).toEqual([]);
     expect(result.object.spec).toMatchObject({ smokeTest: { timeoutSeconds: 20 } });
+  });
+
+  it('a plain value and a configMapKeyRef in spec.secrets are accepted, next to a secretKeyRef and envFrom', () => {
+    const object = mutate(repoHostObject, (s) =>
+      setPath(
+        s,
+        ['secrets'],
+        [
+          { name: 'LOG_LEVEL', value: 'info' },
+          { name: 'EMPTY', value: '' },
+          { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+          { name: 'REGION', valueFrom: { configMapKeyRef: { name: 'settings', key: 'region' } } },
+        ],
+      ),
+    );
+    setPath(
+      object.spec,
+      ['envFrom'],
+      [{ prefix: 'APP_', configMapRef: { name: 'settings' } }, { secretRef: { name: 's' } }],
+    );
+    expect(cel(object)).toEqual([]);
+    expect(operatorCheck(object)).toEqual([]);
+    const result = admit(object);
+    expect(result.strictError).toBeUndefined();
+    expect(result.causes).toEqual([]);
   });
 
   it('buildOnPush false with a tag repoRef is allowed', () => {
@@ -371,8 +398,58 @@ const INVALID: [string, TestObject, string, string?][] = [
   [
     'a secret without secretKeyRef',
     mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A', valueFrom: {} }])),
-    'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
-    'spec.secrets[0].valueFrom.secretKeyRef',
+    SHAPE,
+  ],
+  [
+    'a secret with both secretKeyRef and configMapKeyRef',
+    mutate(repoHostObject, (spec) =>
+      setPath(
+        spec,
+        ['secrets'],
+        [
+          {
+            name: 'A',
+            valueFrom: { secretKeyRef: { name: 's', key: 'k' }, configMapKeyRef: { name: 'c', key: 'k' } },
+          },
+        ],
+      ),
+    ),
+    SHAPE,
+  ],
+  [
+    'an envFrom entry with no source',
+    mutate(repoHostObject, (spec) => setPath(spec, ['envFrom'], [{ prefix: 'APP_' }])),
+    'spec.envFrom[] must set exactly one of secretRef {name} or configMapRef {name}',
+  ],
+  [
+    'an envFrom entry with two sources',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['envFrom'], [{ secretRef: { name: 's' }, configMapRef: { name: 'c' } }]),
+    ),
+    'spec.envFrom[] must set exactly one of secretRef {name} or configMapRef {name}',
+  ],
+  [
+    'an envFrom prefix that is not a C identifier',
+    mutate(repoHostObject, (spec) =>
+      setPath(spec, ['envFrom'], [{ prefix: 'app-', configMapRef: { name: 'c' } }]),
+    ),
+    'spec.envFrom[].prefix must be a C identifier ([A-Za-z_][A-Za-z0-9_]*): it starts environment variable names',
+  ],
+  [
+    'a secret with neither value nor valueFrom',
+    mutate(repoHostObject, (spec) => setPath(spec, ['secrets'], [{ name: 'A' }])),
+    SHAPE,
+  ],
+  [
+    'a secret with both value and valueFrom',
+    mutate(repoHostObject, (spec) =>
+      setPath(
+        spec,
+        ['secrets'],
+        [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      ),
+    ),
+    SHAPE,
   ],
   [
     'a smoke-test jsonPath without equals',
@@ -527,11 +604,6 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
       mutate(repoHostObject, (s) => setPath(s, ['sourceConfig', 'integrationId'], 'abc')),
       /integrationId/,
     ],
-    [
-      'a plain-text secret value (strict field validation)',
-      mutate(repoHostObject, (s) => setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain' }])),
-      /unknown field "spec\.secrets\[0\]\.value"/,
-    ],
   ];
 
   it.each(bad)('%s', (_, object, field) => {
@@ -539,7 +611,7 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
     expect(messages.join('\n')).toMatch(field);
   });
 
-  it.each(bad.filter(([name]) => !name.includes('same name') && !name.includes('plain-text')))(
+  it.each(bad.filter(([name]) => !name.includes('same name')))(
     'the operator check also rejects %s, naming the field',
     (_, object, field) => {
       const problems = validateAgentDeploymentSpec(object.spec);
@@ -547,10 +619,15 @@ describe('OpenAPI bounds reject bad objects in the emulator', () => {
     },
   );
 
-  it('never echoes a plain-text secret value in the error', () => {
+  it('never echoes a value in the error of an entry with both value and valueFrom', () => {
     const object = mutate(repoHostObject, (s) =>
-      setPath(s, ['secrets'], [{ name: 'A', value: 'sk-plain-SECRET' }]),
+      setPath(
+        s,
+        ['secrets'],
+        [{ name: 'A', value: 'sk-plain-SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      ),
     );
+    expect(emulatorMessages(object)).not.toEqual([]);
     expect(emulatorMessages(object).join('\n')).not.toContain('sk-plain-SECRET');
     expect(JSON.stringify(validateAgentDeploymentSpec(object.spec))).not.toContain('sk-plain-SECRET');
   });

@@ -244,7 +244,9 @@ describe('sourceConfig and sourceRevisionConfig', () => {
 
 describe('secrets and the create request', () => {
   const values: Record<string, string> = { 'agent-secrets/openai': 'sk-test-value' };
-  const lookup = (s: { name: string; key: string }) => values[`${s.name}/${s.key}`];
+  const lookup = (s: { kind: string; name: string; key: string }) =>
+    s.kind === 'Secret' ? values[`${s.name}/${s.key}`] : configMapValues[`${s.name}/${s.key}`];
+  const configMapValues: Record<string, string> = { 'settings/region': 'eu-west-1' };
 
   it('resolves secret references into the wire list', () => {
     const { spec } = repoHostObject();
@@ -255,11 +257,29 @@ describe('secrets and the create request', () => {
     expect(toWireSecrets(undefined, lookup)).toEqual({ ok: true, secrets: [] });
   });
 
+  it('sends a plain value as written, in spec order with the resolved Secret and ConfigMap keys', () => {
+    const references = [
+      { name: 'LOG_LEVEL', value: 'info' },
+      { name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'agent-secrets', key: 'openai' } } },
+      { name: 'EMPTY', value: '' },
+      { name: 'REGION', valueFrom: { configMapKeyRef: { name: 'settings', key: 'region' } } },
+    ];
+    expect(toWireSecrets(references, lookup)).toEqual({
+      ok: true,
+      secrets: [
+        { name: 'LOG_LEVEL', value: 'info' },
+        { name: 'OPENAI_API_KEY', value: 'sk-test-value' },
+        { name: 'EMPTY', value: '' },
+        { name: 'REGION', value: 'eu-west-1' },
+      ],
+    });
+  });
+
   it('names the missing Secret key without any value', () => {
     const { spec } = externalContainerObject();
     expect(toWireSecrets(spec.secrets, lookup)).toEqual({
       ok: false,
-      missing: { env: 'API_TOKEN', selector: { name: 'agent-secrets', key: 'token' } },
+      missing: { env: 'API_TOKEN', source: { kind: 'Secret', name: 'agent-secrets', key: 'token' } },
     });
   });
 

@@ -59,6 +59,7 @@ export type AgentDeploymentObject = KubeObject & {
     ownership?: { uid: string; deploymentId?: string; createRequestedAt?: string };
     lastHandledRedeployAt?: string;
     lastHandledReconcileAt?: string;
+    secretVersions?: Array<{ name: string; resourceVersion: string }>;
   };
 };
 

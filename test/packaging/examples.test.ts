@@ -63,7 +63,8 @@ describe('examples/', () => {
   it('refers only to Secrets, keys and ConfigMaps that the examples create', () => {
     for (const agent of agents) {
       for (const secret of agent.spec.secrets ?? []) {
-        const ref = secret.valueFrom.secretKeyRef;
+        const ref = secret.valueFrom?.secretKeyRef;
+        if (ref === undefined) continue; // a plain value refers to nothing
         expect(
           hasKey('Secret', ref.name, ref.key),
           `${agent.metadata.name}: secret ${ref.name}/${ref.key}`,

@@ -22,11 +22,11 @@ import {
 } from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
-import { SecretKeySelector } from './secret-key-selector.js';
+import { ConfigMapKeySelector, SecretKeySelector } from './secret-key-selector.js';
 import { SmokeTest } from './smoke-test-spec.js';
 import { uuidField } from './uuid.js';
 
-export { SecretKeySelector };
+export { ConfigMapKeySelector, SecretKeySelector };
 
 const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -137,6 +137,15 @@ export const SourceRevisionConfig = z
   })
   .describe('What to build and deploy. A change of any field makes a new revision.');
 
+/** Why an entry of spec.secrets is refused when it has neither or both forms. */
+export const SECRET_REFERENCE_SHAPE_MESSAGE =
+  'spec.secrets[] must set exactly one of value, valueFrom.secretKeyRef {name, key} or valueFrom.configMapKeyRef {name, key}';
+
+const HAS_SECRET_KEY_REF =
+  'has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key)';
+const HAS_CONFIG_MAP_KEY_REF =
+  'has(self.valueFrom) && has(self.valueFrom.configMapKeyRef) && has(self.valueFrom.configMapKeyRef.name) && has(self.valueFrom.configMapKeyRef.key)';
+
 export const SecretReference = z
   .object({
     name: z
@@ -152,19 +161,89 @@ export const SecretReference = z
           ),
         ],
       }),
+    value: z
+      .string()
+      .max(32768)
+      .describe(
+        "A plain value, as a container env entry's value. Not secret: it is stored in this object; use valueFrom for anything secret.",
+      )
+      .optional(),
     valueFrom: z
-      .object({ secretKeyRef: SecretKeySelector })
-      .describe('Where the value comes from: only secretKeyRef is accepted.'),
+      .object({
+        secretKeyRef: SecretKeySelector.optional(),
+        configMapKeyRef: ConfigMapKeySelector.optional(),
+      })
+      .describe(
+        'Where the value comes from: a key of a Secret (secretKeyRef) or of a ConfigMap (configMapKeyRef) in this namespace; exactly one.',
+      )
+      .optional(),
   })
   .meta({
     description:
-      'A secret of the deployment, by reference to a Kubernetes Secret key. Plain-text values are not accepted.',
+      "An environment variable of the deployment: a plain value, or a reference to a key of a Kubernetes Secret or ConfigMap. Every entry is sent as one of the deployment's secrets, as the control plane API requires.",
     [CEL_RULES_KEY]: [
       celRule(
-        `has(self.valueFrom) && has(self.valueFrom.secretKeyRef) && has(self.valueFrom.secretKeyRef.name) && has(self.valueFrom.secretKeyRef.key)`,
-        'spec.secrets[] must have the form {name, valueFrom: {secretKeyRef: {name, key}}}; plain-text values are not accepted',
+        `(has(self.value) ? 1 : 0) + ((${HAS_SECRET_KEY_REF}) ? 1 : 0) + ((${HAS_CONFIG_MAP_KEY_REF}) ? 1 : 0) == 1`,
+        SECRET_REFERENCE_SHAPE_MESSAGE,
       ),
     ],
+  })
+  .refine(
+    (entry) =>
+      [entry.value, entry.valueFrom?.secretKeyRef, entry.valueFrom?.configMapKeyRef].filter(
+        (form) => form !== undefined,
+      ).length === 1,
+    {
+      message: SECRET_REFERENCE_SHAPE_MESSAGE,
+    },
+  );
+
+/** Why an entry of spec.envFrom is refused when it names no source or two. */
+export const ENV_FROM_SHAPE_MESSAGE =
+  'spec.envFrom[] must set exactly one of secretRef {name} or configMapRef {name}';
+
+const LocalObjectName = (kind: string) =>
+  z
+    .object({
+      name: z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(DNS_SUBDOMAIN_PATTERN)
+        .describe(`Name of a ${kind} in the namespace of this AgentDeployment.`),
+    })
+    .describe(`A ${kind} in the same namespace.`);
+
+export const EnvFromSource = z
+  .object({
+    prefix: z
+      .string()
+      .max(256)
+      .meta({
+        description: 'Prepended to every key of the source to make the variable names: a C identifier.',
+        [CEL_RULES_KEY]: [
+          celRule(
+            `self.matches('${C_IDENTIFIER_REGEX}')`,
+            'spec.envFrom[].prefix must be a C identifier ([A-Za-z_][A-Za-z0-9_]*): it starts environment variable names',
+          ),
+        ],
+      })
+      .optional(),
+    secretRef: LocalObjectName('Secret').optional(),
+    configMapRef: LocalObjectName('ConfigMap').optional(),
+  })
+  .meta({
+    description:
+      "Every key of a Secret or ConfigMap of this namespace as an environment variable (prefix + key), sent as the deployment's secrets. Keys that are not C identifiers (after the prefix) are skipped, as Kubernetes does.",
+    [CEL_RULES_KEY]: [
+      celRule(
+        `(has(self.secretRef) ? 1 : 0) + (has(self.configMapRef) ? 1 : 0) == 1`,
+        ENV_FROM_SHAPE_MESSAGE,
+      ),
+    ],
+  })
+  .refine((entry) => (entry.secretRef === undefined) !== (entry.configMapRef === undefined), {
+    message: ENV_FROM_SHAPE_MESSAGE,
   });
 
 export const ConnectionRef = z
@@ -293,6 +372,13 @@ export const AgentDeploymentSpec = z
         'x-kubernetes-list-map-keys': ['name'],
       })
       .optional(),
+    envFrom: z
+      .array(EnvFromSource)
+      .max(LIMITS.envFrom)
+      .describe(
+        'Whole Secrets and ConfigMaps of this namespace as environment variables, in order (a later source wins a name; spec.secrets wins over all). A change of a source rolls out a new revision.',
+      )
+      .optional(),
     deletionPolicy: z
       .enum(DELETION_POLICIES)
       .default('Delete')
@@ -329,6 +415,7 @@ export type ListenerConfig = z.infer<typeof ListenerConfig>;
 export type SourceConfig = z.infer<typeof SourceConfig>;
 export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
 export type SecretReference = z.infer<typeof SecretReference>;
+export type EnvFromSource = z.infer<typeof EnvFromSource>;
 export type ConnectionRef = z.infer<typeof ConnectionRef>;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 export type ManagementPolicy = (typeof MANAGEMENT_POLICIES)[number];

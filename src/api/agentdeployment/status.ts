@@ -169,13 +169,15 @@ export const AgentDeploymentStatus = z
       .array(
         z
           .object({
-            name: z.string().describe("The Secret, in the object's namespace."),
+            name: z
+              .string()
+              .describe("The Secret, in the object's namespace; a ConfigMap is named ConfigMap/<name>."),
             resourceVersion: z.string().describe('Its resourceVersion when the latest revision was made.'),
           })
           .strict(),
       )
       .describe(
-        'The referenced Kubernetes Secrets, by name, with the resourceVersion each had when the latest revision was made (a list, so that kubectl describe shows the names as written). Never holds values.',
+        'The referenced Kubernetes Secrets (by name) and ConfigMaps (as ConfigMap/<name>), with the resourceVersion each had when the latest revision was made (a list, so that kubectl describe shows the names as written). Never holds values.',
       )
       .optional(),
   })

@@ -21,7 +21,6 @@ import type { ResourceSpec } from './resource-spec.js';
 import type {
   AgentDeploymentSpec,
   ListenerConfig,
-  SecretKeySelector,
   SecretReference,
   SourceConfig,
   SourceRevisionConfig,
@@ -207,23 +206,45 @@ export function fromWireSourceRevisionConfig(config: WireSourceRevisionConfig): 
   return fromWire(SOURCE_REVISION_CONFIG_FIELDS, config) as SourceRevisionConfig;
 }
 
+/** One key of a Secret or ConfigMap of the object's namespace that an entry of spec.secrets reads. */
+export interface KeySource {
+  kind: 'Secret' | 'ConfigMap';
+  name: string;
+  key: string;
+}
+
 /** The outcome of resolving secret references: the wire list, or the first reference that did not resolve. */
 export type SecretResolution =
-  { ok: true; secrets: WireSecret[] } | { ok: false; missing: { env: string; selector: SecretKeySelector } };
+  { ok: true; secrets: WireSecret[] } | { ok: false; missing: { env: string; source: KeySource } };
+
+/** The Secret or ConfigMap key an entry reads, or undefined for a plain value. */
+export function keySourceOf(entry: SecretReference): KeySource | undefined {
+  const { secretKeyRef, configMapKeyRef } = entry.valueFrom ?? {};
+  if (secretKeyRef) return { kind: 'Secret', ...secretKeyRef };
+  if (configMapKeyRef) return { kind: 'ConfigMap', ...configMapKeyRef };
+  return undefined;
+}
 
 /**
- * `spec.secrets` as the wire's `secrets`, reading each value through `lookup` (the caller's
- * view of Kubernetes Secrets). A missing Secret or key is reported by name, never by value.
+ * `spec.secrets` as the wire's `secrets`, reading each referenced value through `lookup` (the
+ * caller's view of Kubernetes Secrets and ConfigMaps); a plain `value` is sent as written. A
+ * missing object or key is reported by name, never by value.
  */
 export function toWireSecrets(
   secrets: readonly SecretReference[] | undefined,
-  lookup: (selector: SecretKeySelector) => string | undefined,
+  lookup: (source: KeySource) => string | undefined,
 ): SecretResolution {
   const wire: WireSecret[] = [];
   for (const secret of secrets ?? []) {
-    const selector = secret.valueFrom.secretKeyRef;
-    const value = lookup(selector);
-    if (value === undefined) return { ok: false, missing: { env: secret.name, selector } };
+    if (secret.value !== undefined) {
+      wire.push({ name: secret.name, value: secret.value });
+      continue;
+    }
+    // The schema admits exactly one form; this guards a spec that skipped it.
+    const source = keySourceOf(secret);
+    if (source === undefined) throw new Error(`secrets (${secret.name}): neither value nor valueFrom`);
+    const value = lookup(source);
+    if (value === undefined) return { ok: false, missing: { env: secret.name, source } };
     wire.push({ name: secret.name, value });
   }
   return { ok: true, secrets: wire };

@@ -119,7 +119,7 @@ export const LADDER: readonly Rung[] = [
   },
   {
     name: 'secretMissing',
-    doc: '`SecretNotFound`: a referenced Secret is missing; wait for it (its watch wakes the object)',
+    doc: '`SecretNotFound`: a referenced Secret or ConfigMap (or its key) is missing; wait for it (its watch wakes the object)',
     decide: (o, t) =>
       // Not Stalled: applying the Secret heals it, and its watch wakes this object up.
       o.spec.kind === 'secretMissing'

@@ -1,7 +1,7 @@
 // Binds the reconciler's KubePort to the controller runtime: the kit's cached object port
 // (reads from the informer's cache overlaid with this process's own writes, writes through
-// the KubeClient, events through the aggregating recorder) and the Secret values the spec
-// references, read by name on demand.
+// the KubeClient, events through the aggregating recorder) and the Secret and ConfigMap values
+// the spec references, read by name on demand.
 import type { Outcome } from './ports.js';
 import type { KubePort } from './ports.js';
 import type { AgentDeploymentView } from './object.js';
@@ -13,6 +13,8 @@ export type AgentDeploymentObject = AgentDeploymentView & KubeObject;
 
 export interface KubePortOptions extends CachedObjectPortOptions<AgentDeploymentObject> {
   secrets: SecretValues;
+  /** The referenced ConfigMaps' values; without it, a configMapKeyRef reads as not found. */
+  configMaps?: SecretValues;
 }
 
 export class AgentDeploymentKubePort
@@ -20,10 +22,12 @@ export class AgentDeploymentKubePort
   implements KubePort<AgentDeploymentObject>
 {
   private readonly secrets: SecretValues;
+  private readonly configMaps: SecretValues | undefined;
 
   constructor(options: KubePortOptions) {
     super(options);
     this.secrets = options.secrets;
+    this.configMaps = options.configMaps;
   }
 
   getSecret(namespace: string, name: string): ReturnType<SecretValues['get']> {
@@ -32,5 +36,13 @@ export class AgentDeploymentKubePort
 
   loadSecrets(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>> {
     return this.secrets.load(namespace, names, signal);
+  }
+
+  getConfigMap(namespace: string, name: string): ReturnType<SecretValues['get']> {
+    return this.configMaps?.get(namespace, name);
+  }
+
+  async loadConfigMaps(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>> {
+    return this.configMaps ? this.configMaps.load(namespace, names, signal) : { ok: true, value: undefined };
   }
 }

@@ -5,6 +5,7 @@
 import {
   ANNOTATIONS,
   FINALIZER,
+  type EnvFromSource,
   type SecretReference,
   type SmokeTest,
   type SmokeTestStatus,
@@ -22,6 +23,7 @@ export const RECONCILE_REQUESTED_AT_ANNOTATION = ANNOTATIONS.reconcileRequestedA
 export interface ReconcilerSpecView {
   name?: string;
   secrets?: SecretReference[];
+  envFrom?: EnvFromSource[];
   deletionPolicy?: 'Delete' | 'Orphan';
   suspend?: boolean;
   adoptExisting?: boolean;

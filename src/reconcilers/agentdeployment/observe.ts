@@ -220,8 +220,14 @@ export class Observer<Object extends AgentDeploymentView> {
     const problem = deps.specProblem(object);
     if (problem !== undefined) return { kind: 'invalid', message: problem };
     if (!ids.ok) return ids.spec;
-    const resolution = resolveSecrets(object.spec.secrets, (name) =>
-      deps.kube.getSecret(object.metadata.namespace, name),
+    const { namespace } = object.metadata;
+    const resolution = resolveSecrets(
+      object.spec.secrets,
+      {
+        secret: (name) => deps.kube.getSecret(namespace, name),
+        configMap: (name) => deps.kube.getConfigMap?.(namespace, name),
+      },
+      object.spec.envFrom,
     );
     if (!resolution.ok) return { kind: 'secretMissing', message: resolution.message };
     try {

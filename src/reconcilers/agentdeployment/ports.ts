@@ -163,7 +163,7 @@ export interface FleetClaimant {
 /**
  * The Kubernetes side, as the reconciler sees it: the kit's object port (the cache with this
  * process's own writes overlaid, guarded finalizer and status patches, events) and the
- * values of the Secrets the spec references.
+ * values of the Secrets and ConfigMaps the spec references.
  */
 export interface KubePort<Object extends PortObject> extends ObjectPort<Object> {
   getSecret(namespace: string, name: string): SecretSource | undefined;
@@ -173,4 +173,11 @@ export interface KubePort<Object extends PortObject> extends ObjectPort<Object> 
    * Optional: a port whose getSecret is always current needs none.
    */
   loadSecrets?(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>>;
+  /**
+   * A ConfigMap's data (as `stringData`) and binaryData (as `data`), for valueFrom.configMapKeyRef.
+   * Optional: a port without it resolves no ConfigMap (each reference reads as not found).
+   */
+  getConfigMap?(namespace: string, name: string): SecretSource | undefined;
+  /** As loadSecrets, for the referenced ConfigMaps. */
+  loadConfigMaps?(namespace: string, names: readonly string[], signal: AbortSignal): Promise<Outcome<void>>;
 }

@@ -21,7 +21,7 @@ import { Observer } from './observe.js';
 import { PassContext, type PassFailure, type Shell } from './pass-context.js';
 import { Performer } from './perform.js';
 import type { ControlPlaneLane } from './ports.js';
-import { referencedSecretNames } from './secrets.js';
+import { referencedConfigMapNames, referencedSecretNames } from './secrets.js';
 
 export type { ReconcilerDeps } from './deps.js';
 
@@ -93,10 +93,16 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
     const loaded = await deps.kube.loadSecrets?.(
       object.metadata.namespace,
-      referencedSecretNames(object.spec.secrets),
+      referencedSecretNames(object.spec.secrets, object.spec.envFrom),
       signal,
     );
     if (loaded && !loaded.ok) return { failure: { object, error: loaded.error } };
+    const loadedConfigMaps = await deps.kube.loadConfigMaps?.(
+      object.metadata.namespace,
+      referencedConfigMapNames(object.spec.secrets, object.spec.envFrom),
+      signal,
+    );
+    if (loadedConfigMaps && !loadedConfigMaps.ok) return { failure: { object, error: loadedConfigMaps.error } };
     const connection = deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
     // A refused connection gets no lane: decide makes no call then, only status is written.
     if (connection.ok) this.enterLane(key, connection.lane);

@@ -29,6 +29,7 @@ import { Informer } from '../../runtime/manager/informer.js';
 import { watchOf, type Manager, type Watch } from '../../runtime/manager/manager.js';
 import type { SecretMetadata } from '../../runtime/secrets/secret-metadata.js';
 import type { SecretValues } from '../../runtime/secrets/secret-values.js';
+import { configMapMetadataInformer, configMapValues } from '../../runtime/secrets/configmap-values.js';
 import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
 import { BY_CONNECTION } from '../connection/setup.js';
 import { connectionIndexValues } from '../../connections/agentdeployment-connection.js';
@@ -42,12 +43,13 @@ import { OrphanRecords } from './orphan-records.js';
 import type { FleetPort, LaneResolution } from './ports.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentReconciler } from './reconciler.js';
-import { referencedSecretNames, secretKeyValue } from './secrets.js';
+import { referencedConfigMapNames, referencedSecretNames, secretKeyValue } from './secrets.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
 const BY_SECRET = 'bySecret';
+const BY_CONFIG_MAP = 'byConfigMap';
 const BY_DEPLOYMENT_NAME = 'byDeploymentName';
 const BY_OWNED_DEPLOYMENT = 'byOwnedDeployment';
 /** Per-key backoff of failed reconciles: 1 s doubling to 5 min, 10% jitter. */
@@ -65,6 +67,7 @@ export function agentDeploymentCache(
     logger: logger.child({ informer: PLURAL }),
     indexers: {
       [BY_SECRET]: secretKeysOf,
+      [BY_CONFIG_MAP]: configMapKeysOf,
       [BY_DEPLOYMENT_NAME]: (object) => [deploymentName(object)],
       [BY_OWNED_DEPLOYMENT]: (object) => {
         const id = ownedDeploymentId(object);
@@ -83,6 +86,8 @@ export interface AgentDeploymentSetupOptions {
   objects: Informer<AgentDeploymentObject>;
   secrets: Informer<SecretMetadata>;
   secretValues: SecretValues;
+  /** The watched namespaces (all when empty): the scope of the ConfigMap watch set up here. */
+  namespaces: readonly string[];
   connections: ConnectionRegistry;
   /** The connections' watches that wake the objects naming a connection. */
   connectionWatches: Array<Watch<KubeObject>>;
@@ -116,12 +121,34 @@ export async function setUpAgentDeployments(
     }
   };
   objects.addHandler({ onUpdate: (old) => forgetUnreferenced(old), onDelete: forgetUnreferenced });
+  // ConfigMaps (valueFrom.configMapKeyRef) the same way: only this controller reads them, so
+  // their watch and values live here; a changed one wakes the objects that reference it.
+  const configMaps = configMapMetadataInformer(
+    kube,
+    options.namespaces,
+    logger.child({ informer: 'configmaps' }),
+  );
+  const configMapValuesHeld = configMapValues(kube, configMaps);
+  configMaps.addHandler({
+    onDelete: (configMap) =>
+      configMapValuesHeld.forget(`${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`),
+  });
+  const forgetUnreferencedConfigMaps = (object: AgentDeploymentObject): void => {
+    for (const key of configMapKeysOf(object)) {
+      if (objects.store.byIndex(BY_CONFIG_MAP, key).length === 0) configMapValuesHeld.forget(key);
+    }
+  };
+  objects.addHandler({
+    onUpdate: (old) => forgetUnreferencedConfigMaps(old),
+    onDelete: forgetUnreferencedConfigMaps,
+  });
 
   const kubePort = new AgentDeploymentKubePort({
     client: kube,
     type: AGENT_DEPLOYMENTS,
     store: objects.store,
     secrets: secretValues,
+    configMaps: configMapValuesHeld,
     recorder: options.recorder,
     logger,
   });
@@ -263,6 +290,11 @@ export async function setUpAgentDeployments(
         .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
         .map(objectKey),
     ),
+    watchOf(configMaps, (configMap: KubeObject) =>
+      objects.store
+        .byIndex(BY_CONFIG_MAP, `${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`)
+        .map(objectKey),
+    ),
     ...options.connectionWatches,
   ]);
   manager.addLeaderRunnable({ start: () => void loadOrphans(), stop: () => Promise.resolve() });
@@ -329,9 +361,16 @@ function connectionShardOf(object: AgentDeploymentObject | undefined): string {
 /** `namespace/name` of each Secret the object references (its own namespace only), its smoke test's key included. */
 function secretKeysOf(object: AgentDeploymentObject): string[] {
   const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
-  const names = referencedSecretNames(object.spec.secrets);
+  const names = referencedSecretNames(object.spec.secrets, object.spec.envFrom);
   if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
   return names.map((name) => `${object.metadata.namespace}/${name}`);
+}
+
+/** `namespace/name` of each ConfigMap the object references (its own namespace only). */
+function configMapKeysOf(object: AgentDeploymentObject): string[] {
+  return referencedConfigMapNames(object.spec.secrets, object.spec.envFrom).map(
+    (name) => `${object.metadata.namespace}/${name}`,
+  );
 }
 
 function creationOrder(object: AgentDeploymentObject): string {

@@ -20,10 +20,15 @@ export type SecretMetadata = KubeObject;
 
 /** Only what identifies the Secret and its version. */
 export function secretMetadataOf(secret: KubeObject): SecretMetadata {
-  const { name, namespace, uid, resourceVersion } = secret.metadata;
+  return metadataOf(secret, 'Secret');
+}
+
+/** Only what identifies an object (a Secret, a ConfigMap) and its version. */
+export function metadataOf(object: KubeObject, kind: string): KubeObject {
+  const { name, namespace, uid, resourceVersion } = object.metadata;
   return {
     apiVersion: 'v1',
-    kind: 'Secret',
+    kind,
     metadata: {
       name,
       ...(namespace !== undefined ? { namespace } : {}),
@@ -33,18 +38,19 @@ export function secretMetadataOf(secret: KubeObject): SecretMetadata {
   };
 }
 
-export function metadataOnly(source: ListWatchSource): ListWatchSource<SecretMetadata> {
+export function metadataOnly(source: ListWatchSource, kind = 'Secret'): ListWatchSource<SecretMetadata> {
+  const strip = (object: KubeObject) => metadataOf(object, kind);
   return {
     description: `${source.description} (metadata only)`,
     list: async (request) => {
       const page = await source.list(request);
-      return { ...page, items: page.items.map(secretMetadataOf) };
+      return { ...page, items: page.items.map(strip) };
     },
     watch: async (request) => {
       const events = await source.watch(request);
       return (async function* (): AsyncIterable<WatchEvent<SecretMetadata>> {
         for await (const event of events) {
-          yield event.type === 'ERROR' ? event : { type: event.type, object: secretMetadataOf(event.object) };
+          yield event.type === 'ERROR' ? event : { type: event.type, object: strip(event.object) };
         }
       })();
     },
@@ -57,11 +63,22 @@ export function secretMetadataInformer(
   namespaces: readonly string[],
   logger: Logger,
 ): Informer<SecretMetadata> {
+  return metadataInformer(client, SECRETS, 'Secret', namespaces, logger);
+}
+
+/** An informer of names and resourceVersions of one core kind in `namespaces` (all when empty). */
+export function metadataInformer(
+  client: KubeClient,
+  type: ResourceType,
+  kind: string,
+  namespaces: readonly string[],
+  logger: Logger,
+): Informer<KubeObject> {
   const scopes = namespaces.length > 0 ? [...new Set(namespaces)] : [undefined];
   return new Informer<SecretMetadata>({
     logger,
     sources: scopes.map((namespace) => ({
-      source: metadataOnly(clientListWatch(client, SECRETS, namespace === undefined ? {} : { namespace })),
+      source: metadataOnly(clientListWatch(client, type, namespace === undefined ? {} : { namespace }), kind),
       inScope: namespace === undefined ? () => true : (object) => object.metadata.namespace === namespace,
     })),
   });

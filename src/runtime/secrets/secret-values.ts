@@ -1,6 +1,7 @@
 // The values of referenced Secrets, read on demand by name (GET) and kept only while their
 // resourceVersion is the one the metadata watch shows. A reconcile asks for exactly the
 // Secrets its object references, in the object's own namespace; nothing else is ever read.
+// The same holds ConfigMap values (configmap-values.ts), with another ValueResource.
 import { KubeApiError } from '../kube/errors.js';
 import type { KubeClient } from '../kube/client.js';
 import type { KubeObject } from '../kube/objects.js';
@@ -20,7 +21,22 @@ export type SecretLoad =
   | { ok: true; value: undefined }
   | { ok: false; error: { kind: 'Conflict' | 'Transient'; message: string; status?: number } };
 
-const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
+/** Which kind of object the values are read from, and which of its fields are kept. */
+export interface ValueResource {
+  type: ResourceType;
+  kind: string;
+  /** The object's values, as a Secret holds them (data base64, stringData plain). */
+  valuesOf: (object: KubeObject) => Omit<SecretValue, 'metadata'>;
+}
+
+const SECRETS: ValueResource = {
+  type: { group: '', version: 'v1', plural: 'secrets' },
+  kind: 'Secret',
+  valuesOf: (object) => {
+    const { data, stringData } = object as KubeObject & SecretValue;
+    return { ...(data ? { data } : {}), ...(stringData ? { stringData } : {}) };
+  },
+};
 
 export class SecretValues {
   private readonly values = new Map<string, SecretValue>();
@@ -28,6 +44,7 @@ export class SecretValues {
   constructor(
     private readonly client: KubeClient,
     private readonly metadata: IndexedStore<SecretMetadata>,
+    private readonly resource: ValueResource = SECRETS,
   ) {}
 
   /** Reads each named Secret whose value here is older than the watch says (one GET each). */
@@ -41,11 +58,10 @@ export class SecretValues {
       }
       if (this.values.get(key)?.metadata?.resourceVersion === known.metadata.resourceVersion) continue;
       try {
-        const secret = await this.client.get<KubeObject & SecretValue>(SECRETS, namespace, name, signal);
+        const object = await this.client.get<KubeObject>(this.resource.type, namespace, name, signal);
         this.values.set(key, {
-          metadata: { resourceVersion: secret.metadata.resourceVersion ?? '' },
-          ...(secret.data ? { data: secret.data } : {}),
-          ...(secret.stringData ? { stringData: secret.stringData } : {}),
+          metadata: { resourceVersion: object.metadata.resourceVersion ?? '' },
+          ...this.resource.valuesOf(object),
         });
       } catch (error) {
         if (error instanceof KubeApiError && error.statusCode === 404) {
@@ -57,7 +73,7 @@ export class SecretValues {
           ok: false,
           error: {
             kind: error instanceof KubeApiError && error.statusCode === 409 ? 'Conflict' : 'Transient',
-            message: `reading Secret "${name}" failed${status === undefined ? '' : ` (HTTP ${status})`}`,
+            message: `reading ${this.resource.kind} "${name}" failed${status === undefined ? '' : ` (HTTP ${status})`}`,
             ...(status === undefined ? {} : { status }),
           },
         };
