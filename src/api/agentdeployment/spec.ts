@@ -22,7 +22,7 @@ import {
 } from './cel.js';
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
-import { ConfigMapKeySelector, SecretKeySelector } from './secret-key-selector.js';
+import { ConfigMapKeySelector, SecretKeySelector, localObjectName } from './secret-key-selector.js';
 import { SmokeTest } from './smoke-test-spec.js';
 import { uuidField } from './uuid.js';
 
@@ -203,16 +203,7 @@ export const ENV_FROM_SHAPE_MESSAGE =
   'spec.envFrom[] must set exactly one of secretRef {name} or configMapRef {name}';
 
 const LocalObjectName = (kind: string) =>
-  z
-    .object({
-      name: z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(DNS_SUBDOMAIN_PATTERN)
-        .describe(`Name of a ${kind} in the namespace of this AgentDeployment.`),
-    })
-    .describe(`A ${kind} in the same namespace.`);
+  z.object({ name: localObjectName(kind) }).describe(`A ${kind} in the same namespace.`);
 
 export const EnvFromSource = z
   .object({
