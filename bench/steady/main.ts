@@ -14,6 +14,7 @@
 // 5. Calls per resync period: emulator stats at the start and end of each of --periods
 //    consecutive periods (they grow as the objects' jittered resync times drift apart).
 import { availableParallelism } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../../src/operator/duration.js';
 import { AGENT_DEPLOYMENTS, benchObjectName, inParallel } from '../support/agent-deployments.js';
@@ -40,6 +41,7 @@ const USAGE = `Usage: npm run bench:steady -- [options]
   --resync-period <dur>    the operator's --resync-period, and the window calls are counted over (default 1m)
   --touch-rounds <k>       rounds of no-op reconciles of every object (default 3)
   --periods <k>            consecutive resync periods whose calls are counted (default 5)
+  --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
   --json                   print one JSON object instead of the text report
   --verbose                echo the operator's log lines to stderr
 `;
@@ -52,6 +54,7 @@ interface Args {
   periods: number;
   json: boolean;
   verbose: boolean;
+  cpuProfile: string | undefined;
 }
 
 function parse(argv: string[]): Args | 'help' {
@@ -63,6 +66,7 @@ function parse(argv: string[]): Args | 'help' {
       'touch-rounds': { type: 'string', default: '3' },
       periods: { type: 'string', default: '5' },
       json: { type: 'boolean', default: false },
+      'cpu-profile': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -90,6 +94,7 @@ function parse(argv: string[]): Args | 'help' {
     periods: integer('periods', values.periods, 1),
     json: values.json,
     verbose: values.verbose,
+    cpuProfile: values['cpu-profile'],
   };
 }
 
@@ -241,6 +246,7 @@ export async function main(argv: string[]): Promise<number> {
     await probe();
 
     const rounds: TouchRound[] = [];
+    if (args.cpuProfile !== undefined) await operator.startCpuProfile();
     for (let i = 1; i <= args.touchRounds; i += 1) {
       const result = await touchRound(emulators, operator, args.n, i);
       rounds.push(result);
@@ -248,6 +254,10 @@ export async function main(argv: string[]): Promise<number> {
         `no-op round ${i}: ${result.reconciles} reconciles, ${result.cpuSeconds} CPU s, ${result.wallSeconds} s -> ${result.perCpuSecond}/CPU-s, ${result.perSecond}/s`,
       );
       await waitForQuiet(operator, 2_000);
+    }
+    if (args.cpuProfile !== undefined) {
+      await operator.stopCpuProfile(resolvePath(args.cpuProfile));
+      await progress(`CPU profile of the no-op rounds written to ${args.cpuProfile}`);
     }
     await probe();
 

@@ -3,6 +3,7 @@
 // it. Start it with `node --expose-gc --import tsx bench/support/operator-entry.ts <run flags>`.
 import { getHeapSpaceStatistics } from 'node:v8';
 import { main } from '../../src/operator/cli.js';
+import { answerCpuProfileMessage, isCpuProfileMessage } from './cpu-profile-probe.js';
 
 export interface ProbeAnswer {
   rssBytes: number;
@@ -16,6 +17,10 @@ export interface ProbeAnswer {
 }
 
 process.on('message', (message: unknown) => {
+  if (isCpuProfileMessage(message)) {
+    void answerCpuProfileMessage(message).then((answer) => process.send?.(answer));
+    return;
+  }
   if (message !== 'gc') return;
   const collect = (globalThis as { gc?: () => void }).gc;
   // Two passes: the first may only move objects to the old generation.

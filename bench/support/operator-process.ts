@@ -101,9 +101,39 @@ export class OperatorProcess {
     });
   }
 
+  /** Starts a CPU profile in the operator (bench/support/cpu-profile-probe.ts). */
+  startCpuProfile(): Promise<void> {
+    return this.ask({ cpuProfile: 'start' }, 'started');
+  }
+
+  /** Stops the CPU profile and has the operator write it to `file`. */
+  stopCpuProfile(file: string): Promise<void> {
+    return this.ask({ cpuProfile: 'stop', file }, 'written');
+  }
+
+  private ask(message: object, expected: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = this.process.child;
+      const timer = setTimeout(() => reject(new Error('the operator did not answer the profile probe')), 60_000);
+      const onMessage = (answer: unknown): void => {
+        if (typeof answer !== 'object' || answer === null) return;
+        if (!('cpuProfile' in answer) && !('cpuProfileError' in answer)) return;
+        child.off('message', onMessage);
+        clearTimeout(timer);
+        const record = answer as Record<string, string>;
+        if (record.cpuProfile === expected) resolve();
+        else reject(new Error(`CPU profile: ${record.cpuProfileError ?? JSON.stringify(record)}`));
+      };
+      child.on('message', onMessage);
+      child.send(message);
+    });
+  }
+
   /** Sum of a metric's samples whose labels include all of `labels`. */
   async metric(name: string, labels: Record<string, string> = {}): Promise<number> {
-    const text = await (await fetch(`${this.metricsUrl}/metrics`)).text();
+    // Only this metric: a whole scrape builds every per-object series, which at several polls
+    // a second would be a cost of the benchmark counted as the operator's.
+    const text = await (await fetch(`${this.metricsUrl}/metrics?name[]=${encodeURIComponent(name)}`)).text();
     return sumSamples(text, name, labels);
   }
 

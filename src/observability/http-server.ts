@@ -1,9 +1,10 @@
-// The operator's one HTTP port: /metrics for Prometheus, /healthz for liveness (the process
+// The operator's one HTTP port: /metrics for Prometheus (or `?name[]=` for chosen metrics), /healthz for liveness (the process
 // and its loops are alive) and /readyz for readiness (caches synced; leading or standing by).
 // Probes answer with a short plain-text reason, as kube-apiserver's own health endpoints do.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { metricsText } from './metrics-text.js';
 
 export interface HealthCheck {
   ok: boolean;
@@ -28,13 +29,13 @@ export async function startObservabilityServer(
   options: ObservabilityServerOptions,
 ): Promise<ObservabilityServer> {
   const server: Server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0];
+    const [path, query = ''] = (request.url ?? '/').split('?', 2);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
     if (path === '/metrics') {
-      options.registry.metrics().then(
+      metricsText(options.registry, new URLSearchParams(query)).then(
         (text) => response.writeHead(200, { 'content-type': options.registry.contentType }).end(text),
         (error: unknown) => response.writeHead(500).end(`metrics: ${String(error)}\n`),
       );
