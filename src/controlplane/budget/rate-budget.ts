@@ -23,6 +23,8 @@ import {
 } from './rate-table.js';
 import { matchingRows } from './route-matcher.js';
 
+/** How many routes' matching rows are remembered (see rowsFor). */
+const MAX_REMEMBERED_ROUTES = 512;
 export interface BudgetRequest {
   method: string;
   /** The path the server sees (self-hosted prefix included), without the query string. */
@@ -85,6 +87,8 @@ export class RateBudget {
   private readonly table: readonly RateRow[];
   private readonly limits = new Map<string, RateLimit>();
   private readonly buckets = new Map<string, AdaptiveBucket>();
+  /** Rows per `METHOD path`: matching walks every row's pattern, and the same few routes repeat. */
+  private readonly rowsByRoute = new Map<string, RateRow[]>();
   private readonly safetyMargin: SafetyMargin;
   private readonly adaptation: AdaptationPolicy;
   private readonly clock: Clock;
@@ -210,8 +214,16 @@ export class RateBudget {
   }
 
   private rowsFor(request: BudgetRequest): RateRow[] {
-    const identities = new Set<IdentityKey>(['api-key', 'ip']);
-    return matchingRows({ method: request.method, path: request.path, identities }, this.table);
+    const route = `${request.method} ${request.path}`;
+    let rows = this.rowsByRoute.get(route);
+    if (rows === undefined) {
+      const identities = new Set<IdentityKey>(['api-key', 'ip']);
+      rows = matchingRows({ method: request.method, path: request.path, identities }, this.table);
+      // Paths carry ids (one per deployment): bounded, starting afresh rather than growing.
+      if (this.rowsByRoute.size >= MAX_REMEMBERED_ROUTES) this.rowsByRoute.clear();
+      this.rowsByRoute.set(route, rows);
+    }
+    return rows;
   }
 
   private bucketsFor(request: BudgetRequest): AdaptiveBucket[] {

@@ -22,7 +22,7 @@ import type { Action, EventSpec, PublishOptions, Tracking } from './action.js';
 import { isReadyAt } from './conditions.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from './deep-equal.js';
-import { diffDeployment } from './diff.js';
+import { diffDeploymentRemembered } from './diff.js';
 import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
 import { VERDICT_LENGTH, clip } from './smoke-test.js';
@@ -506,7 +506,7 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
       { requeueAfterMs: t.inflightPollMs, track: { id, mode: 'inflight' } },
     );
   }
-  const diff = diffDeployment(spec.desired, deployment);
+  const diff = diffDeploymentRemembered(spec.desired, deployment);
   if (diff.immutableChanges.length > 0) {
     return publish(
       {

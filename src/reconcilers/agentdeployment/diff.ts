@@ -121,3 +121,36 @@ function sameSecrets(want: readonly Secret[], have: readonly Secret[]): boolean 
   const byName = new Map(have.map((secret) => [secret.name, secret.value]));
   return want.every((secret) => byName.has(secret.name) && byName.get(secret.name) === secret.value);
 }
+
+/**
+ * diffDeployment, answered from memory when both inputs are the very objects of an earlier
+ * call: a settled pass compares the same desired request (spec-memo.ts keeps it) with the
+ * same observed deployment (the observation cache keeps it until the next poll). Keyed by
+ * identity in weak maps, so nothing outlives its inputs; the answer is frozen, because every
+ * pass that asks shares it.
+ */
+const remembered = new WeakMap<DeploymentCreateRequest, WeakMap<Deployment, Readonly<DeploymentDiff>>>();
+
+export function diffDeploymentRemembered(
+  desired: DeploymentCreateRequest,
+  observed: Deployment,
+): Readonly<DeploymentDiff> {
+  let byObserved = remembered.get(desired);
+  if (byObserved === undefined) {
+    byObserved = new WeakMap();
+    remembered.set(desired, byObserved);
+  }
+  let diff = byObserved.get(observed);
+  if (diff === undefined) {
+    diff = deepFreezeDiff(diffDeployment(desired, observed));
+    byObserved.set(observed, diff);
+  }
+  return diff;
+}
+
+function deepFreezeDiff(diff: DeploymentDiff): Readonly<DeploymentDiff> {
+  Object.freeze(diff.changedFields);
+  Object.freeze(diff.immutableChanges);
+  Object.freeze(diff.uncleared);
+  return Object.freeze(diff);
+}

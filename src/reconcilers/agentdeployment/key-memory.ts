@@ -3,6 +3,7 @@
 // reconciler falls back on what status records (ownership, the Stalled condition, the
 // latest revision's status), which is why a restart repeats no call, event or count.
 import type { RefusedAttempt, RefusedCreate, SmokeTestAttempts } from './observed.js';
+import type { SpecMemo } from './spec-memo.js';
 
 export interface KeyMemory {
   /** The last create or update the control plane refused, with its re-check count. */
@@ -17,6 +18,8 @@ export interface KeyMemory {
   rolloutStartedAt: Map<string, number>;
   /** The smoke-test calls of the latest revision, until status records the verdict. */
   smokeTest?: SmokeTestAttempts;
+  /** The spec's validation and desired deployment, for its uid and generation (spec-memo.ts). */
+  spec?: SpecMemo;
 }
 
 export class KeyMemoryStore {

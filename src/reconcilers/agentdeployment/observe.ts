@@ -20,7 +20,9 @@ import {
 import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
 import { revisionPollIntervalMs, type PassContext, type Shell } from './pass-context.js';
 import type { ControlPlaneLane, LaneResolution, NameLookup, ResolvedIds } from './ports.js';
+import type { KeyMemory } from './key-memory.js';
 import { resolveSecrets } from './secrets.js';
+import { memoFor, rememberedDesired, rememberedProblem } from './spec-memo.js';
 import { smokeTestSpecHash } from './smoke-test.js';
 
 /** The named ids of a pass, or the spec reading that says why they are not there. */
@@ -89,7 +91,7 @@ export class Observer<Object extends AgentDeploymentView> {
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
     const memory = pass.memory;
-    const spec = this.readSpec(object, ids);
+    const spec = this.readSpec(object, ids, memory);
     const self = { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' };
     // Names are unique per control plane: only objects on this object's lane compete for one.
     const claimants = connection.ok ? deps.fleet.claimantsOf(name, connection.lane.id) : [];
@@ -215,9 +217,12 @@ export class Observer<Object extends AgentDeploymentView> {
     }
   }
 
-  private readSpec(object: Object, ids: IdsReading): SpecReading {
+  private readSpec(object: Object, ids: IdsReading, memory: KeyMemory): SpecReading {
     const { deps } = this.shell;
-    const problem = deps.specProblem(object);
+    const identity = { uid: object.metadata.uid, generation: object.metadata.generation };
+    const remembered = rememberedProblem(memory.spec, identity);
+    const problem = remembered === 'unknown' ? deps.specProblem(object) : remembered;
+    if (remembered === 'unknown') memory.spec = memoFor(identity, problem);
     if (problem !== undefined) return { kind: 'invalid', message: problem };
     if (!ids.ok) return ids.spec;
     const { namespace } = object.metadata;
@@ -230,12 +235,13 @@ export class Observer<Object extends AgentDeploymentView> {
       object.spec.envFrom,
     );
     if (!resolution.ok) return { kind: 'secretMissing', message: resolution.message };
+    const versions = resolution.versions;
+    const known = rememberedDesired(memory.spec, identity, ids.ids, versions);
+    if (known !== undefined) return { kind: 'valid', desired: known, secretVersions: versions };
     try {
-      return {
-        kind: 'valid',
-        desired: deps.desiredState(object, resolution.secrets, ids.ids),
-        secretVersions: resolution.versions,
-      };
+      const desired = deps.desiredState(object, resolution.secrets, ids.ids);
+      memory.spec = memoFor(identity, undefined, { ids: ids.ids, versions, value: desired });
+      return { kind: 'valid', desired, secretVersions: versions };
     } catch (error) {
       return { kind: 'invalid', message: `spec: ${error instanceof Error ? error.message : String(error)}` };
     }
