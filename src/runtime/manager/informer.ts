@@ -7,10 +7,12 @@ import type { RandomSource } from '../backoff.js';
 import type { Clock } from '../clock.js';
 import { IndexedStore, type IndexFunction } from '../cache/store.js';
 import type { KubeClient } from '../kube/client.js';
+import { trimForCache } from '../kube/cache-trim.js';
 import { objectKey, type KubeObject } from '../kube/objects.js';
 import type { ResourceType } from '../kube/resource.js';
 import type { ResourceEventHandler } from '../reflector/handlers.js';
 import { clientListWatch, type ListWatchSource } from '../reflector/list-watch.js';
+import { transformedSource } from '../reflector/transformed-source.js';
 import { Reflector, type ReflectorHealth, type ReflectorOptions } from '../reflector/reflector.js';
 
 export type ReflectorTuning = Pick<
@@ -39,6 +41,8 @@ export interface ResourceInformerOptions<T extends KubeObject> extends Reflector
   labelSelector?: string;
   fieldSelector?: string;
   indexers?: Record<string, IndexFunction<T>>;
+  /** Applied to every object as it arrives; default trimForCache (managedFields, last-applied). */
+  transform?: (object: T) => T;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {
@@ -101,11 +105,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     const scopes =
       options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined];
     const sources = scopes.map((namespace) => ({
-      source: clientListWatch<T>(client, options.type, {
-        namespace,
-        labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
-      }),
+      source: transformedSource(
+        clientListWatch<T>(client, options.type, {
+          namespace,
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+        }),
+        options.transform ?? trimForCache,
+      ),
       inScope: namespace === undefined ? () => true : (object: T) => object.metadata.namespace === namespace,
     }));
     return new Informer<T>({ ...options, sources });

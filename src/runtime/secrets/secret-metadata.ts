@@ -9,10 +9,11 @@
 // bundled Kubernetes emulator does not serve that form; stripping on arrival works with both.
 import type { Logger } from 'pino';
 import type { KubeClient } from '../kube/client.js';
-import type { KubeObject, WatchEvent } from '../kube/objects.js';
+import type { KubeObject } from '../kube/objects.js';
 import type { ResourceType } from '../kube/resource.js';
 import { Informer } from '../manager/informer.js';
 import { clientListWatch, type ListWatchSource } from '../reflector/list-watch.js';
+import { transformedSource } from '../reflector/transformed-source.js';
 
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 
@@ -39,22 +40,7 @@ export function metadataOf(object: KubeObject, kind: string): KubeObject {
 }
 
 export function metadataOnly(source: ListWatchSource, kind = 'Secret'): ListWatchSource<SecretMetadata> {
-  const strip = (object: KubeObject) => metadataOf(object, kind);
-  return {
-    description: `${source.description} (metadata only)`,
-    list: async (request) => {
-      const page = await source.list(request);
-      return { ...page, items: page.items.map(strip) };
-    },
-    watch: async (request) => {
-      const events = await source.watch(request);
-      return (async function* (): AsyncIterable<WatchEvent<SecretMetadata>> {
-        for await (const event of events) {
-          yield event.type === 'ERROR' ? event : { type: event.type, object: strip(event.object) };
-        }
-      })();
-    },
-  };
+  return transformedSource(source, (object) => metadataOf(object, kind), `${source.description} (metadata only)`);
 }
 
 /** An informer of Secret names and resourceVersions in `namespaces` (all when empty). */
