@@ -42,6 +42,7 @@ const USAGE = `Usage: npm run bench:steady -- [options]
   --touch-rounds <k>       rounds of no-op reconciles of every object (default 3)
   --periods <k>            consecutive resync periods whose calls are counted (default 5)
   --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
+  --heap-snapshot <file>   write a heap snapshot of the operator once settled (after the no-op rounds)
   --json                   print one JSON object instead of the text report
   --verbose                echo the operator's log lines to stderr
 `;
@@ -55,6 +56,7 @@ interface Args {
   json: boolean;
   verbose: boolean;
   cpuProfile: string | undefined;
+  heapSnapshot: string | undefined;
 }
 
 function parse(argv: string[]): Args | 'help' {
@@ -67,6 +69,7 @@ function parse(argv: string[]): Args | 'help' {
       periods: { type: 'string', default: '5' },
       json: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
+      'heap-snapshot': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -95,6 +98,7 @@ function parse(argv: string[]): Args | 'help' {
     json: values.json,
     verbose: values.verbose,
     cpuProfile: values['cpu-profile'],
+    heapSnapshot: values['heap-snapshot'],
   };
 }
 
@@ -260,6 +264,10 @@ export async function main(argv: string[]): Promise<number> {
       await progress(`CPU profile of the no-op rounds written to ${args.cpuProfile}`);
     }
     await probe();
+    if (args.heapSnapshot !== undefined) {
+      await operator.writeHeapSnapshot(resolvePath(args.heapSnapshot));
+      await progress(`heap snapshot written to ${args.heapSnapshot}`);
+    }
 
     await progress(
       `counting control-plane calls over ${args.periods} resync periods of ${args.resyncPeriod}`,

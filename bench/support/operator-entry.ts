@@ -3,7 +3,7 @@
 // it. Start it with `node --expose-gc --import tsx bench/support/operator-entry.ts <run flags>`.
 import { getHeapSpaceStatistics } from 'node:v8';
 import { main } from '../../src/operator/cli.js';
-import { answerCpuProfileMessage, isCpuProfileMessage } from './cpu-profile-probe.js';
+import { answerProfileMessage, isProfileMessage } from './profile-probe.js';
 
 export interface ProbeAnswer {
   rssBytes: number;
@@ -17,8 +17,8 @@ export interface ProbeAnswer {
 }
 
 process.on('message', (message: unknown) => {
-  if (isCpuProfileMessage(message)) {
-    void answerCpuProfileMessage(message).then((answer) => process.send?.(answer));
+  if (isProfileMessage(message)) {
+    void answerProfileMessage(message).then((answer) => process.send?.(answer));
     return;
   }
   if (message !== 'gc') return;

@@ -101,7 +101,7 @@ export class OperatorProcess {
     });
   }
 
-  /** Starts a CPU profile in the operator (bench/support/cpu-profile-probe.ts). */
+  /** Starts a CPU profile in the operator (bench/support/profile-probe.ts). */
   startCpuProfile(): Promise<void> {
     return this.ask({ cpuProfile: 'start' }, 'started');
   }
@@ -109,6 +109,11 @@ export class OperatorProcess {
   /** Stops the CPU profile and has the operator write it to `file`. */
   stopCpuProfile(file: string): Promise<void> {
     return this.ask({ cpuProfile: 'stop', file }, 'written');
+  }
+
+  /** Has the operator write a V8 heap snapshot to `file`. */
+  writeHeapSnapshot(file: string): Promise<void> {
+    return this.ask({ heapSnapshot: file }, 'written');
   }
 
   private ask(message: object, expected: string): Promise<void> {

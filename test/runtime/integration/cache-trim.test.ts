@@ -48,7 +48,7 @@ describe('cache trim', () => {
     try {
       expect(await informer.waitForSync()).toBe(true);
       await api.client.create(CONFIGMAPS, applied('watched'));
-      await eventually(() => expect(informer.store.get(`${NAMESPACE}/watched`)).toBeDefined());
+      expect(await eventually(() => informer.store.get(`${NAMESPACE}/watched`) !== undefined, 5_000)).toBe(true);
       for (const name of ['listed', 'watched']) {
         const cached = informer.store.get(`${NAMESPACE}/${name}`);
         const metadata = cached?.metadata as WithManagedFields;
