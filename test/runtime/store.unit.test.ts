@@ -32,6 +32,34 @@ describe('IndexedStore', () => {
     expect(store.get('a/x')).toBeUndefined();
   });
 
+  it('moves an object only in the indexes whose values changed, with several values and several objects', () => {
+    const refs = (o: KubeObject): string[] => (o.spec as { refs?: string[] } | undefined)?.refs ?? [];
+    const byName = (o: KubeObject): string[] => [o.metadata.name ?? ''];
+    const store = new IndexedStore<KubeObject>({ refs, byName });
+    const withRefs = (name: string, rv: string, list: string[]): KubeObject => ({
+      metadata: { namespace: 'a', name, resourceVersion: rv },
+      spec: { refs: list },
+    });
+    const names = (value: string): string[] =>
+      store
+        .byIndex('refs', value)
+        .map((o) => o.metadata.name ?? '')
+        .sort();
+    store.upsert(withRefs('x', '1', ['p', 'q', 'q']));
+    store.upsert(withRefs('y', '1', ['q']));
+    store.upsert(withRefs('x', '2', ['q', 'r']));
+    expect([names('p'), names('q'), names('r')]).toEqual([[], ['x', 'y'], ['x']]);
+    // The same values again (a status write): nothing moves, nothing is listed twice.
+    store.upsert(withRefs('x', '3', ['q', 'r']));
+    expect([names('q'), names('r')]).toEqual([['x', 'y'], ['x']]);
+    store.delete('a/y');
+    expect(names('q')).toEqual(['x']);
+    store.upsert(withRefs('y', '4', ['q']));
+    store.upsert(withRefs('x', '4', []));
+    expect([names('q'), names('r')]).toEqual([['y'], []]);
+    expect(store.byIndex('byName', 'x').map((o) => o.metadata.resourceVersion)).toEqual(['4']);
+  });
+
   it('replace reports adds, changes (by resourceVersion) and deletes, only within the listed scope', () => {
     const store = new IndexedStore<KubeObject>();
     store.upsert(obj('a', 'keep', '1'));

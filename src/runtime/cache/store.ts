@@ -32,16 +32,22 @@ export interface IndexedStoreOptions {
 
 export class IndexedStore<T extends KubeObject = KubeObject> {
   private readonly objects = new Map<string, T>();
-  /** index name → index value → object keys. */
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
-  /** object key → index name → the values it was indexed under. */
-  private readonly indexedUnder = new Map<string, Map<string, string[]>>();
+  /**
+   * index name → index value → the key of the one object under it, or the keys of several.
+   * Most values (a deployment id, a control-plane name) belong to one object: a bare string
+   * costs a fraction of a one-element Set, once per object per index.
+   */
+  private readonly indexes = new Map<string, Map<string, string | Set<string>>>();
+  /** object key → the values it was indexed under, one list per index in `indexNames` order. */
+  private readonly indexedUnder = new Map<string, ReadonlyArray<readonly string[]>>();
+  private readonly indexNames: readonly string[];
 
   constructor(
     private readonly indexers: Readonly<Record<string, IndexFunction<T>>> = {},
     private readonly options: IndexedStoreOptions = {},
   ) {
-    for (const name of Object.keys(indexers)) this.indexes.set(name, new Map());
+    this.indexNames = Object.keys(indexers);
+    for (const name of this.indexNames) this.indexes.set(name, new Map());
   }
 
   get(key: string): T | undefined {
@@ -67,7 +73,9 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
       throw new Error(
         `index "${indexName}" is not defined; defined: ${[...this.indexes.keys()].join(', ') || 'none'}`,
       );
-    return [...(index.get(value) ?? [])].flatMap((key) => {
+    const keys = index.get(value);
+    const list = keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
+    return list.flatMap((key) => {
       const object = this.objects.get(key);
       return object ? [object] : [];
     });
@@ -77,10 +85,9 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const old = this.objects.get(key);
-    if (old) this.unindex(key);
     const frozen = deepFreeze(object);
     this.objects.set(key, frozen);
-    this.index(key, frozen);
+    this.reindex(key, frozen);
     return old;
   }
 
@@ -119,43 +126,74 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
     return change;
   }
 
-  private index(key: string, object: T): void {
-    const under = new Map<string, string[]>();
-    for (const [name, fn] of Object.entries(this.indexers)) {
+  /**
+   * Indexes `object` under its values now, moving it only in the indexes whose values
+   * changed: most updates (a status write, an annotation) change none, and leave the
+   * indexes untouched.
+   */
+  private reindex(key: string, object: T): void {
+    const before = this.indexedUnder.get(key);
+    const after = this.indexNames.map((name, i) => {
+      const values = this.valuesOf(name, this.indexers[name] as IndexFunction<T>, key, object);
+      const previous = before?.[i];
+      return previous !== undefined && sameValues(previous, values) ? previous : values;
+    });
+    this.indexNames.forEach((name, i) => {
+      const previous = before?.[i] ?? NO_VALUES;
+      const current = after[i] ?? NO_VALUES;
+      if (previous === current) return;
       const index = this.indexes.get(name);
-      if (!index) continue;
-      const values = this.valuesOf(name, fn, key, object);
-      under.set(name, values);
-      for (const value of values) {
-        let keys = index.get(value);
-        if (!keys) {
-          keys = new Set();
-          index.set(value, keys);
-        }
-        keys.add(key);
-      }
-    }
-    this.indexedUnder.set(key, under);
+      if (!index) return;
+      for (const value of previous) if (!current.includes(value)) removeKey(index, value, key);
+      for (const value of current) if (!previous.includes(value)) addKey(index, value, key);
+    });
+    if (after.every((values) => values.length === 0)) this.indexedUnder.delete(key);
+    else this.indexedUnder.set(key, after);
   }
 
-  private valuesOf(name: string, fn: IndexFunction<T>, key: string, object: T): string[] {
+  private valuesOf(name: string, fn: IndexFunction<T>, key: string, object: T): readonly string[] {
     try {
-      return [...new Set(fn(object))];
+      const values = fn(object);
+      if (values.length === 0) return NO_VALUES;
+      return values.length === 1 ? values : [...new Set(values)];
     } catch (error) {
       this.options.onIndexError?.(name, key, error);
-      return [];
+      return NO_VALUES;
     }
   }
 
   private unindex(key: string): void {
-    for (const [name, values] of this.indexedUnder.get(key) ?? []) {
+    const under = this.indexedUnder.get(key);
+    this.indexNames.forEach((name, i) => {
       const index = this.indexes.get(name);
-      for (const value of values) {
-        const keys = index?.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) index?.delete(value);
-      }
-    }
+      for (const value of under?.[i] ?? NO_VALUES) if (index) removeKey(index, value, key);
+    });
     this.indexedUnder.delete(key);
   }
+}
+
+const NO_VALUES: readonly string[] = Object.freeze([]);
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+function addKey(index: Map<string, string | Set<string>>, value: string, key: string): void {
+  const keys = index.get(value);
+  if (keys === undefined) index.set(value, key);
+  else if (typeof keys === 'string') {
+    if (keys !== key) index.set(value, new Set([keys, key]));
+  } else keys.add(key);
+}
+
+function removeKey(index: Map<string, string | Set<string>>, value: string, key: string): void {
+  const keys = index.get(value);
+  if (keys === undefined) return;
+  if (typeof keys === 'string') {
+    if (keys === key) index.delete(value);
+    return;
+  }
+  keys.delete(key);
+  if (keys.size === 1) index.set(value, keys.values().next().value as string);
+  else if (keys.size === 0) index.delete(value);
 }

@@ -3,7 +3,7 @@
 // window updates one Event's count instead of creating another, so a reconcile that keeps
 // failing the same way leaves one Event with a growing count, not thousands.
 // Messages are the caller's text and must never carry secret values.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { KubeClient } from '../kube/client.js';
@@ -102,15 +102,10 @@ export class EventRecorder {
     const note = truncate(message, MAX_NOTE_BYTES);
     const shortReason = reason.slice(0, MAX_REASON_CHARS);
     const namespace = regarding.namespace ?? 'default';
-    const key = JSON.stringify([
-      regarding.uid ?? '',
-      regarding.kind,
-      namespace,
-      regarding.name,
-      type,
-      shortReason,
-      note,
-    ]);
+    // A digest, not the text: the key is kept for every recent series, and a note can be 1 KiB.
+    const key = createHash('sha256')
+      .update(JSON.stringify([regarding.uid ?? '', regarding.kind, namespace, regarding.name, type, shortReason, note]))
+      .digest('base64');
     const now = this.clock.now();
     const known = this.series.get(key);
     try {
@@ -159,6 +154,13 @@ export class EventRecorder {
     if (this.series.size > MAX_REMEMBERED) {
       const oldest = this.series.keys().next();
       if (!oldest.done) this.series.delete(oldest.value);
+    }
+    // A series seen last outside the window can only start a new Event: forget it. The map
+    // is in order of last sighting (a repeat moves its series to the end), so the expired
+    // ones are at the front.
+    for (const [oldKey, old] of this.series) {
+      if (series.lastSeen - old.lastSeen < this.windowMs) break;
+      this.series.delete(oldKey);
     }
   }
 
