@@ -10,6 +10,7 @@ import type { RefusedReason } from './observed.js';
 import type { AgentCallCredential, Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
+import type { HeaderRef } from './smoke-test-headers.js';
 
 export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'want' };
 
@@ -56,6 +57,8 @@ export type Action =
       url: string;
       /** The key the call carries: chosen here, from the control plane's facts and the connection's trust. */
       credential: AgentCallCredential;
+      /** spec.smokeTest.headers, by reference: values are read at call time, never held here. */
+      headers?: readonly HeaderRef[];
       input: Record<string, unknown>;
       timeoutMs: number;
       expect?: SmokeTestExpectation;

@@ -26,6 +26,7 @@ import { diffDeployment } from './diff.js';
 import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
 import { VERDICT_LENGTH, clip } from './smoke-test.js';
+import { smokeTestHeaderRefs } from './smoke-test-headers.js';
 import type { Observed, RefusedCreate, SpecReading } from './observed.js';
 import { DEPLOYMENT_ID_ANNOTATION, REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
@@ -736,6 +737,7 @@ function deployed(
     testKey,
     url,
     credential,
+    ...(smoke.spec.headers?.length ? { headers: smokeTestHeaderRefs(smoke.spec) } : {}),
     input: smoke.spec.input,
     ...(smoke.spec.expect ? { expect: smoke.spec.expect } : {}),
     // One deadline per call, within what is left of the budget.

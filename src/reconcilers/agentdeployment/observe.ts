@@ -22,6 +22,8 @@ import { revisionPollIntervalMs, type PassContext, type Shell } from './pass-con
 import type { ControlPlaneLane, LaneResolution, NameLookup, ResolvedIds } from './ports.js';
 import { resolveSecrets } from './secrets.js';
 import { smokeTestSpecHash } from './smoke-test.js';
+import { smokeTestHeaderVersions } from './smoke-test-headers.js';
+import type { SecretSource } from './secrets.js';
 
 /** The named ids of a pass, or the spec reading that says why they are not there. */
 export type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
@@ -84,7 +86,7 @@ export class Observer<Object extends AgentDeploymentView> {
       ...(annotations[RECONCILE_REQUESTED_AT_ANNOTATION] !== undefined
         ? { reconcileRequestedAt: annotations[RECONCILE_REQUESTED_AT_ANNOTATION] }
         : {}),
-      ...smokeTestOf(object),
+      ...smokeTestOf(object, (secretName) => deps.kube.getSecret(object.metadata.namespace, secretName)),
     };
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
@@ -248,7 +250,10 @@ export class Observer<Object extends AgentDeploymentView> {
 }
 
 /** spec.smokeTest as decide reads it, with its digest; the API server defaults timeoutSeconds. */
-function smokeTestOf(object: AgentDeploymentView): {
+function smokeTestOf(
+  object: AgentDeploymentView,
+  secret: (name: string) => SecretSource | undefined,
+): {
   smokeTest?: NonNullable<Observed['object']['smokeTest']>;
 } {
   const configured = object.spec.smokeTest;
@@ -257,7 +262,8 @@ function smokeTestOf(object: AgentDeploymentView): {
     ...configured,
     timeoutSeconds: configured.timeoutSeconds ?? SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS,
   };
-  return { smokeTest: { spec, hash: smokeTestSpecHash(spec) } };
+  // A header Secret's new version is a new test.
+  return { smokeTest: { spec, hash: smokeTestSpecHash(spec, smokeTestHeaderVersions(spec, secret)) } };
 }
 
 /**

@@ -346,7 +346,13 @@ export class Performer<Object extends AgentDeploymentView> {
     try {
       const answer = await agents.runOnce(
         key,
-        { url: action.url, credential: action.credential, input: action.input, timeoutMs: action.timeoutMs },
+        {
+          url: action.url,
+          credential: action.credential,
+          ...(action.headers ? { headers: action.headers } : {}),
+          input: action.input,
+          timeoutMs: action.timeoutMs,
+        },
         this.background,
       );
       if (!answer.ok) {

@@ -45,6 +45,7 @@ import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentReconciler } from './reconciler.js';
 import { referencedConfigMapNames, referencedSecretNames, secretKeyValue } from './secrets.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
+import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
@@ -363,6 +364,10 @@ function secretKeysOf(object: AgentDeploymentObject): string[] {
   const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
   const names = referencedSecretNames(object.spec.secrets, object.spec.envFrom);
   if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
+  // A changed header Secret runs the smoke test again: its watch must wake the object.
+  for (const name of smokeTestHeaderSecretNames((object.spec as Partial<AgentDeploymentSpec>).smokeTest)) {
+    if (!names.includes(name)) names.push(name);
+  }
   return names.map((name) => `${object.metadata.namespace}/${name}`);
 }
 
