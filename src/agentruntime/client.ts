@@ -154,7 +154,11 @@ export class AgentRuntimeClient {
     const deadline = this.deadline(options);
     try {
       const response = await this.fetch(`${this.options.url.replace(/\/$/, '')}/ok`, {
-        headers: { ...this.extraHeaders, 'x-api-key': this.options.apiKey, [AUTH_SCHEME_HEADER]: AUTH_SCHEME },
+        headers: {
+          ...this.extraHeaders,
+          'x-api-key': this.options.apiKey,
+          [AUTH_SCHEME_HEADER]: AUTH_SCHEME,
+        },
         signal: deadline.signal,
       });
       const text = await response.text();

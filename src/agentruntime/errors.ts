@@ -74,7 +74,9 @@ export function callError(
   secret: string | readonly string[],
   status?: number,
 ): AgentCallError {
-  const oneLine = redact(message, ...(typeof secret === 'string' ? [secret] : secret)).replace(/\s+/g, ' ').trim();
+  const oneLine = redact(message, ...(typeof secret === 'string' ? [secret] : secret))
+    .replace(/\s+/g, ' ')
+    .trim();
   const text = oneLine.length > MAX_MESSAGE_LENGTH ? `${oneLine.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : oneLine;
   return status === undefined ? { kind, message: text } : { kind, status, message: text };
 }

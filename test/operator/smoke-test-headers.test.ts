@@ -43,7 +43,9 @@ describe('spec.smokeTest.headers', () => {
       `spec.smokeTest.headers[${HEADER}].valueFrom.secretKeyRef: Secret "agent-auth" has no key "token"`,
     );
     const deploymentId = missing.status?.deploymentId ?? '';
-    await stack.admin('PUT', `/agent-access/${deploymentId}`, { custom_auth: { headers: { [HEADER]: TOKEN } } });
+    await stack.admin('PUT', `/agent-access/${deploymentId}`, {
+      custom_auth: { headers: { [HEADER]: TOKEN } },
+    });
 
     // A wrong value: the agent refuses it (403), and a new Secret version runs the test again.
     await stack.putSecret('agent-auth', { token: 'not-the-token' });
@@ -57,7 +59,10 @@ describe('spec.smokeTest.headers', () => {
     // The right value: the agent answers, and the echoed token is redacted from the verdict.
     await stack.putSecret('agent-auth', { token: TOKEN });
     const ready = await stack.waitFor('custom', isReady, 'Ready with the header');
-    expect(verdictOf(ready)).toMatchObject({ result: 'Passed', message: expect.stringContaining('[redacted]') });
+    expect(verdictOf(ready)).toMatchObject({
+      result: 'Passed',
+      message: expect.stringContaining('[redacted]'),
+    });
 
     // Without the header the agent answers 401, which the verdict says.
     await stack.patchSpec('custom', { smokeTest: { headers: null } });

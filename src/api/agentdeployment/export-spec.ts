@@ -13,7 +13,7 @@ export const ExportSpec = z
     ),
   })
   .describe(
-    "Writes how to reach the agent (AGENT_URL, DEPLOYMENT_ID, DEPLOYMENT_NAME, ACTIVE_REVISION_ID) into a ConfigMap of this namespace, for other workloads to read (envFrom, configMapKeyRef). Removing it deletes the ConfigMap the operator wrote.",
+    'Writes how to reach the agent (AGENT_URL, DEPLOYMENT_ID, DEPLOYMENT_NAME, ACTIVE_REVISION_ID) into a ConfigMap of this namespace, for other workloads to read (envFrom, configMapKeyRef). Removing it deletes the ConfigMap the operator wrote.',
   );
 
 export type ExportSpec = z.infer<typeof ExportSpec>;

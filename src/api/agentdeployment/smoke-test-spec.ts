@@ -79,8 +79,12 @@ export const HEADER_NAME_REGEX = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
 const FORBIDDEN_HEADERS_MESSAGE = `spec.smokeTest.headers[].name must not be one of the operator's own or HTTP framing headers (${FORBIDDEN_SMOKE_TEST_HEADERS.join(', ')})`;
 
 /** Why a header name is refused (the field and the rule), or undefined when it may be sent. */
-export function smokeTestHeaderProblem(name: string, field = 'spec.smokeTest.headers[].name'): string | undefined {
-  if (!new RegExp(HEADER_NAME_REGEX).test(name)) return `${field}: "${name}" is not an HTTP header name (an RFC 7230 token)`;
+export function smokeTestHeaderProblem(
+  name: string,
+  field = 'spec.smokeTest.headers[].name',
+): string | undefined {
+  if (!new RegExp(HEADER_NAME_REGEX).test(name))
+    return `${field}: "${name}" is not an HTTP header name (an RFC 7230 token)`;
   if ((FORBIDDEN_SMOKE_TEST_HEADERS as readonly string[]).includes(name.toLowerCase())) {
     return `${field}: "${name}" is the operator's own or an HTTP framing header and cannot be set`;
   }
@@ -96,7 +100,7 @@ export const SmokeTestHeader = z
       .regex(new RegExp(HEADER_NAME_REGEX))
       .meta({
         description:
-          'The header name (an RFC 7230 token), e.g. x-user-token. Not one of the platform\'s own headers (x-api-key, x-auth-scheme, authorization, x-tenant-id) nor an HTTP framing header.',
+          "The header name (an RFC 7230 token), e.g. x-user-token. Not one of the platform's own headers (x-api-key, x-auth-scheme, authorization, x-tenant-id) nor an HTTP framing header.",
         [CEL_RULES_KEY]: [
           celRule(
             `!(self.lowerAscii() in [${FORBIDDEN_SMOKE_TEST_HEADERS.map((name) => `'${name}'`).join(', ')}])`,
@@ -113,7 +117,9 @@ export const SmokeTestHeader = z
       })
       .describe('Where the value comes from.'),
   })
-  .describe('One header sent with the smoke-test call, e.g. what an agent with custom authentication expects.');
+  .describe(
+    'One header sent with the smoke-test call, e.g. what an agent with custom authentication expects.',
+  );
 
 export const SmokeTest = z
   .object({

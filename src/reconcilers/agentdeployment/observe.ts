@@ -24,6 +24,7 @@ import { resolveSecrets } from './secrets.js';
 import { smokeTestSpecHash } from './smoke-test.js';
 import { smokeTestHeaderVersions } from './smoke-test-headers.js';
 import type { SecretSource } from './secrets.js';
+import type { ExportReading } from './export.js';
 
 /** The named ids of a pass, or the spec reading that says why they are not there. */
 export type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
@@ -132,6 +133,8 @@ export class Observer<Object extends AgentDeploymentView> {
       ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
       ...(memory.refusedCreate ? { refusedCreate: memory.refusedCreate } : {}),
     };
+    const exportReading = this.readExport(object, observedObject.observeOnly);
+    if (exportReading !== undefined) observed.export = exportReading;
     if (!connection.ok) {
       const { reason, message } = connection;
       return { ...observed, connectionRefused: { reason, message } };
@@ -206,6 +209,20 @@ export class Observer<Object extends AgentDeploymentView> {
       ...observed,
       revisionPoll,
       knownRevisions: { ...observed.knownRevisions, [revisionId]: revision.value.status },
+    };
+  }
+
+  /** spec.export and what this object exported (ObserveOnly writes nothing, so it reads nothing). */
+  private readExport(object: Object, observeOnly: boolean): ExportReading | undefined {
+    const exports = this.shell.deps.exports;
+    const uid = object.metadata.uid;
+    if (exports === undefined || observeOnly || uid === undefined) return undefined;
+    const { namespace } = object.metadata;
+    const target = object.spec.export?.configMapName;
+    return {
+      ...(target === undefined ? {} : { target }),
+      owned: exports.owned(namespace, uid),
+      foreign: target === undefined ? false : exports.foreign(namespace, target, uid),
     };
   }
 

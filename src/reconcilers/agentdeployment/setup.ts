@@ -36,6 +36,7 @@ import { connectionIndexValues } from '../../connections/agentdeployment-connect
 import { adoptionPolicy } from './adoption-policy.js';
 import { agentCallPort } from './agent-call-port.js';
 import { ConnectionLanes } from './connection-lanes.js';
+import { ConfigMapExports, exportOwnerKey, exportedConfigMapInformer } from './export-port.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { objectKey, ownedDeploymentId } from './object.js';
@@ -143,6 +144,15 @@ export async function setUpAgentDeployments(
     onUpdate: (old) => forgetUnreferencedConfigMaps(old),
     onDelete: forgetUnreferencedConfigMaps,
   });
+
+  // spec.export: only the ConfigMaps the operator labelled are cached whole; whether a name is
+  // taken is read from the names-only ConfigMap watch above.
+  const exported = exportedConfigMapInformer(
+    kube,
+    options.namespaces,
+    logger.child({ informer: 'exported-configmaps' }),
+  );
+  const exports = new ConfigMapExports(kube, exported, configMaps.store, systemClock);
 
   const kubePort = new AgentDeploymentKubePort({
     client: kube,
@@ -256,6 +266,7 @@ export async function setUpAgentDeployments(
     wake: (key) => enqueue.to(key),
     adoptionForbidden: adoptionPolicy(options.adoptionNamespaces),
     orphans,
+    exports,
   });
 
   const controller = new Controller({
@@ -296,6 +307,11 @@ export async function setUpAgentDeployments(
         .byIndex(BY_CONFIG_MAP, `${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`)
         .map(objectKey),
     ),
+    // An exported ConfigMap edited or deleted by someone else wakes its owner, which restores it.
+    watchOf(exported, (configMap: KubeObject) => {
+      const owner = exportOwnerKey(configMap);
+      return owner === undefined || objects.store.get(owner) === undefined ? [] : [owner];
+    }),
     ...options.connectionWatches,
   ]);
   manager.addLeaderRunnable({ start: () => void loadOrphans(), stop: () => Promise.resolve() });

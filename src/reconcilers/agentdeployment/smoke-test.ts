@@ -15,7 +15,10 @@ export const VERDICT_LENGTH = 1000;
  * any part runs the test again. Without header Secrets it is the spec's alone (as before
  * headers existed, so recorded verdicts stay valid).
  */
-export function smokeTestSpecHash(spec: SmokeTest, headerSecretVersions: Record<string, string> = {}): string {
+export function smokeTestSpecHash(
+  spec: SmokeTest,
+  headerSecretVersions: Record<string, string> = {},
+): string {
   const digested = Object.keys(headerSecretVersions).length === 0 ? spec : { spec, headerSecretVersions };
   return createHash('sha256').update(canonicalJson(digested)).digest('hex').slice(0, 16);
 }
