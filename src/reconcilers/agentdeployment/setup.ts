@@ -302,11 +302,7 @@ export async function setUpAgentDeployments(
         .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
         .map(objectKey),
     ),
-    watchOf(configMaps, (configMap: KubeObject) =>
-      objects.store
-        .byIndex(BY_CONFIG_MAP, `${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`)
-        .map(objectKey),
-    ),
+    watchOf(configMaps, (configMap: KubeObject) => keysReferencingConfigMap(objects.store, configMap)),
     // An exported ConfigMap edited or deleted by someone else wakes its owner, which restores it.
     watchOf(exported, (configMap: KubeObject) => {
       const owner = exportOwnerKey(configMap);
@@ -385,6 +381,16 @@ function secretKeysOf(object: AgentDeploymentObject): string[] {
     if (!names.includes(name)) names.push(name);
   }
   return names.map((name) => `${object.metadata.namespace}/${name}`);
+}
+
+/** The keys of the objects a changed ConfigMap wakes: exactly those that reference it (configMapKeyRef, envFrom). */
+export function keysReferencingConfigMap(
+  store: IndexedStore<AgentDeploymentObject>,
+  configMap: KubeObject,
+): string[] {
+  return store
+    .byIndex(BY_CONFIG_MAP, `${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`)
+    .map(objectKey);
 }
 
 /** `namespace/name` of each ConfigMap the object references (its own namespace only). */
