@@ -16,6 +16,12 @@ export interface AgentClientOptions {
   /** The agent's address (a deployment's custom_url); may carry a path. */
   url: string;
   apiKey: string;
+  /**
+   * Headers of the caller's own sent with every call (an agent with custom authentication
+   * expects some): they cannot replace x-api-key or x-auth-scheme, and their values are
+   * removed from every error message like the key.
+   */
+  headers?: Readonly<Record<string, string>>;
   /** Deadline of each call unless the call sets its own (default 30 s). */
   timeoutMs?: number;
   /** For tests and proxies; defaults to the global fetch. */
@@ -86,7 +92,7 @@ class Deadline {
   }
 
   /** The error for a call that failed, or undefined when neither signal fired. */
-  failure(apiKey: string): AgentCallError | undefined {
+  failure(apiKey: string | readonly string[]): AgentCallError | undefined {
     if (this.caller?.aborted) return callError('aborted', 'the call was aborted', apiKey);
     if (this.timeout.aborted) return callError('timeout', `no answer within ${this.timeoutMs} ms`, apiKey);
     return undefined;
@@ -96,6 +102,9 @@ class Deadline {
 export class AgentRuntimeClient {
   private readonly sdk: Client;
   private readonly timeoutMs: number;
+  /** What error messages must never show: the key and the custom header values. */
+  private readonly secrets: readonly string[];
+  private readonly extraHeaders: Record<string, string>;
 
   /** The caller's fetch (or the global one), never following a redirect. */
   private readonly fetch: typeof fetch;
@@ -103,6 +112,8 @@ export class AgentRuntimeClient {
   constructor(private readonly options: AgentClientOptions) {
     if (options.apiKey === '') throw new TypeError('AgentRuntimeClient: apiKey must not be empty');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.extraHeaders = ownHeaders(options.headers);
+    this.secrets = [options.apiKey, ...Object.values(this.extraHeaders)];
     // fetch keeps X-Api-Key on a cross-origin redirect: following one would hand the key to
     // whatever host the agent (or something in front of it) names. A redirect is an error.
     const base = options.fetch ?? fetch;
@@ -111,7 +122,7 @@ export class AgentRuntimeClient {
       apiUrl: options.url,
       // Always explicit: left undefined, the SDK would pick a key from LANGGRAPH_API_KEY & co.
       apiKey: options.apiKey,
-      defaultHeaders: { [AUTH_SCHEME_HEADER]: AUTH_SCHEME },
+      defaultHeaders: { ...this.extraHeaders, [AUTH_SCHEME_HEADER]: AUTH_SCHEME },
       callerOptions: {
         maxRetries: 0,
         maxConcurrency: Number.POSITIVE_INFINITY,
@@ -125,7 +136,7 @@ export class AgentRuntimeClient {
   }
 
   private failure(error: unknown, deadline: Deadline): AgentCallError {
-    const key = this.options.apiKey;
+    const key = this.secrets;
     const fired = deadline.failure(key);
     if (fired) return fired;
     if (isHttpError(error)) {
@@ -143,7 +154,11 @@ export class AgentRuntimeClient {
     const deadline = this.deadline(options);
     try {
       const response = await this.fetch(`${this.options.url.replace(/\/$/, '')}/ok`, {
-        headers: { 'x-api-key': this.options.apiKey, [AUTH_SCHEME_HEADER]: AUTH_SCHEME },
+        headers: {
+          ...this.extraHeaders,
+          'x-api-key': this.options.apiKey,
+          [AUTH_SCHEME_HEADER]: AUTH_SCHEME,
+        },
         signal: deadline.signal,
       });
       const text = await response.text();
@@ -187,13 +202,13 @@ export class AgentRuntimeClient {
       if (raised) {
         return {
           ok: false,
-          error: callError('graph', `${raised.error}: ${raised.message}`, this.options.apiKey),
+          error: callError('graph', `${raised.error}: ${raised.message}`, this.secrets),
         };
       }
       if (typeof values !== 'object' || values === null || Array.isArray(values)) {
         return {
           ok: false,
-          error: callError('protocol', 'the run answered no state object', this.options.apiKey),
+          error: callError('protocol', 'the run answered no state object', this.secrets),
         };
       }
       return {
@@ -234,13 +249,13 @@ export class AgentRuntimeClient {
         if (part.event === 'error') {
           const raised = graphError({ __error__: part.data });
           const text = raised ? `${raised.error}: ${raised.message}` : 'the run failed';
-          yield { kind: 'failed', error: callError('graph', text, this.options.apiKey) };
+          yield { kind: 'failed', error: callError('graph', text, this.secrets) };
           return;
         }
         yield { kind: 'event', event: part.event, data: part.data };
       }
       // The SDK ends quietly when its signal fires mid-stream; that is still a failure.
-      const fired = deadline.failure(this.options.apiKey);
+      const fired = deadline.failure(this.secrets);
       if (fired) yield { kind: 'failed', error: fired };
     } catch (error) {
       yield { kind: 'failed', error: this.failure(error, deadline) };
@@ -265,4 +280,17 @@ export function lastAiText(values: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The caller's headers without any that would replace the key or the scheme (lower-cased names). */
+function ownHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const own: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'x-api-key' || lower === AUTH_SCHEME_HEADER) {
+      throw new TypeError(`AgentRuntimeClient: header "${name}" is the platform's own and cannot be set`);
+    }
+    own[lower] = value;
+  }
+  return own;
 }

@@ -70,10 +70,13 @@ export function redact(text: string, ...secrets: string[]): string {
 export function callError(
   kind: AgentCallErrorKind,
   message: string,
-  secret: string,
+  /** The key, or every secret the call carried (the key and custom header values). */
+  secret: string | readonly string[],
   status?: number,
 ): AgentCallError {
-  const oneLine = redact(message, secret).replace(/\s+/g, ' ').trim();
+  const oneLine = redact(message, ...(typeof secret === 'string' ? [secret] : secret))
+    .replace(/\s+/g, ' ')
+    .trim();
   const text = oneLine.length > MAX_MESSAGE_LENGTH ? `${oneLine.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : oneLine;
   return status === undefined ? { kind, message: text } : { kind, status, message: text };
 }

@@ -6,6 +6,7 @@ import { DURATION_RULE, parseDurationFlag } from '../command-line/duration-flag.
 import { flagProblem } from '../command-line/flag-error.js';
 import { ConfigError, readApiKey } from '../operator/config.js';
 import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
+import { parseHeaderFromSecret, type HeaderFromSecret } from './headers.js';
 
 export const INVOKE_USAGE = `Usage: agent-operator invoke [-n <namespace>] <name> <message> [flags]
 
@@ -32,6 +33,11 @@ the platform assigned, or a host in --agent-hosts; --trust-agent-url sends it an
       --agent-hosts h,*.d     AGENT_OPERATOR_AGENT_HOSTS: agent hosts you trust with your key
       --trust-agent-url       send your key to whatever address the object names
       --operator-namespace <ns>  where ClusterPlatformConnection keys live (default agent-operator-system)
+      --header-from-secret NAME=SECRET/KEY
+                              send header NAME with the value of KEY in the Secret SECRET of the
+                              object's namespace (read with your kubeconfig); repeatable. For an
+                              agent with custom authentication. Not x-api-key, x-auth-scheme,
+                              authorization, x-tenant-id, nor an HTTP framing header.
   -h, --help                  show this help
 
 Examples:
@@ -40,6 +46,7 @@ Examples:
   agent-operator invoke -n agents-demo support-bot --thread new "my name is Ada"
   agent-operator invoke -n agents-demo support-bot --thread 5f0c…e2 "what is my name?"
   agent-operator invoke --context staging support-bot --timeout 2m "hello"
+  agent-operator invoke -n agents-demo support-bot --header-from-secret x-user-token=agent-auth/token "hello"
 
 Exit codes: 0 the agent answered; 1 the call failed (not found, no URL yet, a connection it
 may not use, key refused, the agent raised, timeout); 2 bad arguments.
@@ -66,6 +73,8 @@ export interface InvokeArgs {
   region: 'us' | 'eu';
   agentHosts: HostPattern[];
   trustAgentUrl: boolean;
+  /** --header-from-secret: headers whose values are read from Secrets of the object's namespace. */
+  headersFromSecrets: HeaderFromSecret[];
 }
 
 export class UsageError extends Error {
@@ -98,6 +107,7 @@ export function parseInvokeArgs(
         region: { type: 'string' },
         'agent-hosts': { type: 'string' },
         'trust-agent-url': { type: 'boolean' },
+        'header-from-secret': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -144,6 +154,15 @@ export function parseInvokeArgs(
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  const headersFromSecrets: HeaderFromSecret[] = [];
+  for (const value of values['header-from-secret'] ?? []) {
+    const parsed = parseHeaderFromSecret(value);
+    if ('problem' in parsed) throw new UsageError(parsed.problem);
+    if (headersFromSecrets.some((header) => header.name.toLowerCase() === parsed.name.toLowerCase())) {
+      throw new UsageError(`--header-from-secret names header "${parsed.name}" twice`);
+    }
+    headersFromSecrets.push(parsed);
+  }
   // Read now (a bad --api-key-file is a usage error), needed later only for an object without
   // spec.connectionRef: one that names a connection is called with that connection's key.
   let key: { apiKey: string } | { apiKeyProblem: string };
@@ -170,6 +189,7 @@ export function parseInvokeArgs(
     region,
     agentHosts,
     trustAgentUrl: values['trust-agent-url'] ?? false,
+    headersFromSecrets,
   };
 }
 

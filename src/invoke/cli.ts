@@ -6,6 +6,7 @@ import { INVOKE_USAGE, parseInvokeArgs, type InvokeArgs } from './args.js';
 import { describeFailure, replyText, updateTexts } from './output.js';
 import { TargetError, findAgent } from './target.js';
 import { untrustedAgentUrl, untrustedConnectionUrl } from './trust.js';
+import { readHeaderValues } from './headers.js';
 import { agentKeyOf, resolveInvokeConnection, type InvokeConnection } from './connection.js';
 import { flagErrorLine, USAGE_EXIT_CODE } from '../command-line/flag-error.js';
 import { loadKubeTarget } from '../command-line/kubeconfig.js';
@@ -79,7 +80,8 @@ async function converse(args: InvokeArgs, io: InvokeIo, signal: AbortSignal): Pr
       });
       if (untrusted !== undefined) return fail(untrusted);
     }
-    return await talk(args, io, url, apiKey, signal, fail);
+    const headers = await readHeaderValues(kube, namespace, args.headersFromSecrets, signal);
+    return await talk(args, io, url, apiKey, headers, signal, fail);
   } finally {
     transport.close();
     await connection?.close();
@@ -91,10 +93,11 @@ async function talk(
   io: InvokeIo,
   url: string,
   apiKey: string,
+  headers: Record<string, string>,
   signal: AbortSignal,
   fail: (text: string) => number,
 ): Promise<number> {
-  const client = new AgentRuntimeClient({ url, apiKey, timeoutMs: args.timeoutMs });
+  const client = new AgentRuntimeClient({ url, apiKey, headers, timeoutMs: args.timeoutMs });
   let threadId = args.thread;
   if (threadId === 'new') {
     const created = await client.createThread({ signal });

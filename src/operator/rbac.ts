@@ -26,6 +26,9 @@ export interface PermissionRule {
 export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   { apiGroup: 'agentplatform.io', resource: 'agentdeployments', verbs: ['list', 'watch', 'patch'] },
   { apiGroup: 'agentplatform.io', resource: 'agentdeployments/status', verbs: ['patch'] },
+  // spec.export: the exported ConfigMaps carry a controller ownerReference with
+  // blockOwnerDeletion, which the API server allows only to who may update the owner's finalizers.
+  { apiGroup: 'agentplatform.io', resource: 'agentdeployments/finalizers', verbs: ['update'] },
   { apiGroup: 'agentplatform.io', resource: 'platformconnections', verbs: ['list', 'watch', 'patch'] },
   { apiGroup: 'agentplatform.io', resource: 'platformconnections/status', verbs: ['patch'] },
   { apiGroup: 'agentplatform.io', resource: 'tracedeletions', verbs: ['list', 'watch'] },
@@ -37,7 +40,9 @@ export const WATCH_PERMISSIONS: readonly PermissionRule[] = [
   // one an AgentDeployment references (valueFrom.configMapKeyRef) rolls a new revision; values
   // read by name (get) for referenced ones. A TraceDeletion's traceIdsFrom ConfigMaps are read
   // by name too: twice when submitting (counted, then streamed) and twice per check; not cached.
-  { apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] },
+  // spec.export: the operator creates a ConfigMap an AgentDeployment names (in its own
+  // namespace), replaces it only when it is the controller owner, and deletes only such a one.
+  { apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
   { apiGroup: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
 ];
 

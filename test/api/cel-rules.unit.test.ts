@@ -81,9 +81,9 @@ describe('CEL rules compile', () => {
   const results = typeCheckRules(specSchema, 'spec');
 
   it('finds the rules of every concern', () => {
-    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; envFrom 2 (one source, prefix); smokeTest.expect 1;
+    // 11 immutable + 13 applicability + 3 required + 2 id-or-name + 1 tag on spec; 3 mount rules; per Container 2 x 2; secrets 2; envFrom 2 (one source, prefix); smokeTest.expect 1; smokeTest.headers[].name 1;
     // 2 UUIDs; resourceSpec: 2 scale pairs, 7 limit pairs, 1 container names across the pod.
-    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 2 + 1 + 2 + 2 + 7 + 1);
+    expect(results.length).toBe(11 + 13 + 3 + 2 + 1 + 3 + 4 + 2 + 2 + 1 + 1 + 2 + 2 + 7 + 1);
   });
 
   it.each(results.map((r) => [`${r.site.path}: ${r.site.message}`, r] as const))('%s', (_, result) => {

@@ -64,11 +64,23 @@ describe('examples/', () => {
     for (const agent of agents) {
       for (const secret of agent.spec.secrets ?? []) {
         const ref = secret.valueFrom?.secretKeyRef;
+        const configMapRef = secret.valueFrom?.configMapKeyRef;
+        if (configMapRef !== undefined)
+          expect(
+            hasKey('ConfigMap', configMapRef.name, configMapRef.key),
+            `${agent.metadata.name}: configMap ${configMapRef.name}/${configMapRef.key}`,
+          ).toBe(true);
         if (ref === undefined) continue; // a plain value refers to nothing
         expect(
           hasKey('Secret', ref.name, ref.key),
           `${agent.metadata.name}: secret ${ref.name}/${ref.key}`,
         ).toBe(true);
+      }
+      for (const source of agent.spec.envFrom ?? []) {
+        const [kind, name] = source.configMapRef
+          ? (['ConfigMap', source.configMapRef.name] as const)
+          : (['Secret', source.secretRef?.name ?? ''] as const);
+        expect(hasKey(kind, name), `${agent.metadata.name}: envFrom ${kind} ${name}`).toBe(true);
       }
       const resourceSpec = agent.spec.sourceConfig?.resourceSpec;
       for (const pullSecret of resourceSpec?.imagePullSecrets ?? []) {
@@ -83,6 +95,19 @@ describe('examples/', () => {
           expect(hasKey('Secret', secret.secretName), `secret ${secret.secretName}`).toBe(true);
       }
     }
+  });
+
+  it('shows every shape of environment variable: value, secretKeyRef, configMapKeyRef, envFrom', () => {
+    const shapes = new Set<string>();
+    for (const agent of agents) {
+      for (const secret of agent.spec.secrets ?? []) {
+        if (secret.value !== undefined) shapes.add('value');
+        if (secret.valueFrom?.secretKeyRef) shapes.add('secretKeyRef');
+        if (secret.valueFrom?.configMapKeyRef) shapes.add('configMapKeyRef');
+      }
+      if ((agent.spec.envFrom ?? []).length > 0) shapes.add('envFrom');
+    }
+    expect([...shapes].sort()).toEqual(['configMapKeyRef', 'envFrom', 'secretKeyRef', 'value']);
   });
 
   it('shows volumes of each kind, mounts that name them, an init container and a native sidecar', () => {

@@ -99,6 +99,29 @@ const readyStatus = {
   ],
 };
 
+const exportedDeployment = deployment({
+  source_config: {
+    listener_id: '33333333-3333-4333-8333-333333333333',
+    custom_url: 'https://bot.example/agents/1',
+  },
+});
+const exportedData = {
+  AGENT_URL: 'https://bot.example/agents/1',
+  DEPLOYMENT_ID: ID,
+  DEPLOYMENT_NAME: 'bot',
+  ACTIVE_REVISION_ID: 'r1',
+  TENANT_ID: '00000000-0000-4000-8000-000000000000',
+};
+const exportedCondition = {
+  type: 'Exported',
+  status: 'True' as const,
+  reason: 'Exported',
+  message:
+    'ConfigMap bot-agent holds ACTIVE_REVISION_ID, AGENT_URL, DEPLOYMENT_ID, DEPLOYMENT_NAME, TENANT_ID',
+  lastTransitionTime: '2026-11-23T11:00:00Z',
+  observedGeneration: 1,
+};
+
 /** `expect` is matched partially; `check` adds what the partial match cannot say. */
 type Row = DecideRow<Observed, Partial<Action> & { kind: Action['kind'] }, Action>;
 
@@ -1057,6 +1080,126 @@ const rows: Row[] = [
     }),
     expect: { kind: 'publish' },
     check: (action) => expect(action).toMatchObject({ state: { kind: 'RevisionFailed' } }),
+  },
+
+  // ---- spec.export ----
+  {
+    name: 'spec.export names a free ConfigMap, the owned deployment is observed',
+    reason: 'the facts are known: write them, owned by the object, and say so',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: exportedDeployment },
+      export: { target: 'bot-agent', owned: [], foreign: false },
+    }),
+    expect: {
+      kind: 'export',
+      write: { op: 'create', name: 'bot-agent', data: exportedData },
+      condition: {
+        type: 'Exported',
+        status: 'True',
+        reason: 'Exported',
+        message: expect.any(String) as unknown as string,
+      },
+    },
+  },
+  {
+    name: 'spec.export, the deployment not observed yet',
+    reason: 'no facts yet: the owned deployment is read first',
+    given: observed({ ownership: owned, export: { target: 'bot-agent', owned: [], foreign: false } }),
+    expect: { kind: 'observeDeployment', id: ID },
+  },
+  {
+    name: 'spec.export, its ConfigMap holds another active revision',
+    reason: 'the facts changed: replace it, guarded by the version read',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: exportedDeployment },
+      export: {
+        target: 'bot-agent',
+        owned: [
+          {
+            name: 'bot-agent',
+            uid: 'cm-1',
+            resourceVersion: '7',
+            data: { ...exportedData, ACTIVE_REVISION_ID: 'r0' },
+          },
+        ],
+        foreign: false,
+      },
+    }),
+    expect: {
+      kind: 'export',
+      write: { op: 'update', name: 'bot-agent', data: exportedData, resourceVersion: '7' },
+    },
+  },
+  {
+    name: 'spec.export, its ConfigMap and the condition up to date',
+    reason: 'a settled pass writes no ConfigMap: the ladder goes on to the deployment',
+    given: observed({
+      ownership: owned,
+      status: { conditions: [exportedCondition] },
+      deployment: { kind: 'present', deployment: exportedDeployment },
+      export: {
+        target: 'bot-agent',
+        owned: [{ name: 'bot-agent', uid: 'cm-1', resourceVersion: '7', data: exportedData }],
+        foreign: false,
+      },
+    }),
+    expect: { kind: 'publish' },
+  },
+  {
+    name: 'spec.export names a ConfigMap the object did not create',
+    reason: 'never written: the condition and a warning name the field and the rule',
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: exportedDeployment },
+      export: { target: 'billing', owned: [], foreign: true },
+    }),
+    expect: {
+      kind: 'export',
+      condition: {
+        type: 'Exported',
+        status: 'False',
+        reason: 'ExportConflict',
+        message: expect.stringContaining(
+          'spec.export.configMapName: ConfigMap "billing" already exists',
+        ) as unknown as string,
+      },
+      event: { type: 'Warning', reason: 'ExportConflict', message: expect.any(String) as unknown as string },
+    },
+    check: (action) => expect(action).not.toHaveProperty('write'),
+  },
+  {
+    name: 'spec.export removed, the object still owns its ConfigMap',
+    reason: 'only what the object owns is deleted (guarded by its version), and the condition goes',
+    given: observed({
+      ownership: owned,
+      status: { conditions: [exportedCondition] },
+      export: {
+        owned: [{ name: 'bot-agent', uid: 'cm-1', resourceVersion: '7', data: exportedData }],
+        foreign: false,
+      },
+    }),
+    expect: {
+      kind: 'export',
+      write: { op: 'delete', name: 'bot-agent', uid: 'cm-1', resourceVersion: '7' },
+      condition: null,
+    },
+  },
+  {
+    name: 'spec.export renamed',
+    reason: "the ConfigMap of the old name is the object's: delete it before writing the new one",
+    given: observed({
+      ownership: owned,
+      deployment: { kind: 'present', deployment: exportedDeployment },
+      export: {
+        target: 'bot-agent-v2',
+        owned: [{ name: 'bot-agent', uid: 'cm-1', resourceVersion: '7', data: exportedData }],
+        foreign: false,
+      },
+    }),
+    expect: { kind: 'export', write: { op: 'delete', name: 'bot-agent', uid: 'cm-1', resourceVersion: '7' } },
+    check: (action) => expect(action).not.toHaveProperty('condition'),
   },
 ];
 

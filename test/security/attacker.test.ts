@@ -328,3 +328,71 @@ describe('name squatting and adoption', () => {
     await expectVictimUntouched(['thief']);
   });
 });
+
+describe('spec.export and spec.smokeTest.headers', () => {
+  const CONFIG_MAPS = { group: '', version: 'v1', plural: 'configmaps' };
+
+  it('naming a ConfigMap another component created leaves it untouched; no namespace field reaches another namespace', async () => {
+    const foreign = await stack.client.create<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'payments-config', namespace: ATTACKER_NAMESPACE },
+      data: { ENDPOINT: 'https://payments.internal' },
+    });
+    await stack.client.create(
+      AGENT_DEPLOYMENTS,
+      // A namespace field is not part of the schema: the API server prunes it.
+      attackerObject('squatter', { export: { configMapName: 'payments-config', namespace: NAMESPACE } }),
+    );
+    const refused = await waitAttacker(
+      'squatter',
+      (o) => condition(o, 'Exported')?.reason === 'ExportConflict',
+      'ExportConflict',
+    );
+    expect(condition(refused, 'Exported')?.message).toContain(
+      'spec.export.configMapName: ConfigMap "payments-config"',
+    );
+    const after = await stack.client.get<KubeObject & { data?: Record<string, string> }>(
+      CONFIG_MAPS,
+      ATTACKER_NAMESPACE,
+      'payments-config',
+    );
+    expect(after.metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
+    expect(after.data).toEqual({ ENDPOINT: 'https://payments.internal' });
+    const victimNamespace = await stack.client.list<KubeObject>(CONFIG_MAPS, { namespace: NAMESPACE });
+    expect(victimNamespace.items.map((configMap) => configMap.metadata.name)).not.toContain(
+      'payments-config',
+    );
+    await expectVictimUntouched(['squatter']);
+  });
+
+  it("a smoke-test header naming the victim's Secret reads nothing across namespaces; the credential header cannot be set", async () => {
+    const smokeTest = {
+      input: { messages: [{ role: 'user', content: 'ping' }] },
+      // Its own key: the agent's address is not one the operator's key may go to here.
+      apiKeySecretRef: { name: 'attacker-secrets', key: 'token' },
+      headers: [
+        { name: 'x-user-token', valueFrom: { secretKeyRef: { name: 'victim-secrets', key: 'token' } } },
+      ],
+    };
+    await stack.client.create(AGENT_DEPLOYMENTS, attackerObject('header-thief', { smokeTest }));
+    const failed = await waitAttacker(
+      'header-thief',
+      (o) => condition(o, 'SmokeTestPassed')?.reason === 'SmokeTestFailed',
+      'SmokeTestFailed',
+    );
+    expect(condition(failed, 'SmokeTestPassed')?.message).toContain(
+      'Secret "victim-secrets" has no key "token" (or it is empty)',
+    );
+    for (const name of ['x-api-key', 'X-Auth-Scheme', 'authorization']) {
+      const forged = {
+        ...smokeTest,
+        headers: [{ name, valueFrom: { secretKeyRef: { name: 'attacker-secrets', key: 'token' } } }],
+      };
+      await expect(
+        stack.client.create(AGENT_DEPLOYMENTS, attackerObject('key-swap', { smokeTest: forged })),
+      ).rejects.toThrow(/spec\.smokeTest\.headers\[0\]\.name/);
+    }
+    await expectVictimUntouched(['header-thief']);
+  });
+});

@@ -7,6 +7,7 @@ export * from './resource-spec.js';
 export * from './resource-spec-rules.js';
 export * from './uuid.js';
 export * from './smoke-test-spec.js';
+export * from './export-spec.js';
 export * from './spec.js';
 export * from './status.js';
 export * from './resource.js';

@@ -49,6 +49,78 @@ export const SmokeTestExpectation = z
     ],
   });
 
+/**
+ * Headers the smoke test may not set: the platform's own credential and scheme (a tenant
+ * must not replace or read the operator's key through them), the tenant routing header, and
+ * HTTP framing and hop-by-hop headers, which the HTTP client owns. Lower case.
+ */
+export const FORBIDDEN_SMOKE_TEST_HEADERS = [
+  'x-api-key',
+  'x-auth-scheme',
+  'authorization',
+  'proxy-authorization',
+  'x-tenant-id',
+  'cookie',
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+] as const;
+export const SMOKE_TEST_MAX_HEADERS = 8;
+/** An HTTP field name: an RFC 7230 token. */
+export const HEADER_NAME_REGEX = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
+const FORBIDDEN_HEADERS_MESSAGE = `spec.smokeTest.headers[].name must not be one of the operator's own or HTTP framing headers (${FORBIDDEN_SMOKE_TEST_HEADERS.join(', ')})`;
+
+/** Why a header name is refused (the field and the rule), or undefined when it may be sent. */
+export function smokeTestHeaderProblem(
+  name: string,
+  field = 'spec.smokeTest.headers[].name',
+): string | undefined {
+  if (!new RegExp(HEADER_NAME_REGEX).test(name))
+    return `${field}: "${name}" is not an HTTP header name (an RFC 7230 token)`;
+  if ((FORBIDDEN_SMOKE_TEST_HEADERS as readonly string[]).includes(name.toLowerCase())) {
+    return `${field}: "${name}" is the operator's own or an HTTP framing header and cannot be set`;
+  }
+  return undefined;
+}
+
+export const SmokeTestHeader = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(new RegExp(HEADER_NAME_REGEX))
+      .meta({
+        description:
+          "The header name (an RFC 7230 token), e.g. x-user-token. Not one of the platform's own headers (x-api-key, x-auth-scheme, authorization, x-tenant-id) nor an HTTP framing header.",
+        [CEL_RULES_KEY]: [
+          celRule(
+            `!(self.lowerAscii() in [${FORBIDDEN_SMOKE_TEST_HEADERS.map((name) => `'${name}'`).join(', ')}])`,
+            FORBIDDEN_HEADERS_MESSAGE,
+          ),
+        ],
+      })
+      .refine((name) => smokeTestHeaderProblem(name) === undefined, { message: FORBIDDEN_HEADERS_MESSAGE }),
+    valueFrom: z
+      .object({
+        secretKeyRef: SecretKeySelector.describe(
+          'The value: one key of a Secret in the namespace of this AgentDeployment (never logged, never shown in status or events).',
+        ),
+      })
+      .describe('Where the value comes from.'),
+  })
+  .describe(
+    'One header sent with the smoke-test call, e.g. what an agent with custom authentication expects.',
+  );
+
 export const SmokeTest = z
   .object({
     input: z
@@ -64,6 +136,16 @@ export const SmokeTest = z
     apiKeySecretRef: SecretKeySelector.describe(
       "A key of your own for the call, sent as X-Api-Key instead of the connection's key. Needed when spec.sourceConfig.customUrl names a host the connection's agentHosts does not list: the operator never sends a shared key to an address a tenant chose.",
     ).optional(),
+    headers: z
+      .array(SmokeTestHeader)
+      .max(SMOKE_TEST_MAX_HEADERS)
+      .meta({
+        description:
+          "Headers of your own sent with the call, beside the operator's X-Api-Key and X-Auth-Scheme, their values read from Secrets of this namespace: what an agent with custom authentication expects. A changed Secret runs the test again.",
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      })
+      .optional(),
     timeoutSeconds: z
       .number()
       .int()
@@ -81,3 +163,4 @@ export const SmokeTest = z
 export type SmokeTestMessage = z.infer<typeof SmokeTestMessage>;
 export type SmokeTestExpectation = z.infer<typeof SmokeTestExpectation>;
 export type SmokeTest = z.infer<typeof SmokeTest>;
+export type SmokeTestHeader = z.infer<typeof SmokeTestHeader>;

@@ -23,6 +23,7 @@ import {
 import { C_IDENTIFIER_REGEX, LIMITS } from './kubernetes-shapes.js';
 import { ResourceSpec } from './resource-spec.js';
 import { ConfigMapKeySelector, SecretKeySelector, localObjectName } from './secret-key-selector.js';
+import { ExportSpec } from './export-spec.js';
 import { SmokeTest } from './smoke-test-spec.js';
 import { uuidField } from './uuid.js';
 
@@ -396,6 +397,7 @@ export const AgentDeploymentSpec = z
       ),
     connectionRef: ConnectionRef.optional(),
     smokeTest: SmokeTest.optional(),
+    export: ExportSpec.optional(),
   })
   .meta({
     description: 'Desired state of the agent deployment on the control plane.',

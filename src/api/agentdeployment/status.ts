@@ -4,7 +4,7 @@
 // says there is none" can be written as null rather than lost.
 import { z } from 'zod';
 
-export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled', 'SmokeTestPassed'] as const;
+export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled', 'SmokeTestPassed', 'Exported'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
@@ -46,6 +46,10 @@ export const CONDITION_REASONS = {
   ConnectionNotReady: 'ConnectionNotReady',
   /** The connection may not be used from the object's namespace. */
   ConnectionNotAllowed: 'ConnectionNotAllowed',
+  /** spec.export: the ConfigMap holds the agent's facts (condition Exported). */
+  Exported: 'Exported',
+  /** spec.export names a ConfigMap the operator did not create: it is left untouched. */
+  ExportConflict: 'ExportConflict',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 
@@ -57,7 +61,7 @@ export const Condition = z
     type: z
       .enum(CONDITION_TYPES)
       .describe(
-        'Condition type: Ready, Reconciling or Stalled (kstatus), or SmokeTestPassed (spec.smokeTest).',
+        'Condition type: Ready, Reconciling or Stalled (kstatus), SmokeTestPassed (spec.smokeTest) or Exported (spec.export).',
       ),
     status: z.enum(CONDITION_STATUSES).describe('True, False or Unknown.'),
     reason: z
@@ -119,7 +123,7 @@ export const AgentDeploymentStatus = z
       .max(8)
       .meta({
         description:
-          'Ready, Reconciling and Stalled, as kstatus reads them; SmokeTestPassed with spec.smokeTest.',
+          'Ready, Reconciling and Stalled, as kstatus reads them; SmokeTestPassed with spec.smokeTest; Exported with spec.export.',
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['type'],
       })

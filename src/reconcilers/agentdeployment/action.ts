@@ -10,6 +10,8 @@ import type { RefusedReason } from './observed.js';
 import type { AgentCallCredential, Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
+import type { HeaderRef } from './smoke-test-headers.js';
+import type { ExportStep } from './export.js';
 
 export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'want' };
 
@@ -56,6 +58,8 @@ export type Action =
       url: string;
       /** The key the call carries: chosen here, from the control plane's facts and the connection's trust. */
       credential: AgentCallCredential;
+      /** spec.smokeTest.headers, by reference: values are read at call time, never held here. */
+      headers?: readonly HeaderRef[];
       input: Record<string, unknown>;
       timeoutMs: number;
       expect?: SmokeTestExpectation;
@@ -64,6 +68,8 @@ export type Action =
       /** The deployment, followed at the steady pace meanwhile. */
       deploymentId: string;
     }
+  /** spec.export: one write of the exported ConfigMap and/or its condition (export.ts), then look again. */
+  | ({ kind: 'export' } & ExportStep)
   /** Nothing to write: look again after this long (or when the poller wakes the key). */
   | { kind: 'wait'; requeueAfterMs: number }
   /** A failure observed on the way: errorPolicy decides. */

@@ -18,6 +18,7 @@ import type { AddressPolicy } from '../../egress/address-policy.js';
 import { guardedConnectOptions, urlAddressProblem } from '../../egress/guarded-lookup.js';
 import type { AgentCall, AgentCallPort } from './ports.js';
 import { insecureUrlProblem } from '../../egress/insecure-url.js';
+import { smokeTestHeaderProblem } from '../../api/agentdeployment/index.js';
 
 export interface AgentCallPortHandle extends AgentCallPort {
   release(objectKey: string): void;
@@ -54,8 +55,14 @@ export function agentCallPort(
   const env = options.env ?? process.env;
   const tenantChosen: AddressPolicy = { allowPrivateNetworks: options.allowPrivateNetworks === true };
   const dispatchers = new Map<string, Dispatcher>();
-  /** The own key of each object's call under way, so that its quoted reply loses it too; dropped on release. */
-  const ownKeys = new Map<string, string>();
+  /**
+   * The own key and custom header values of each object's call under way, so that its quoted
+   * reply loses them too; dropped on release.
+   */
+  const ownSecrets = new Map<string, string[]>();
+  const remember = (objectKey: string, value: string): void => {
+    ownSecrets.set(objectKey, [...(ownSecrets.get(objectKey) ?? []), value]);
+  };
 
   const dispatcherFor = (url: URL, policy: AddressPolicy): Dispatcher => {
     const proxy = proxyFor(url, env);
@@ -86,8 +93,36 @@ export function agentCallPort(
     if (value === undefined || value.trim() === '') {
       return { ok: false, message: `${field} has no key "${secretKey}" (or it is empty)` };
     }
-    ownKeys.set(objectKey, value.trim());
+    remember(objectKey, value.trim());
     return { ok: true, key: value.trim() };
+  };
+
+  /** spec.smokeTest.headers' values, read from the object's own namespace only. */
+  const headersFor = async (
+    objectKey: string,
+    call: AgentCall,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; headers: Record<string, string> } | { ok: false; message: string }> => {
+    const headers: Record<string, string> = {};
+    for (const ref of call.headers ?? []) {
+      const field = `spec.smokeTest.headers[${ref.name}]`;
+      // The schema refuses these already; an object that slipped past it sends nothing.
+      const problem = smokeTestHeaderProblem(ref.name, `${field}.name`);
+      if (problem !== undefined) return { ok: false, message: problem };
+      if (options.readSecretKey === undefined)
+        return { ok: false, message: `${field}: the operator cannot read Secrets here` };
+      const namespace = objectKey.slice(0, objectKey.indexOf('/'));
+      const value = await options.readSecretKey(namespace, ref.secretName, ref.secretKey, signal);
+      if (value === undefined || value.trim() === '') {
+        return {
+          ok: false,
+          message: `${field}.valueFrom.secretKeyRef: Secret "${ref.secretName}" has no key "${ref.secretKey}" (or it is empty)`,
+        };
+      }
+      remember(objectKey, value.trim());
+      headers[ref.name] = value.trim();
+    }
+    return { ok: true, headers };
   };
 
   return {
@@ -102,6 +137,8 @@ export function agentCallPort(
       if (literal !== undefined) return rejected(`the agent URL's address is refused: ${literal}`);
       const key = await keyFor(objectKey, call, signal);
       if (!key.ok) return rejected(key.message);
+      const headers = await headersFor(objectKey, call, signal);
+      if (!headers.ok) return rejected(headers.message);
       const dispatcher = dispatcherFor(url, policy);
       // undici's fetch is the one Node ships; its types differ from the DOM's only nominally.
       const fetchThrough = ((
@@ -111,24 +148,22 @@ export function agentCallPort(
       const client = new AgentRuntimeClient({
         url: call.url,
         apiKey: key.key,
+        headers: headers.headers,
         timeoutMs: call.timeoutMs,
         fetch: fetchThrough,
       });
       return client.wait({ input: call.input, signal });
     },
     redact(objectKey, text) {
-      const own = ownKeys.get(objectKey);
-      return own === undefined
-        ? redact(text, connectionKeyFor(objectKey))
-        : redact(text, connectionKeyFor(objectKey), own);
+      return redact(text, connectionKeyFor(objectKey), ...(ownSecrets.get(objectKey) ?? []));
     },
     release(objectKey) {
-      ownKeys.delete(objectKey);
+      ownSecrets.delete(objectKey);
     },
     async close() {
       await Promise.all([...dispatchers.values()].map((dispatcher) => dispatcher.close()));
       dispatchers.clear();
-      ownKeys.clear();
+      ownSecrets.clear();
     },
   };
 }

@@ -4,7 +4,7 @@
 // same status is a no-op and never triggers a write.
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'SmokeTestPassed';
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'SmokeTestPassed' | 'Exported';
 
 export interface Condition {
   type: string;

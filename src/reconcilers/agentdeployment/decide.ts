@@ -26,6 +26,8 @@ import { diffDeploymentRemembered } from './diff.js';
 import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';
 import { VERDICT_LENGTH, clip } from './smoke-test.js';
+import { smokeTestHeaderRefs } from './smoke-test-headers.js';
+import { decideExport } from './export.js';
 import type { Observed, RefusedCreate, SpecReading } from './observed.js';
 import { DEPLOYMENT_ID_ANNOTATION, REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
@@ -141,6 +143,14 @@ export const LADDER: readonly Rung[] = [
       o.spec.kind === 'valid' && o.ownership.deploymentId === undefined
         ? decideCreation(o, o.spec, specKey(o), t)
         : undefined,
+  },
+  {
+    name: 'export',
+    doc: '`spec.export`: once the owned deployment is observed, write its ConfigMap when the facts changed (never one the object did not create: `Exported` False, `ExportConflict`); delete an exported ConfigMap the spec no longer names',
+    decide: (o) => {
+      const step = o.spec.kind === 'valid' ? decideExport(o) : undefined;
+      return step === undefined ? undefined : { kind: 'export', ...step };
+    },
   },
   {
     name: 'ownsDeployment',
@@ -736,6 +746,7 @@ function deployed(
     testKey,
     url,
     credential,
+    ...(smoke.spec.headers?.length ? { headers: smokeTestHeaderRefs(smoke.spec) } : {}),
     input: smoke.spec.input,
     ...(smoke.spec.expect ? { expect: smoke.spec.expect } : {}),
     // One deadline per call, within what is left of the budget.

@@ -7,6 +7,7 @@ import type { AgentTrust } from '../../egress/agent-credential.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ReconcilerTimings } from './defaults.js';
 import type { DomainMetrics } from './domain-metrics.js';
+import type { ExportPort } from './export-port.js';
 import type { AgentDeploymentView } from './object.js';
 import type { FleetPoller } from './observation/fleet-poller.js';
 import type { ObservationCache } from './observation/observation-cache.js';
@@ -48,6 +49,8 @@ export interface ReconcilerDeps<Object extends AgentDeploymentView> {
   wake?: (key: string) => void;
   /** Why adopting an existing deployment is not permitted in `namespace` (the rule), or undefined when it is. Default: permitted everywhere. */
   adoptionForbidden?: (namespace: string) => string | undefined;
+  /** spec.export's ConfigMaps (cache and writes); without it spec.export is not acted on. */
+  exports?: ExportPort;
   /** Who orphaned which deployment: recorded before an orphaning object lets go, read for adoption. */
   orphans?: OrphanRecordsPort;
 }

@@ -6,6 +6,7 @@ import {
   ANNOTATIONS,
   FINALIZER,
   type EnvFromSource,
+  type ExportSpec,
   type SecretReference,
   type SmokeTest,
   type SmokeTestStatus,
@@ -29,6 +30,7 @@ export interface ReconcilerSpecView {
   adoptExisting?: boolean;
   managementPolicy?: 'Full' | 'ObserveOnly';
   smokeTest?: SmokeTest;
+  export?: ExportSpec;
 }
 
 export interface OwnershipView {

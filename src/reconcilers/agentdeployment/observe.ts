@@ -24,6 +24,9 @@ import type { KeyMemory } from './key-memory.js';
 import { resolveSecrets } from './secrets.js';
 import { memoFor, rememberedDesired, rememberedProblem } from './spec-memo.js';
 import { smokeTestSpecHash } from './smoke-test.js';
+import { smokeTestHeaderVersions } from './smoke-test-headers.js';
+import type { SecretSource } from './secrets.js';
+import type { ExportReading } from './export.js';
 
 /** The named ids of a pass, or the spec reading that says why they are not there. */
 export type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
@@ -86,7 +89,7 @@ export class Observer<Object extends AgentDeploymentView> {
       ...(annotations[RECONCILE_REQUESTED_AT_ANNOTATION] !== undefined
         ? { reconcileRequestedAt: annotations[RECONCILE_REQUESTED_AT_ANNOTATION] }
         : {}),
-      ...smokeTestOf(object),
+      ...smokeTestOf(object, (secretName) => deps.kube.getSecret(object.metadata.namespace, secretName)),
     };
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);
@@ -132,6 +135,8 @@ export class Observer<Object extends AgentDeploymentView> {
       ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
       ...(memory.refusedCreate ? { refusedCreate: memory.refusedCreate } : {}),
     };
+    const exportReading = this.readExport(object, observedObject.observeOnly);
+    if (exportReading !== undefined) observed.export = exportReading;
     if (!connection.ok) {
       const { reason, message } = connection;
       return { ...observed, connectionRefused: { reason, message } };
@@ -209,6 +214,20 @@ export class Observer<Object extends AgentDeploymentView> {
     };
   }
 
+  /** spec.export and what this object exported (ObserveOnly writes nothing, so it reads nothing). */
+  private readExport(object: Object, observeOnly: boolean): ExportReading | undefined {
+    const exports = this.shell.deps.exports;
+    const uid = object.metadata.uid;
+    if (exports === undefined || observeOnly || uid === undefined) return undefined;
+    const { namespace } = object.metadata;
+    const target = object.spec.export?.configMapName;
+    return {
+      ...(target === undefined ? {} : { target }),
+      owned: exports.owned(namespace, uid),
+      foreign: target === undefined ? false : exports.foreign(namespace, target, uid),
+    };
+  }
+
   private deploymentNameOf(object: Object): string {
     try {
       return this.shell.deps.deploymentName(object);
@@ -254,7 +273,10 @@ export class Observer<Object extends AgentDeploymentView> {
 }
 
 /** spec.smokeTest as decide reads it, with its digest; the API server defaults timeoutSeconds. */
-function smokeTestOf(object: AgentDeploymentView): {
+function smokeTestOf(
+  object: AgentDeploymentView,
+  secret: (name: string) => SecretSource | undefined,
+): {
   smokeTest?: NonNullable<Observed['object']['smokeTest']>;
 } {
   const configured = object.spec.smokeTest;
@@ -263,7 +285,8 @@ function smokeTestOf(object: AgentDeploymentView): {
     ...configured,
     timeoutSeconds: configured.timeoutSeconds ?? SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS,
   };
-  return { smokeTest: { spec, hash: smokeTestSpecHash(spec) } };
+  // A header Secret's new version is a new test.
+  return { smokeTest: { spec, hash: smokeTestSpecHash(spec, smokeTestHeaderVersions(spec, secret)) } };
 }
 
 /**

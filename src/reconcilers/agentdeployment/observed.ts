@@ -7,6 +7,7 @@ import type { Deployment, DeploymentCreateRequest } from '../../controlplane/mod
 import type { AgentDeploymentStatusView } from './object.js';
 import type { ConnectionRefusalReason, Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
+import type { ExportReading } from './export.js';
 
 export interface ObservedObject {
   key: string;
@@ -135,6 +136,8 @@ export interface Observed {
   agentTrust?: AgentTrust;
   /** How messages name the object's connection. */
   connectionLabel?: string;
+  /** spec.export and the ConfigMaps this object exported; absent: the operator has no export cache. */
+  export?: ExportReading;
   /** Why the object's connection (spec.connectionRef) cannot be used; absent when it can. */
   connectionRefused?: { reason: ConnectionRefusalReason; message: string };
 }

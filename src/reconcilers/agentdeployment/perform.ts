@@ -28,6 +28,7 @@ import type { Observed, RefusedCreate, SmokeTestOutcome } from './observed.js';
 import { revisionPollIntervalMs, type PassContext, type PassFailure, type Shell } from './pass-context.js';
 import type { Failure, Outcome } from './ports.js';
 import { judgeAnswer, quote } from './smoke-test.js';
+import { performExport } from './export-perform.js';
 import { nextStatus, statusChanged, type StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
 
@@ -96,6 +97,8 @@ export class Performer<Object extends AgentDeploymentView> {
         return this.release(pass, action.event, action.orphaned);
       case 'smokeTest':
         return this.smokeTest(pass, action);
+      case 'export':
+        return performExport(this.shell, pass, action);
       case 'observeDeployment':
       case 'observeName':
       case 'observeRevision':
@@ -346,7 +349,13 @@ export class Performer<Object extends AgentDeploymentView> {
     try {
       const answer = await agents.runOnce(
         key,
-        { url: action.url, credential: action.credential, input: action.input, timeoutMs: action.timeoutMs },
+        {
+          url: action.url,
+          credential: action.credential,
+          ...(action.headers ? { headers: action.headers } : {}),
+          input: action.input,
+          timeoutMs: action.timeoutMs,
+        },
         this.background,
       );
       if (!answer.ok) {

@@ -17,6 +17,7 @@ import type { ObjectPort, PortObject } from '../../runtime/reconcile/object-port
 import type { FleetPoller } from './observation/fleet-poller.js';
 import type { ObservationCache } from './observation/observation-cache.js';
 import type { SecretSource } from './secrets.js';
+import type { HeaderRef } from './smoke-test-headers.js';
 
 export type { ConnectionRefusalReason };
 
@@ -89,6 +90,8 @@ export type AgentCallCredential =
 export interface AgentCall {
   url: string;
   credential: AgentCallCredential;
+  /** spec.smokeTest.headers: where each value lives; the port reads them at call time. */
+  headers?: readonly HeaderRef[];
   input: Record<string, unknown>;
   timeoutMs: number;
 }

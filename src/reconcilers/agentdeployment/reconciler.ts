@@ -22,6 +22,7 @@ import { PassContext, type PassFailure, type Shell } from './pass-context.js';
 import { Performer } from './perform.js';
 import type { ControlPlaneLane } from './ports.js';
 import { referencedConfigMapNames, referencedSecretNames } from './secrets.js';
+import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
 
 export type { ReconcilerDeps } from './deps.js';
 
@@ -93,7 +94,13 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
     }
     const loaded = await deps.kube.loadSecrets?.(
       object.metadata.namespace,
-      referencedSecretNames(object.spec.secrets, object.spec.envFrom),
+      [
+        ...new Set([
+          ...referencedSecretNames(object.spec.secrets, object.spec.envFrom),
+          // Their versions are part of the smoke test's digest.
+          ...smokeTestHeaderSecretNames(object.spec.smokeTest),
+        ]),
+      ],
       signal,
     );
     if (loaded && !loaded.ok) return { failure: { object, error: loaded.error } };

@@ -36,6 +36,7 @@ import { connectionIndexValues } from '../../connections/agentdeployment-connect
 import { adoptionPolicy } from './adoption-policy.js';
 import { agentCallPort } from './agent-call-port.js';
 import { ConnectionLanes } from './connection-lanes.js';
+import { ConfigMapExports, exportOwnerKey, exportedConfigMapInformer } from './export-port.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
 import { objectKey, ownedDeploymentId } from './object.js';
@@ -45,6 +46,7 @@ import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentReconciler } from './reconciler.js';
 import { referencedConfigMapNames, referencedSecretNames, secretKeyValue } from './secrets.js';
 import { shouldReconcileOnUpdate } from './update-predicate.js';
+import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
@@ -142,6 +144,15 @@ export async function setUpAgentDeployments(
     onUpdate: (old) => forgetUnreferencedConfigMaps(old),
     onDelete: forgetUnreferencedConfigMaps,
   });
+
+  // spec.export: only the ConfigMaps the operator labelled are cached whole; whether a name is
+  // taken is read from the names-only ConfigMap watch above.
+  const exported = exportedConfigMapInformer(
+    kube,
+    options.namespaces,
+    logger.child({ informer: 'exported-configmaps' }),
+  );
+  const exports = new ConfigMapExports(kube, exported, configMaps.store, systemClock);
 
   const kubePort = new AgentDeploymentKubePort({
     client: kube,
@@ -255,6 +266,7 @@ export async function setUpAgentDeployments(
     wake: (key) => enqueue.to(key),
     adoptionForbidden: adoptionPolicy(options.adoptionNamespaces),
     orphans,
+    exports,
   });
 
   const controller = new Controller({
@@ -290,11 +302,12 @@ export async function setUpAgentDeployments(
         .byIndex(BY_SECRET, `${secret.metadata.namespace ?? ''}/${secret.metadata.name}`)
         .map(objectKey),
     ),
-    watchOf(configMaps, (configMap: KubeObject) =>
-      objects.store
-        .byIndex(BY_CONFIG_MAP, `${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`)
-        .map(objectKey),
-    ),
+    watchOf(configMaps, (configMap: KubeObject) => keysReferencingConfigMap(objects.store, configMap)),
+    // An exported ConfigMap edited or deleted by someone else wakes its owner, which restores it.
+    watchOf(exported, (configMap: KubeObject) => {
+      const owner = exportOwnerKey(configMap);
+      return owner === undefined || objects.store.get(owner) === undefined ? [] : [owner];
+    }),
     ...options.connectionWatches,
   ]);
   manager.addLeaderRunnable({ start: () => void loadOrphans(), stop: () => Promise.resolve() });
@@ -363,7 +376,21 @@ function secretKeysOf(object: AgentDeploymentObject): string[] {
   const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
   const names = referencedSecretNames(object.spec.secrets, object.spec.envFrom);
   if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
+  // A changed header Secret runs the smoke test again: its watch must wake the object.
+  for (const name of smokeTestHeaderSecretNames((object.spec as Partial<AgentDeploymentSpec>).smokeTest)) {
+    if (!names.includes(name)) names.push(name);
+  }
   return names.map((name) => `${object.metadata.namespace}/${name}`);
+}
+
+/** The keys of the objects a changed ConfigMap wakes: exactly those that reference it (configMapKeyRef, envFrom). */
+export function keysReferencingConfigMap(
+  store: IndexedStore<AgentDeploymentObject>,
+  configMap: KubeObject,
+): string[] {
+  return store
+    .byIndex(BY_CONFIG_MAP, `${configMap.metadata.namespace ?? ''}/${configMap.metadata.name}`)
+    .map(objectKey);
 }
 
 /** `namespace/name` of each ConfigMap the object references (its own namespace only). */

@@ -10,9 +10,17 @@ export const QUOTE_LENGTH = 200;
 /** The longest verdict message: status.smokeTest.message allows 1024 characters. */
 export const VERDICT_LENGTH = 1000;
 
-/** The digest of spec.smokeTest: a change of any part of it runs the test again. */
-export function smokeTestSpecHash(spec: SmokeTest): string {
-  return createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 16);
+/**
+ * The digest of spec.smokeTest and the resourceVersions of its header Secrets: a change of
+ * any part runs the test again. Without header Secrets it is the spec's alone (as before
+ * headers existed, so recorded verdicts stay valid).
+ */
+export function smokeTestSpecHash(
+  spec: SmokeTest,
+  headerSecretVersions: Record<string, string> = {},
+): string {
+  const digested = Object.keys(headerSecretVersions).length === 0 ? spec : { spec, headerSecretVersions };
+  return createHash('sha256').update(canonicalJson(digested)).digest('hex').slice(0, 16);
 }
 
 function canonicalJson(value: unknown): string {
