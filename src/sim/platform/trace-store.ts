@@ -127,7 +127,8 @@ export class TraceStore {
     const session = workspace.sessions.get(id.toLowerCase());
     if (session === undefined) return;
     workspace.sessions.delete(session.id);
-    if (workspace.sessionsByName.get(session.name) === session.id) workspace.sessionsByName.delete(session.name);
+    if (workspace.sessionsByName.get(session.name) === session.id)
+      workspace.sessionsByName.delete(session.name);
     for (const run of [...workspace.runs.values()]) {
       if (run.session_id !== session.id) continue;
       workspace.runs.delete(run.id);

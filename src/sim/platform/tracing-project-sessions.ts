@@ -10,7 +10,10 @@ export interface TracingProjectSessions {
   remove(tenantId: string, projectId: string, now: number): void;
 }
 
-export function tracingProjectSessions(sessions: SessionHandlers, traces: TraceStore): TracingProjectSessions {
+export function tracingProjectSessions(
+  sessions: SessionHandlers,
+  traces: TraceStore,
+): TracingProjectSessions {
   return {
     ensure: (tenantId, name, now) => sessions.ensure(tenantId, now, name).id,
     remove: (tenantId, projectId, now) => traces.deleteSession(tenantId, now, projectId),
