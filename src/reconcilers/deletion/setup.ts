@@ -11,6 +11,7 @@ import type { Manager } from '../../runtime/manager/manager.js';
 import type { Informer } from '../../runtime/manager/informer.js';
 import type { AgentDeploymentObject } from '../agentdeployment/kube-port.js';
 import { setUpTracingProjects } from '../tracingproject/setup.js';
+import { deploymentName } from '../../api/agentdeployment/resource.js';
 import { setUpExampleDeletions } from '../exampledeletion/setup.js';
 import { setUpTraceDeletions, type TraceVerificationTimings } from '../tracedeletion/setup.js';
 import { DeletionPlatforms, type DefaultPlatformSettings } from './platform-access.js';
@@ -81,6 +82,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
       ? undefined
       : {
           agentDeployment: (namespace, name) => agentDeployments.store.get(`${namespace}/${name}`),
+          claimsOf: (name) => agentDeployments.store.list().filter((o) => deploymentName(o) === name).length,
           sessionsFor: platforms.sessionsFor.bind(platforms),
         },
   );

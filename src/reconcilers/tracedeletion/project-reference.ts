@@ -4,7 +4,9 @@
 // connection (a connectionRef of the TraceDeletion must name the same one), which the namespace
 // must be allowed to delete data with. Status is writable by anyone with agentdeployments/status,
 // so the id is not trusted: before anything is sent, the platform must hold a session of that
-// id in the connection's workspace whose name is the AgentDeployment's deployment name.
+// id in the connection's workspace whose name is the AgentDeployment's deployment name. And
+// spec.name is the tenant's too: a name that another AgentDeployment (of any namespace) also
+// claims is ambiguous, so that an object named after another team's deployment resolves nothing.
 import type { ConnectionRef, TraceDeletionObject } from '../../api/deletion/index.js';
 import { deploymentName } from '../../api/agentdeployment/resource.js';
 import type { AgentDeploymentView } from '../agentdeployment/object.js';
@@ -14,6 +16,8 @@ import type { SessionAccess } from '../deletion/ports.js';
 export interface ProjectReferencePorts {
   /** The AgentDeployment `name` of `namespace` from the cache; undefined when there is none. */
   agentDeployment(namespace: string, name: string): AgentDeploymentView | undefined;
+  /** How many AgentDeployments, in any namespace, name this deployment (spec.name or metadata.name). */
+  claimsOf(deploymentName: string): number;
   sessionsFor(object: TraceDeletionObject): SessionAccess;
 }
 
@@ -50,6 +54,14 @@ export async function sessionTarget(
       message: `${field}: no AgentDeployment ${ref.name} in namespace ${namespace}`,
     };
   }
+  const expected = deploymentName({ metadata: target.metadata, spec: { name: target.spec.name } });
+  if (ports.claimsOf(expected) > 1) {
+    return {
+      kind: 'refused',
+      reason: 'TracingProjectAmbiguous',
+      message: `${field}: AgentDeployment ${ref.name} names deployment ${expected}, which another AgentDeployment names too; name the session by spec.sessionId instead`,
+    };
+  }
   const project = target.status?.tracingProject;
   if (project === undefined) {
     return {
@@ -79,7 +91,6 @@ export async function sessionTarget(
       kind: 'error',
       error: new Error(`reading tracing project ${project.id}: ${session.error.message}`),
     };
-  const expected = deploymentName({ metadata: target.metadata, spec: { name: target.spec.name } });
   if (session.value === undefined || session.value.name !== expected) {
     return {
       kind: 'refused',
