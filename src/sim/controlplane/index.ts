@@ -166,7 +166,11 @@ export async function startControlPlaneEmulator(
     onReset: [],
     ...(options.onApiRequest === undefined ? {} : { onApiRequest: options.onApiRequest }),
   };
-  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock), (error) =>
+  // A finished run is traced in its deployment's project, as the hosted runtime does.
+  const directory = agentDirectory(runtime.store, keys, clock, (tenantId, name, trace, now) =>
+    platform.tracingProjects.record(tenantId, name, trace, now),
+  );
+  const agents = new AgentRuntimeEmulator(directory, (error) =>
     runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),
   );
   const pipeline = new RequestPipeline(runtime, agents);
