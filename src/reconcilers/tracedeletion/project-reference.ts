@@ -21,6 +21,8 @@ export interface ProjectReferencePorts {
   sessionsFor(object: TraceDeletionObject): SessionAccess;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export type SessionTarget =
   /** `object`: the TraceDeletion as its platform calls see it (the connection they use). */
   | { kind: 'resolved'; sessionId: string; object: TraceDeletionObject }
@@ -83,6 +85,13 @@ export async function sessionTarget(
     ...object,
     spec: { ...object.spec, ...(theirs === undefined ? {} : { connectionRef: theirs }) },
   };
+  const mismatch: SessionTarget = {
+    kind: 'refused',
+    reason: 'TracingProjectMismatch',
+    message: `status.tracingProject of AgentDeployment ${ref.name} does not name its tracing project ${expected} in the connection's workspace; nothing is deleted`,
+  };
+  // A forged id that is not even a uuid is no project: refused, not retried as a failed call.
+  if (!UUID.test(project.id)) return mismatch;
   const access = ports.sessionsFor(effective);
   if (!access.ok) return { kind: 'blocked', reason: access.reason, message: access.message };
   const session = await access.client.readSession(project.id, { signal, priority: 'bulk' });
@@ -91,12 +100,6 @@ export async function sessionTarget(
       kind: 'error',
       error: new Error(`reading tracing project ${project.id}: ${session.error.message}`),
     };
-  if (session.value === undefined || session.value.name !== expected) {
-    return {
-      kind: 'refused',
-      reason: 'TracingProjectMismatch',
-      message: `status.tracingProject of AgentDeployment ${ref.name} does not name its tracing project ${expected} in the connection's workspace; nothing is deleted`,
-    };
-  }
+  if (session.value === undefined || session.value.name !== expected) return mismatch;
   return { kind: 'resolved', sessionId: session.value.id, object: effective };
 }
