@@ -164,6 +164,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     connections: connections.registry,
     defaultBudget: budget,
     mayCall: holdsLease,
+    agentDeployments: objects,
   });
   let server: ObservabilityServer | undefined;
   if (options.serveHttp ?? true) {

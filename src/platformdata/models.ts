@@ -27,3 +27,8 @@ export type ExampleDeleteResult = z.infer<typeof ExampleDeleteResult>;
 
 /** The trace delete route answers an empty object; anything JSON is accepted. */
 export const TraceDeleteAccepted = z.unknown();
+
+/** A session (tracing project): its id is the session_id trace deletes name. */
+export const Session = z.looseObject({ id: z.string(), name: z.string() });
+export type Session = z.infer<typeof Session>;
+export const Sessions = z.array(Session);

@@ -12,6 +12,8 @@ import {
   ExampleDeleteResult,
   FoundExamples,
   RunQueryPage,
+  Session,
+  Sessions,
   TraceDeleteAccepted,
   type FoundExample,
 } from './models.js';
@@ -100,6 +102,29 @@ export class PlatformDataClient extends HttpApiClient {
       options,
     );
     return result.ok ? { ok: true, value: undefined } : result;
+  }
+
+  /** The workspace's session (tracing project) of exactly this name, or undefined when there is none. */
+  async findSessionByName(name: string, options?: CallOptions): Promise<Result<Session | undefined>> {
+    const route = PLATFORM_ROUTES.sessions;
+    if (name === '')
+      return { ok: false, error: localRejection('GET', route, ['query', 'name'], 'must not be empty') };
+    const result = await this.executor.execute(
+      { method: 'GET', route, path: route, query: queryString({ name }), schema: Sessions },
+      options,
+    );
+    return result.ok ? { ok: true, value: result.value.find((s) => s.name === name) } : result;
+  }
+
+  /** The session with this id in the caller's workspace; undefined when it has none (404). */
+  async readSession(sessionId: string, options?: CallOptions): Promise<Result<Session | undefined>> {
+    const route = PLATFORM_ROUTES.session;
+    if (!UUID.test(sessionId))
+      return { ok: false, error: localRejection('GET', route, ['path', 'session_id'], 'must be a uuid') };
+    const path = route.replace('{session_id}', sessionId);
+    const result = await this.executor.execute({ method: 'GET', route, path, schema: Session }, options);
+    if (!result.ok && result.error.kind === 'NotFound') return { ok: true, value: undefined };
+    return result;
   }
 
   async queryRuns(query: RunQuery, options?: CallOptions): Promise<Result<RunQueryPage>> {

@@ -7,6 +7,10 @@ export const PLATFORM_ROUTES = {
   traceDelete: '/api/v1/runs/delete',
   /** Run query, the route the official SDKs' listRuns uses (rate row: 15 / 10 s per key). */
   runQuery: '/api/v1/runs/query',
+  /** Sessions (tracing projects), `?name=` for the one of that exact name; the SDK's readProject. */
+  sessions: '/api/v1/sessions',
+  /** One session by id. */
+  session: '/api/v1/sessions/{session_id}',
   /** Example search: `?as_of=` with a JSON body `{metadata}` (ANY pair), across datasets. */
   examples: '/api/v1/examples',
   /** Example delete: `{example_ids (<= 1000), hard_delete}`; answers `{count, example_ids}`. */

@@ -126,7 +126,7 @@ describe('good objects pass', () => {
     expect(result.causes).toEqual([]);
   });
 
-  it('a minimal object gets the defaults of deletionPolicy, suspend, adoptExisting, managementPolicy and the config objects', () => {
+  it('a minimal object gets the defaults of deletionPolicy, tracingProjectDeletionPolicy, suspend, adoptExisting, managementPolicy and the config objects', () => {
     const minimal: TestObject = { ...repoHostObject(), spec: { source: 'internal_container' } };
     const result = admit(minimal);
     expect(result.causes).toEqual([]);
@@ -135,6 +135,7 @@ describe('good objects pass', () => {
       sourceConfig: {},
       sourceRevisionConfig: {},
       deletionPolicy: 'Delete',
+      tracingProjectDeletionPolicy: 'Retain',
       suspend: false,
       adoptExisting: false,
       managementPolicy: 'Full',

@@ -208,6 +208,16 @@ const rows: Row[] = [
     expect: { kind: 'delete', id: ID },
   },
   {
+    name: 'deleting an owned deployment with tracingProjectDeletionPolicy Delete',
+    reason: 'the DELETE of the owned id takes its own tracing project along (delete_tracing_project=true)',
+    given: observed({
+      object: { deleting: true, deleteTracingProject: true },
+      ownership: owned,
+      deployment: { kind: 'present', deployment: deployment() },
+    }),
+    expect: { kind: 'delete', id: ID, deleteTracingProject: true },
+  },
+  {
     name: 'deleting an owned deployment already being deleted',
     reason: 'wait for it to go, without a second DELETE',
     given: observed({

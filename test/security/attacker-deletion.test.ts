@@ -15,7 +15,8 @@ import { CLUSTER_PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/s
 import { EXAMPLE_DELETIONS, TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
-import { API_KEY, EVENTS, SECRETS, type Stack } from '../operator/harness.js';
+import { AGENT_DEPLOYMENTS } from '../../src/reconcilers/agentdeployment/setup.js';
+import { API_KEY, EVENTS, NAMESPACE, SECRETS, containerAgent, type Stack } from '../operator/harness.js';
 import { applyConnectionCrds } from '../connections/support/platform.js';
 import {
   DATA_DELETE_ROUTES,
@@ -225,5 +226,79 @@ describe('an attacker in a namespace not allowed to delete data', () => {
       stalledWith('DataDeletionNotAllowed'),
     );
     expect(refused.status?.phase).toBe('Pending');
+  });
+});
+
+// A namespace that may delete its own traces through the default connection, in the workspace
+// team A's deployment shares, names team A's tracing project by AgentDeployment reference:
+// across namespaces, through its own object with a forged status.tracingProject, and through
+// its own object named after team A's deployment. Each ends without a single delete request,
+// and team A's traces are still there.
+describe('an attacker naming a tracing project by AgentDeployment reference', () => {
+  let stack: Stack;
+  let project: { name: string; id: string };
+  let traces: string[];
+
+  beforeAll(async () => {
+    stack = await startDeletionStack({
+      operator: { dataDeletionNamespaces: [NAMESPACE, ATTACKER] },
+      beforeOperator: (created) => createNamespace(created, ATTACKER).then(() => undefined),
+    });
+    await stack.apply(containerAgent('victim', await stack.listenerId()));
+    const victim = await stack.waitFor(
+      'victim',
+      (o) => (o.status as { tracingProject?: unknown } | undefined)?.tracingProject !== undefined,
+      'given a tracing project',
+    );
+    project = (victim.status as { tracingProject: { name: string; id: string } }).tracingProject;
+    traces = [await ingestTrace(stack, 'victim', TEAM_A), await ingestTrace(stack, 'victim', TEAM_A)];
+  });
+  afterAll(() => stack.close());
+
+  /** The attacker's own AgentDeployment, suspended (it never deploys), with a status it wrote itself. */
+  async function forgedAgent(name: string, spec: Record<string, unknown>, forged: unknown): Promise<void> {
+    const object = containerAgent(name, await stack.listenerId(), { suspend: true, ...spec });
+    await stack.client.create(AGENT_DEPLOYMENTS, { ...object, metadata: { name, namespace: ATTACKER } });
+    await stack.client.mergePatchStatus(AGENT_DEPLOYMENTS, ATTACKER, name, {
+      status: { tracingProject: forged },
+    });
+  }
+
+  async function attack(
+    name: string,
+    agent: string,
+    outcome: (o: DeletionObject) => boolean,
+  ): Promise<DeletionObject> {
+    const deletesBefore = await callsTo(stack, DATA_DELETE_ROUTES);
+    await createTraceDeletion(
+      stack,
+      { namespace: ATTACKER, name },
+      { agentDeploymentRef: { name: agent }, traceIds: traces },
+    );
+    const ended = await waitForDeletion(stack, TRACE_DELETIONS, { namespace: ATTACKER, name }, outcome);
+    expect(await callsTo(stack, DATA_DELETE_ROUTES)).toBe(deletesBefore);
+    for (const id of traces) expect((await readTrace(stack, id)).status, `trace ${id}`).toBe(200);
+    return ended;
+  }
+
+  it('does not resolve an AgentDeployment of another namespace', async () => {
+    const ended = await attack('other-namespace', 'victim', stalledWith('AgentDeploymentNotFound'));
+    expect(ended.status?.phase).toBe('Pending');
+  });
+
+  it('refuses its own AgentDeployment whose status names another project’s id', async () => {
+    await forgedAgent('mine', {}, { name: 'mine', id: project.id });
+    const ended = await attack('forged-id', 'mine', isPhase('Failed'));
+    expect(ended.status?.conditions?.find((c) => c.type === 'Stalled')?.reason).toBe(
+      'TracingProjectMismatch',
+    );
+  });
+
+  it('refuses its own AgentDeployment named after team A’s deployment', async () => {
+    await forgedAgent('copycat', { name: 'victim' }, project);
+    const ended = await attack('copycat', 'copycat', isPhase('Failed'));
+    expect(ended.status?.conditions?.find((c) => c.type === 'Stalled')?.reason).toBe(
+      'TracingProjectAmbiguous',
+    );
   });
 });

@@ -251,6 +251,9 @@ export const ConnectionRef = z
 
 export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
 
+/** What happens to the tracing project when the operator deletes the deployment (Kubernetes' reclaim words). */
+export const TRACING_PROJECT_DELETION_POLICIES = ['Retain', 'Delete'] as const;
+
 /**
  * What the operator may do to the deployment (Crossplane's management policies, two of them):
  * Full manages it; ObserveOnly only reads it, never writes, never deletes, never adopts.
@@ -376,6 +379,12 @@ export const AgentDeploymentSpec = z
       .default('Delete')
       .describe(
         'On deletion of this object: Delete removes the deployment from the control plane, Orphan leaves it.',
+      ),
+    tracingProjectDeletionPolicy: z
+      .enum(TRACING_PROJECT_DELETION_POLICIES)
+      .default('Retain')
+      .describe(
+        'The tracing project the control plane created with the deployment (same name, status.tracingProject), when the operator deletes the deployment (deletionPolicy Delete): Retain keeps it and its traces, as the API does by default; Delete removes it with the deployment (delete_tracing_project=true). Only the project of the deployment this object owns is ever deleted.',
       ),
     suspend: z
       .boolean()

@@ -115,6 +115,18 @@ export const Ownership = z
     'What this object owns on the control plane, recorded by the operator where tenants cannot write.',
   );
 
+export const TracingProjectStatus = z
+  .object({
+    name: z.string().max(256).describe("The project's name: the deployment's name on the control plane."),
+    id: z
+      .string()
+      .max(64)
+      .describe('The project (session) id in the platform data API: what a TraceDeletion sessionId names.'),
+  })
+  .describe(
+    'The tracing project the control plane created with the deployment, found by name in its workspace once the deployment exists.',
+  );
+
 export const AgentDeploymentStatus = z
   .object({
     observedGeneration: generation('The metadata.generation the status was computed from.').optional(),
@@ -157,6 +169,7 @@ export const AgentDeploymentStatus = z
       )
       .optional(),
     smokeTest: SmokeTestStatus.optional(),
+    tracingProject: TracingProjectStatus.optional(),
     lastSyncTime: timestamp('When the operator last compared the deployment with the spec.').optional(),
     ownership: Ownership.optional(),
     lastHandledRedeployAt: z
@@ -190,4 +203,5 @@ export const AgentDeploymentStatus = z
 export type Condition = z.infer<typeof Condition>;
 export type Ownership = z.infer<typeof Ownership>;
 export type SmokeTestStatus = z.infer<typeof SmokeTestStatus>;
+export type TracingProjectStatus = z.infer<typeof TracingProjectStatus>;
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;

@@ -1,4 +1,5 @@
-// TraceDeletion: delete traces of one session by id (inline or from a ConfigMap key), or
+// TraceDeletion: delete traces of one session, named by id or by the AgentDeployment whose
+// tracing project it is (ids inline or from ConfigMap keys), or
 // workspace-wide every trace carrying ANY of some metadata pairs; then verify, on a slow
 // schedule, that the platform's deletion job really removed them.
 import { z } from 'zod';
@@ -47,6 +48,18 @@ export const TraceIdsFrom = z
   })
   .describe('Where a long list of trace ids comes from.');
 
+export const AgentDeploymentRef = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(253)
+      .describe('An AgentDeployment in the same namespace as this TraceDeletion.'),
+  })
+  .describe(
+    "Form 1, instead of sessionId: the tracing project of this AgentDeployment (its status.tracingProject, checked by name against the platform before anything is sent). Deleted with the AgentDeployment's connection, which this namespace must be allowed to delete data with.",
+  );
+
 export const TraceDeletionSpec = withSpecRules(
   z.object({
     ...deletionSpecFields({
@@ -58,6 +71,7 @@ export const TraceDeletionSpec = withSpecRules(
       .regex(new RegExp(UUID_PATTERN))
       .describe('Form 1: the session (tracing project) id the traces belong to.')
       .optional(),
+    agentDeploymentRef: AgentDeploymentRef.optional(),
     traceIds: z
       .array(z.string().regex(new RegExp(UUID_PATTERN)))
       .max(10_000)
@@ -68,11 +82,11 @@ export const TraceDeletionSpec = withSpecRules(
       'Form 2: delete, workspace-wide, every trace that has ANY of these metadata pairs.',
     ).optional(),
   }),
-  'What to delete. Exactly one form: sessionId with traceIds or traceIdsFrom, or metadata. Immutable.',
+  'What to delete. Exactly one form: sessionId or agentDeploymentRef with traceIds or traceIdsFrom, or metadata. Immutable.',
   [
     celRule(
-      '(has(self.sessionId) && (has(self.traceIds) != has(self.traceIdsFrom)) && !has(self.metadata)) || (has(self.metadata) && !has(self.sessionId) && !has(self.traceIds) && !has(self.traceIdsFrom))',
-      'spec: exactly one form: sessionId with one of traceIds or traceIdsFrom, or metadata alone',
+      '((has(self.sessionId) != has(self.agentDeploymentRef)) && (has(self.traceIds) != has(self.traceIdsFrom)) && !has(self.metadata)) || (has(self.metadata) && !has(self.sessionId) && !has(self.agentDeploymentRef) && !has(self.traceIds) && !has(self.traceIdsFrom))',
+      'spec: exactly one form: one of sessionId or agentDeploymentRef with one of traceIds or traceIdsFrom, or metadata alone',
     ),
   ],
 );

@@ -44,7 +44,7 @@ export type Action =
     }
   /** The owned deployment is gone: forget it (the next pass creates it again). */
   | { kind: 'forget'; id: string }
-  | { kind: 'delete'; id: string }
+  | { kind: 'delete'; id: string; deleteTracingProject?: boolean }
   /** Remove the finalizer; `orphaned`: first record that this object's namespace left that deployment behind. */
   | { kind: 'release'; event?: EventSpec; orphaned?: string }
   | ({ kind: 'publish'; state: SyncState; facts: StatusFacts } & PublishOptions)

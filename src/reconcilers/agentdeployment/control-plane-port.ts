@@ -145,8 +145,8 @@ export function controlPlanePort({
     },
     patchDeployment: async (id, patch, signal) =>
       outcome(await inLine(() => client.patchDeployment(id, patch, noWait(signal)), signal)),
-    deleteDeployment: async (id, signal) =>
-      outcome(await inLine(() => client.deleteDeployment(id, noWait(signal)), signal)),
+    deleteDeployment: async (id, signal, options = {}) =>
+      outcome(await inLine(() => client.deleteDeployment(id, { ...noWait(signal), ...options }), signal)),
     getRevision: async (id, revisionId, signal) =>
       outcome(await patiently(() => client.getRevision(id, revisionId, noWait(signal)), signal)),
     allowedRatePerSecond: () => allowedRatePerSecond,

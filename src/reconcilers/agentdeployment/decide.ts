@@ -300,7 +300,11 @@ function decideDeletion(o: Observed, t: ReconcilerTimings): Action {
       { requeueAfterMs: t.deletionPollMs },
     );
   }
-  return { kind: 'delete', id: owned };
+  // The flag goes with the owned deployment's id: the control plane deletes that deployment's
+  // own project, never one found by a name a tenant wrote.
+  return o.object.deleteTracingProject === true
+    ? { kind: 'delete', id: owned, deleteTracingProject: true }
+    : { kind: 'delete', id: owned };
 }
 
 // ---- observe only -------------------------------------------------------------------------

@@ -26,6 +26,7 @@ export interface ReconcilerSpecView {
   secrets?: SecretReference[];
   envFrom?: EnvFromSource[];
   deletionPolicy?: 'Delete' | 'Orphan';
+  tracingProjectDeletionPolicy?: 'Retain' | 'Delete';
   suspend?: boolean;
   adoptExisting?: boolean;
   managementPolicy?: 'Full' | 'ObserveOnly';
@@ -51,6 +52,7 @@ export interface AgentDeploymentStatusView {
   customUrl?: string;
   url?: string;
   smokeTest?: SmokeTestStatus;
+  tracingProject?: { name: string; id: string };
   lastSyncTime?: string;
   ownership?: OwnershipView;
   lastHandledRedeployAt?: string;

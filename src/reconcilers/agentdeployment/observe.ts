@@ -81,6 +81,7 @@ export class Observer<Object extends AgentDeploymentView> {
       adoptExisting: object.spec.adoptExisting === true,
       observeOnly: object.spec.managementPolicy === 'ObserveOnly',
       deletionPolicy: object.spec.deletionPolicy ?? 'Delete',
+      deleteTracingProject: object.spec.tracingProjectDeletionPolicy === 'Delete',
       deploymentName: name,
       ...(hintedDeploymentId !== undefined ? { hintedDeploymentId } : {}),
       ...(annotations[REDEPLOY_AT_ANNOTATION] !== undefined

@@ -20,6 +20,8 @@ export interface ObservedObject {
   /** spec.managementPolicy is ObserveOnly: read the deployment, never write, never delete. */
   observeOnly: boolean;
   deletionPolicy: 'Delete' | 'Orphan';
+  /** spec.tracingProjectDeletionPolicy is Delete: the owned deployment's DELETE takes its tracing project. */
+  deleteTracingProject?: boolean;
   /** The control-plane name the spec resolves to. */
   deploymentName: string;
   /** The deployment-id annotation, when it is a well-formed id: a hint, never proof. */

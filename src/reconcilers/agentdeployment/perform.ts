@@ -79,7 +79,11 @@ export class Performer<Object extends AgentDeploymentView> {
         return published.ok ? requeueNow : failure({ object, error: published.error });
       }
       case 'delete': {
-        const deleted = await pass.lane.controlPlane.deleteDeployment(action.id, signal);
+        const deleted = await pass.lane.controlPlane.deleteDeployment(
+          action.id,
+          signal,
+          action.deleteTracingProject === true ? { deleteTracingProject: true } : {},
+        );
         if (!deleted.ok && decideFailedWrite(action, deleted.error).kind === 'errorPolicy')
           return failure({ object, error: deleted.error });
         deps.kube.event(object, 'Normal', 'Deleting', `Deleting deployment ${action.id}`);

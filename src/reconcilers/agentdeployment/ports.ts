@@ -60,7 +60,11 @@ export interface ControlPlanePort {
     patch: DeploymentPatchRequest,
     signal: AbortSignal,
   ): Promise<Outcome<Deployment>>;
-  deleteDeployment(id: string, signal: AbortSignal): Promise<Outcome<void>>;
+  deleteDeployment(
+    id: string,
+    signal: AbortSignal,
+    options?: { deleteTracingProject?: boolean },
+  ): Promise<Outcome<void>>;
   getRevision(deploymentId: string, revisionId: string, signal: AbortSignal): Promise<Outcome<Revision>>;
   /** Requests per second the budget allows, to pace optional polling. */
   allowedRatePerSecond(): number;

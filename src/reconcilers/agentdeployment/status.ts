@@ -69,7 +69,11 @@ export function nextStatus(
   // A suspended object has not acted on its spec: status must not claim it observed a
   // generation it never applied (kstatus then reads it as in progress, never as Ready).
   if (state.kind !== 'Suspended') status.observedGeneration = generation;
-  if (facts.clearIds) for (const field of DEPLOYMENT_FIELDS) delete status[field];
+  if (facts.clearIds) {
+    for (const field of DEPLOYMENT_FIELDS) delete status[field];
+    // The next deployment of this name may come with another project: looked up again.
+    delete status.tracingProject;
+  }
   const deployment = facts.deployment;
   if (deployment) {
     status.deploymentId = deployment.id;

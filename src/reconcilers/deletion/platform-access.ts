@@ -11,7 +11,7 @@ import type { ConnectionRegistry } from '../../connections/registry.js';
 import type { RateBudget } from '../../controlplane/budget/index.js';
 import { PlatformDataClient } from '../../platformdata/index.js';
 import { PlatformDataClients } from './platform-data-clients.js';
-import type { PlatformAccess } from './ports.js';
+import type { PlatformAccess, SessionAccess } from './ports.js';
 
 /** The default connection's platform data API, as the operator's flags give it. */
 export interface DefaultPlatformSettings {
@@ -46,11 +46,32 @@ export class DeletionPlatforms {
   }
 
   platformFor(object: ConnectionUser): PlatformAccess {
-    const resolution = resolveObjectConnection(this.connections, object, { forDataDeletion: true });
+    return this.access(object, true);
+  }
+
+  /** The object's connection for reading sessions, where its namespace may delete data with it. */
+  sessionsFor(object: ConnectionUser): SessionAccess {
+    return this.access(object, true);
+  }
+
+  /**
+   * The object's connection for reads only (an AgentDeployment's tracing project, looked up by
+   * its name): any namespace that may use the connection may read with it.
+   */
+  sessionsForReading(object: ConnectionUser): SessionAccess {
+    return this.access(object, false);
+  }
+
+  private access(
+    object: ConnectionUser,
+    forDataDeletion: boolean,
+  ):
+    { ok: true; client: PlatformDataClient; label: string } | { ok: false; reason: string; message: string } {
+    const resolution = resolveObjectConnection(this.connections, object, { forDataDeletion });
     if (!resolution.ok) return resolution;
     // The connection's owner decides who may delete workspace data with its key; a refused
     // namespace is told why before any call is made.
-    if (resolution.dataDeletionRefusal !== undefined) {
+    if (forDataDeletion && resolution.dataDeletionRefusal !== undefined) {
       return { ok: false, reason: 'DataDeletionNotAllowed', message: resolution.dataDeletionRefusal };
     }
     const { platform } = resolution;

@@ -16,6 +16,12 @@ export type PlatformAccess =
   | { ok: true; client: DeletionPlatformClient; label: string }
   | { ok: false; reason: string; message: string };
 
+/** The platform data reads of tracing projects (sessions): by name, and by id to check a name. */
+export type SessionReader = Pick<PlatformDataClient, 'findSessionByName' | 'readSession'>;
+
+export type SessionAccess =
+  { ok: true; client: SessionReader; label: string } | { ok: false; reason: string; message: string };
+
 export interface DeletionTimings {
   /** Mean time between verification checks (jittered ±20%). */
   verifyIntervalMs: number;

@@ -8,6 +8,10 @@ import type { RateBudget } from '../../controlplane/budget/index.js';
 import type { EventRecorder } from '../../runtime/events/recorder.js';
 import type { KubeClient } from '../../runtime/kube/client.js';
 import type { Manager } from '../../runtime/manager/manager.js';
+import type { Informer } from '../../runtime/manager/informer.js';
+import type { AgentDeploymentObject } from '../agentdeployment/kube-port.js';
+import { setUpTracingProjects } from '../tracingproject/setup.js';
+import { deploymentName } from '../../api/agentdeployment/resource.js';
 import { setUpExampleDeletions } from '../exampledeletion/setup.js';
 import { setUpTraceDeletions, type TraceVerificationTimings } from '../tracedeletion/setup.js';
 import { DeletionPlatforms, type DefaultPlatformSettings } from './platform-access.js';
@@ -34,6 +38,11 @@ export interface DeletionsOptions {
   timings?: Partial<DeletionTimings>;
   /** Asked right before each platform request (the lease is held); false: nothing is sent. */
   mayCall?: () => boolean;
+  /**
+   * The AgentDeployment cache: with it, each owned deployment's tracing project is recorded in
+   * its status, and a TraceDeletion may name the project by its AgentDeployment.
+   */
+  agentDeployments?: Informer<AgentDeploymentObject>;
 }
 
 export interface Deletions {
@@ -65,7 +74,20 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
     stopping: stopping.signal,
     ...(options.timings === undefined ? {} : { timings: options.timings }),
   };
-  setUpTraceDeletions(context, config);
+  const agentDeployments = options.agentDeployments;
+  setUpTraceDeletions(
+    context,
+    config,
+    agentDeployments === undefined
+      ? undefined
+      : {
+          agentDeployment: (namespace, name) => agentDeployments.store.get(`${namespace}/${name}`),
+          claimsOf: (name) => agentDeployments.store.list().filter((o) => deploymentName(o) === name).length,
+          sessionsFor: platforms.sessionsFor.bind(platforms),
+        },
+  );
+  if (agentDeployments !== undefined)
+    setUpTracingProjects(context, agentDeployments, platforms.sessionsForReading.bind(platforms));
   setUpExampleDeletions(context);
   return {
     beginStop: () => stopping.abort(),

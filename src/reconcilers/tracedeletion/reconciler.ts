@@ -39,6 +39,7 @@ import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import { decideTraceDeletion, type TraceDeletionStep } from './decide.js';
 import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
 import { IdSourceChanged, traceIdsOf, type IdSource } from './trace-ids.js';
+import { sessionTarget, type ProjectReferencePorts } from './project-reference.js';
 
 /** How many surviving ids a Failed message names. */
 const SURVIVORS_SHOWN = 5;
@@ -54,6 +55,8 @@ export interface TraceDeletionReconcilerOptions {
     signal: AbortSignal,
   ): Promise<string | undefined>;
   clock: { now(): number };
+  /** AgentDeployments and their connections' sessions, for spec.agentDeploymentRef; absent: refused. */
+  projectReference?: ProjectReferencePorts;
   /**
    * Aborted when the operator begins to stop: the submission ends after the batch in flight is
    * recorded, rather than being cut mid-request (a batch accepted but not recorded is sent again).
@@ -111,8 +114,29 @@ export class TraceDeletionReconciler {
   ): Promise<Performed<Error>> {
     if (step.kind === 'done') return awaitChange;
     if (step.kind === 'wait') return requeueAfter(step.ms);
+    // A session named by its AgentDeployment: resolved, and checked on the platform, first.
+    const target = await sessionTarget(object, this.options.projectReference, signal);
+    if (target.kind === 'error') return failure(target.error);
+    if (target.kind === 'blocked') {
+      const state = {
+        phase: object.status?.phase ?? 'Pending',
+        reason: target.reason,
+        message: target.message,
+      };
+      return this.blocked(object, state, signal);
+    }
+    if (target.kind === 'refused') {
+      const refusal: PhaseState = { phase: 'Failed', reason: target.reason, message: target.message };
+      this.options.kube.event(object, 'Warning', refusal.reason, refusal.message);
+      this.recorded.delete(key);
+      return (
+        (await this.publish(object, this.withPhase(object, { ...object.status }, refusal), signal)) ??
+        awaitChange
+      );
+    }
+    const { sessionId } = target;
     // Every step from here calls the platform: first, may this object's connection do that?
-    const access = this.options.platformFor(object);
+    const access = this.options.platformFor(target.object);
     if (!access.ok) {
       const state = {
         phase: object.status?.phase ?? 'Pending',
@@ -126,9 +150,14 @@ export class TraceDeletionReconciler {
       const memory = this.recorded.get(key);
       const remembered = memory !== undefined && memory.uid === object.metadata.uid ? memory.batches : 0;
       const startAtBatch = Math.max(step.startAtBatch, remembered);
-      return this.submit(object, access.client, startAtBatch, step.countFirst && remembered === 0, signal);
+      return this.submit(
+        object,
+        access.client,
+        { sessionId, startAtBatch, countFirst: step.countFirst && remembered === 0 },
+        signal,
+      );
     }
-    return this.verify(object, access.client, step.pastDeadline, signal);
+    return this.verify(object, access.client, sessionId, step.pastDeadline, signal);
   }
 
   /** Counts what the deletion would touch and ends, Completed (DryRun) or Failed (TooManyMatches). */
@@ -174,8 +203,7 @@ export class TraceDeletionReconciler {
   private async submit(
     object: TraceDeletionObject,
     client: DeletionPlatformClient,
-    startAtBatch: number,
-    countFirst: boolean,
+    { sessionId, startAtBatch, countFirst }: { sessionId: string; startAtBatch: number; countFirst: boolean },
     signal: AbortSignal,
   ): Promise<Performed<Error>> {
     const { spec } = object;
@@ -232,7 +260,7 @@ export class TraceDeletionReconciler {
         source === undefined
           ? await this.sendByMetadata(client, spec.metadata ?? {}, startAtBatch, stop.signal, recordBatch)
           : await submitTraceDeletion(client, {
-              sessionId: spec.sessionId ?? '',
+              sessionId,
               traceIds: source.ids(),
               startAtBatch,
               signal: stop.signal,
@@ -291,6 +319,7 @@ export class TraceDeletionReconciler {
   private async verify(
     object: TraceDeletionObject,
     client: DeletionPlatformClient,
+    sessionId: string,
     pastDeadline: boolean,
     signal: AbortSignal,
   ): Promise<Performed<Error>> {
@@ -306,7 +335,7 @@ export class TraceDeletionReconciler {
       // Blocked, not failed: verification only reads, and looks again once the ids are back.
       if (!source.ok) return this.idsUnavailable(object, source.message, signal);
       try {
-        found = await findSurvivingTraces(client, spec.sessionId ?? '', source.ids(), signal);
+        found = await findSurvivingTraces(client, sessionId, source.ids(), signal);
       } catch (error) {
         if (!(error instanceof IdSourceChanged)) throw error;
         return this.idsUnavailable(object, error.message, signal);

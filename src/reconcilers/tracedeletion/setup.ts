@@ -16,6 +16,7 @@ import {
   type DeletionSetupContext,
 } from '../deletion/controller-kit.js';
 import { TraceDeletionReconciler } from './reconciler.js';
+import type { ProjectReferencePorts } from './project-reference.js';
 
 export const TRACE_DELETION_CONTROLLER = 'tracedeletion';
 export const TRACE_DELETIONS: ResourceType = {
@@ -35,6 +36,8 @@ export interface TraceVerificationTimings {
 export function setUpTraceDeletions(
   context: DeletionSetupContext,
   verification: TraceVerificationTimings,
+  /** With it, spec.agentDeploymentRef resolves; without it (no AgentDeployment cache), it is refused. */
+  projectReference?: ProjectReferencePorts,
 ): void {
   const { kube, logger } = context;
   const { informer: objects, port } = deletionObjects<KubeObject & TraceDeletionObject>(
@@ -47,6 +50,7 @@ export function setUpTraceDeletions(
     platformFor: (object) => context.platformFor(object),
     configMapValue: (namespace, name, key, signal) => configMapValue(kube, namespace, name, key, signal),
     clock: systemClock,
+    ...(projectReference === undefined ? {} : { projectReference }),
     stopping: context.stopping,
     timings: {
       ...(verification.deletionVerifyIntervalMs === undefined

@@ -18,9 +18,24 @@ export interface HostedDeployment {
   activeRevision: AgentRevision | null;
 }
 
+/** One finished run of an agent, as the platform records it: a trace of one root run. */
+export interface AgentTrace {
+  runId: string;
+  threadId: string | null;
+  startedAt: number;
+  endedAt: number;
+  status: 'success' | 'error' | 'interrupted';
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown> | null;
+  error: string | null;
+  metadata: Record<string, unknown>;
+}
+
 export interface AgentDirectory {
   /** The tenants a key may act for; undefined for a key the platform does not know. */
   tenantsOfKey(key: string): readonly string[] | undefined;
   /** The deployment, or undefined when it does not exist or is being deleted. */
   deployment(deploymentId: string): HostedDeployment | undefined;
+  /** Where a finished run is traced: the deployment's tracing project (absent: not traced). */
+  recordTrace?(deployment: HostedDeployment, trace: AgentTrace): void;
 }

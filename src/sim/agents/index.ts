@@ -16,11 +16,11 @@ import type { DeploymentState, RuntimeHandler } from './context.js';
 import type { AgentDirectory } from './directory.js';
 import { writeJson } from './http-io.js';
 import { parseRuntimeJson } from './json-body.js';
-import { RunHandlers } from './run-handlers.js';
+import { RunHandlers, type TraceSink } from './run-handlers.js';
 import { resourceHandlers as r } from './resource-handlers.js';
 import { RuntimeHttpError } from './runtime-error.js';
 
-export type { AgentDirectory, AgentRevision, HostedDeployment } from './directory.js';
+export type { AgentDirectory, AgentRevision, AgentTrace, HostedDeployment } from './directory.js';
 export { ASSISTANT_ID, GRAPH_ID } from './agent.js';
 export { AGENT_ADMIN_PREFIX } from './admin.js';
 export { AUTH_SCHEME } from './auth.js';
@@ -47,8 +47,11 @@ const RUN_ROUTES = new Set([
   'POST /runs/stream',
 ]);
 
-function runtimeRouter(reportRunFailure: (error: unknown) => void): Router<RuntimeHandler> {
-  const runs = new RunHandlers(reportRunFailure);
+function runtimeRouter(
+  reportRunFailure: (error: unknown) => void,
+  recordTrace: TraceSink,
+): Router<RuntimeHandler> {
+  const runs = new RunHandlers(reportRunFailure, recordTrace);
   return (
     new Router<RuntimeHandler>()
       .add('GET', '/ok', r.ok)
@@ -95,7 +98,9 @@ export class AgentRuntimeEmulator {
     private readonly directory: AgentDirectory,
     reportRunFailure: (error: unknown) => void = () => undefined,
   ) {
-    this.router = runtimeRouter(reportRunFailure);
+    this.router = runtimeRouter(reportRunFailure, (deployment, trace) =>
+      directory.recordTrace?.(deployment, trace),
+    );
     this.admin = new RuntimeAdmin(this.calls, this.access, directory);
   }
 

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { GRAPH_ID } from './agent.js';
 import type { RuntimeContext } from './context.js';
+import type { AgentTrace, HostedDeployment } from './directory.js';
 import { COMMON_HEADERS, toJson, writeJson } from './http-io.js';
 import { storedMessage } from './messages.js';
 import { findThread, resolveAssistant } from './resource-handlers.js';
@@ -20,12 +21,18 @@ function waitBody(outcome: RunOutcome): unknown {
   return outcome.status === 'error' ? { __error__: outcome.error } : outcome.values;
 }
 
+/** Hears of each finished run, for the platform to trace it in the deployment's project. */
+export type TraceSink = (deployment: HostedDeployment, trace: AgentTrace) => void;
+
 export class RunHandlers {
   private readonly coordinator: RunCoordinator;
   /** Background runs in flight, so that a join can wait for them. */
   private readonly background = new Map<string, RunExecution>();
 
-  constructor(reportRunFailure: (error: unknown) => void) {
+  constructor(
+    reportRunFailure: (error: unknown) => void,
+    private readonly recordTrace: TraceSink = () => undefined,
+  ) {
     this.coordinator = new RunCoordinator(reportRunFailure);
   }
 
@@ -74,6 +81,7 @@ export class RunHandlers {
       emit,
     });
     if (thread.persistent) Object.assign(thread.metadata, { graph_id: GRAPH_ID, assistant_id: assistantId });
+    this.traceWhenDone(ctx, run, thread, request.input ?? {}, Date.now());
     if (request.on_disconnect === 'cancel') {
       ctx.res.once('close', () => {
         if (!ctx.res.writableFinished) run.cancel('interrupt');
@@ -83,6 +91,31 @@ export class RunHandlers {
       ? `/threads/${thread.threadId}/runs/${run.record.run_id}`
       : `/runs/${run.record.run_id}`;
     return { run, location };
+  }
+
+  /** The finished run as a trace of the deployment's project (a failed run is the coordinator's to report). */
+  private traceWhenDone(
+    ctx: RuntimeContext,
+    run: RunExecution,
+    thread: ThreadRecord,
+    inputs: Record<string, unknown>,
+    startedAt: number,
+  ): void {
+    run.done.then(
+      (outcome) =>
+        this.recordTrace(ctx.deployment, {
+          runId: run.record.run_id,
+          threadId: thread.persistent ? thread.threadId : null,
+          startedAt,
+          endedAt: Date.now(),
+          status: outcome.status,
+          inputs,
+          outputs: outcome.status === 'success' ? { ...outcome.values } : null,
+          error: outcome.status === 'error' ? `${outcome.error.error}: ${outcome.error.message}` : null,
+          metadata: run.record.metadata,
+        }),
+      () => undefined,
+    );
   }
 
   private async wait(ctx: RuntimeContext, stateful: boolean): Promise<void> {

@@ -1,12 +1,27 @@
 // What the agent runtime emulator may read from this emulator's state: deployments with
-// their active revision, and which tenants a key acts for. Nothing else crosses over.
-import type { AgentDirectory, AgentRevision, HostedDeployment } from '../agents/index.js';
+// their active revision, and which tenants a key acts for; and where it traces a finished
+// run (the deployment's tracing project). Nothing else crosses over.
+import type { AgentDirectory, AgentRevision, AgentTrace, HostedDeployment } from '../agents/index.js';
 import type { KeyRegistry } from '../http/api-keys.js';
 import type { EmulatorStore } from './store.js';
 import { activeRevisionId } from './wire-views.js';
 
-export function agentDirectory(store: EmulatorStore, keys: KeyRegistry, clock: () => number): AgentDirectory {
+/** Stores a finished run in the tenant's tracing project of that name (the platform data API's). */
+export type TraceRecorder = (tenantId: string, projectName: string, trace: AgentTrace, now: number) => void;
+
+export function agentDirectory(
+  store: EmulatorStore,
+  keys: KeyRegistry,
+  clock: () => number,
+  recordTrace?: TraceRecorder,
+): AgentDirectory {
   return {
+    ...(recordTrace === undefined
+      ? {}
+      : {
+          recordTrace: (deployment: HostedDeployment, trace: AgentTrace) =>
+            recordTrace(deployment.tenantId, deployment.name, trace, clock()),
+        }),
     tenantsOfKey(key: string): readonly string[] | undefined {
       try {
         return keys.authenticate(key).tenantIds;

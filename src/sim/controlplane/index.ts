@@ -140,31 +140,40 @@ export async function startControlPlaneEmulator(
   const clock = options.clock ?? Date.now;
   const keys = new KeyRegistry(options.apiKeys ?? [{ key: DEFAULT_API_KEY }]);
   const adminToken = options.adminToken ?? generateAdminToken();
-  const runtime: EmulatorRuntime = {
-    store: new EmulatorStore(
-      [...keys.tenants().keys()],
-      options.revisionPhaseMs ?? DEFAULT_REVISION_PHASE_MS,
-      clock(),
-    ),
+  const shared = {
     keys,
     limiter: new FixedWindowRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT),
     faults: new FaultRegistry(),
     stats: new StatsCounter(),
     settings: { retryAfter: options.retryAfter ?? true },
     clock,
-    adminGuard: new AdminGuard(adminToken, host),
     logger: options.logger ?? createLogger({ level: 'silent', name: 'control-plane-emulator' }),
-    onReset: [],
-    ...(options.onApiRequest === undefined ? {} : { onApiRequest: options.onApiRequest }),
   };
-  const agents = new AgentRuntimeEmulator(agentDirectory(runtime.store, keys, clock), (error) =>
-    runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),
-  );
-  const pipeline = new RequestPipeline(runtime, agents);
-  const platform = new PlatformDataApi(runtime, {
+  const platform = new PlatformDataApi(shared, {
     traceDeleteDelayMs: options.traceDeleteDelayMs ?? DEFAULT_TRACE_DELETE_DELAY_MS,
     region: options.platformRegion ?? 'us',
   });
+  const runtime: EmulatorRuntime = {
+    ...shared,
+    // A deployment's tracing project is a session of the platform data API served here.
+    store: new EmulatorStore(
+      [...keys.tenants().keys()],
+      options.revisionPhaseMs ?? DEFAULT_REVISION_PHASE_MS,
+      clock(),
+      platform.tracingProjects,
+    ),
+    adminGuard: new AdminGuard(adminToken, host),
+    onReset: [],
+    ...(options.onApiRequest === undefined ? {} : { onApiRequest: options.onApiRequest }),
+  };
+  // A finished run is traced in its deployment's project, as the hosted runtime does.
+  const directory = agentDirectory(runtime.store, keys, clock, (tenantId, name, trace, now) =>
+    platform.tracingProjects.record(tenantId, name, trace, now),
+  );
+  const agents = new AgentRuntimeEmulator(directory, (error) =>
+    runtime.logger.error({ err: error }, 'agent runtime emulator: a run failed inside the emulator'),
+  );
+  const pipeline = new RequestPipeline(runtime, agents);
   // The admin reset empties the platform data API's workspaces too, once the admin guard let it through.
   runtime.onReset.push(() => platform.reset());
   const serve: RequestHandler = (req, res) => {

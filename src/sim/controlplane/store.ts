@@ -5,6 +5,7 @@
 import type { ResourceSpec, Secret, Source, SourceConfig, SourceRevisionConfig } from './schemas/index.js';
 import { deriveUuid, fakeCommitSha, newUuid } from '../http/ids.js';
 import type { FailureStatus, RevisionTimeline } from './revision-lifecycle.js';
+import { ownProjects, type TracingProjectsPort } from './tracing-projects.js';
 
 export interface ListenerRecord {
   id: string;
@@ -84,12 +85,16 @@ export class EmulatorStore {
   private pendingDeletions: DeploymentRecord[] = [];
   /** Where deployments' runtimes answer (`<url>/agents/`); known once the server listens. */
   agentBaseUrl = '';
+  private projects: TracingProjectsPort;
 
   constructor(
     private readonly tenantIds: readonly string[],
     readonly phaseMs: number,
     now: number,
+    /** Who holds the tracing projects (the platform data API's sessions); absent: this store. */
+    private readonly projectsPort?: TracingProjectsPort,
   ) {
+    this.projects = projectsPort ?? ownProjects(newUuid);
     this.seed(now);
   }
 
@@ -124,6 +129,8 @@ export class EmulatorStore {
     this.tenants.clear();
     this.deploymentsById.clear();
     this.tracingProjects.clear();
+    // A port's holder empties itself on the same reset (the embedder's onReset).
+    if (this.projectsPort === undefined) this.projects = ownProjects(newUuid);
     this.failureInjections = [];
     this.pendingDeletions = [];
     this.seed(now);
@@ -199,11 +206,13 @@ export class EmulatorStore {
 
   private ensureTracingProject(record: DeploymentRecord, now: number): void {
     const key = `${record.tenantId}/${record.name}`;
+    // A project kept from an earlier deployment of the same name is reused, as the service does.
+    const id = this.projects.ensure(record.tenantId, record.name, now);
     const existing = this.tracingProjects.get(key);
-    if (existing) existing.deploymentId = record.id;
+    if (existing?.id === id) existing.deploymentId = record.id;
     else {
       this.tracingProjects.set(key, {
-        id: newUuid(),
+        id,
         tenantId: record.tenantId,
         name: record.name,
         deploymentId: record.id,
@@ -259,8 +268,17 @@ export class EmulatorStore {
     record.deletedAt = now;
     record.updatedAt = now;
     this.pendingDeletions.push(record);
-    if (deleteTracingProject) this.tracingProjects.delete(`${record.tenantId}/${record.name}`);
+    if (deleteTracingProject) this.removeTracingProject(record, now);
     this.sweep(now);
+  }
+
+  /** Only the project this deployment was created with: never one found by name alone. */
+  private removeTracingProject(record: DeploymentRecord, now: number): void {
+    const key = `${record.tenantId}/${record.name}`;
+    const project = this.tracingProjects.get(key);
+    if (project?.deploymentId !== record.id) return;
+    this.projects.remove(record.tenantId, project.id, now);
+    this.tracingProjects.delete(key);
   }
 
   addListener(tenant: TenantRecord, listener: Omit<ListenerRecord, 'id'>): ListenerRecord {

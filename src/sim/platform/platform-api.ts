@@ -30,6 +30,7 @@ import { RunQueryHandlers } from './run-query-handlers.js';
 import { RunQueryV2Handlers } from './run-query-v2-handlers.js';
 import { SessionHandlers } from './session-handlers.js';
 import { TraceStore } from './trace-store.js';
+import { tracingProjectSessions, type TracingProjectSessions } from './tracing-project-sessions.js';
 
 export interface PlatformOptions {
   /** How long the simulated weekend job waits before it removes deleted traces (ms). */
@@ -77,6 +78,8 @@ export interface PlatformHost {
 export class PlatformDataApi {
   readonly traces: TraceStore;
   readonly datasets = new DatasetStore();
+  /** The control plane's tracing projects, held as sessions of this API. */
+  readonly tracingProjects: TracingProjectSessions;
   private readonly router: Router<PlatformHandler>;
   private readonly limiter: PlatformRateLimiter;
 
@@ -87,6 +90,7 @@ export class PlatformDataApi {
     this.traces = new TraceStore(options.traceDeleteDelayMs);
     this.limiter = new PlatformRateLimiter(options.region, runtime.limiter);
     const sessions = new SessionHandlers(this.traces);
+    this.tracingProjects = tracingProjectSessions(sessions, this.traces);
     this.router = platformRouter({
       sessions,
       ingest: new RunIngestHandlers(this.traces, sessions),

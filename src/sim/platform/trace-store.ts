@@ -121,6 +121,23 @@ export class TraceStore {
     workspace.sessionsByName.set(session.name, session.id);
   }
 
+  /** Removes the session and every run in it at once (a project deletion, not the weekend job). */
+  deleteSession(tenantId: string, now: number, id: string): void {
+    const workspace = this.workspace(tenantId, now);
+    const session = workspace.sessions.get(id.toLowerCase());
+    if (session === undefined) return;
+    workspace.sessions.delete(session.id);
+    if (workspace.sessionsByName.get(session.name) === session.id)
+      workspace.sessionsByName.delete(session.name);
+    for (const run of [...workspace.runs.values()]) {
+      if (run.session_id !== session.id) continue;
+      workspace.runs.delete(run.id);
+      const ids = workspace.runsByTrace.get(run.trace_id);
+      ids?.delete(run.id);
+      if (ids?.size === 0) workspace.runsByTrace.delete(run.trace_id);
+    }
+  }
+
   sessionById(tenantId: string, now: number, id: string): SessionRecord | undefined {
     return this.workspace(tenantId, now).sessions.get(id.toLowerCase());
   }

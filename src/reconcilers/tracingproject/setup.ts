@@ -1,0 +1,52 @@
+// The tracing-project controller's set-up: it watches the AgentDeployment cache the
+// AgentDeployment controller fills, wakes only when an object comes to need a lookup, and
+// writes status.tracingProject through a port of its own over that cache.
+import type { Informer } from '../../runtime/manager/informer.js';
+import { watchOf } from '../../runtime/manager/manager.js';
+import { objectKey } from '../../runtime/kube/objects.js';
+import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
+import type { AgentDeploymentObject } from '../agentdeployment/kube-port.js';
+import { AGENT_DEPLOYMENTS } from '../agentdeployment/setup.js';
+import { deletionController, type DeletionSetupContext } from '../deletion/controller-kit.js';
+import type { SessionAccess } from '../deletion/ports.js';
+import { decideTracingProject } from './decide.js';
+import { TracingProjectReconciler } from './reconciler.js';
+
+export const TRACING_PROJECT_CONTROLLER = 'tracingproject';
+/** A project not found yet (the control plane creates it with the deployment) is looked for again this often. */
+const RECHECK_MS = 30_000;
+
+export function setUpTracingProjects(
+  context: DeletionSetupContext,
+  agentDeployments: Informer<AgentDeploymentObject>,
+  sessionsForReading: (object: AgentDeploymentObject) => SessionAccess,
+): void {
+  const port = new CachedObjectPort<AgentDeploymentObject>({
+    client: context.kube,
+    type: AGENT_DEPLOYMENTS,
+    store: agentDeployments.store,
+    recorder: context.recorder,
+    logger: context.logger,
+  });
+  const reconciler = new TracingProjectReconciler({
+    objects: agentDeployments.store,
+    kube: port,
+    sessionsFor: sessionsForReading,
+    recheckMs: context.timings?.blockedRecheckMs ?? RECHECK_MS,
+    logger: context.logger.child({ controller: TRACING_PROJECT_CONTROLLER }),
+  });
+  const needsLookup = (object: AgentDeploymentObject) => decideTracingProject(object).kind === 'lookup';
+  context.manager.addController(
+    deletionController(context, TRACING_PROJECT_CONTROLLER, (key, signal) =>
+      reconciler.reconcile(key, signal),
+    ),
+    // The AgentDeployment controller writes status often: only a change into "needs a lookup" wakes this one.
+    [
+      watchOf(
+        agentDeployments,
+        (object) => [objectKey(object)],
+        (old, current) => needsLookup(current) && !needsLookup(old),
+      ),
+    ],
+  );
+}
