@@ -11,7 +11,8 @@ import type { AgentCallCredential, Failure } from './ports.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
 
-export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'want' };
+/** 'follow': settled, but it builds on push, so it is listed every few seconds (push-following.ts). */
+export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'follow' | 'want' };
 
 export interface EventSpec {
   type: 'Normal' | 'Warning';
@@ -63,6 +64,8 @@ export type Action =
       facts: StatusFacts;
       /** The deployment, followed at the steady pace meanwhile. */
       deploymentId: string;
+      /** 'follow' when it builds on push (absent: 'steady'). */
+      settledMode?: 'steady' | 'follow';
     }
   /** Nothing to write: look again after this long (or when the poller wakes the key). */
   | { kind: 'wait'; requeueAfterMs: number }

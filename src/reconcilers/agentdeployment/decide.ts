@@ -29,6 +29,7 @@ import { VERDICT_LENGTH, clip } from './smoke-test.js';
 import type { Observed, RefusedCreate, SpecReading } from './observed.js';
 import { DEPLOYMENT_ID_ANNOTATION, REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
+import { settledTracking } from './push-following.js';
 import { specPathOf } from './spec-paths.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
@@ -349,7 +350,7 @@ function decideObserveOnly(o: Observed, t: ReconcilerTimings): Action {
       deployment: found,
       ...(found.source_config.custom_url ? { agentUrl: found.source_config.custom_url } : {}),
     },
-    { track: { id: found.id, mode: 'steady' } },
+    { track: settledTracking(found) },
   );
 }
 
@@ -610,7 +611,7 @@ function follow(o: Observed, deployment: Deployment, ownedFacts: StatusFacts, t:
       { kind: 'RevisionFailed', message: `Revision ${latest} ended ${status}${active}` },
       revisionFacts,
       {
-        track: { id, mode: 'steady' },
+        track: settledTracking(deployment),
       },
     );
   }
@@ -640,7 +641,7 @@ function deployed(
   ownedFacts: StatusFacts,
   t: ReconcilerTimings,
 ): Action {
-  const track: Tracking = { id: deployment.id, mode: 'steady' };
+  const track: Tracking = settledTracking(deployment);
   const facts: StatusFacts = { ...ownedFacts, latestRevisionStatus: 'DEPLOYED' };
   const url = deployment.source_config.custom_url ?? undefined;
   const smoke = o.object.smokeTest;
@@ -743,6 +744,7 @@ function deployed(
     state: { kind: 'SmokeTestPending', message: `Revision ${latest} is deployed; ${calling}` },
     facts: { ...facts, smokeTest: { kind: 'pending', message: calling } },
     deploymentId: deployment.id,
+    ...(track.mode === 'follow' ? { settledMode: 'follow' as const } : {}),
   };
 }
 

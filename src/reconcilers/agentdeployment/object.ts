@@ -9,6 +9,9 @@ import {
   type SecretReference,
   type SmokeTest,
   type SmokeTestStatus,
+  type RevisionRecord,
+  type RevisionSummary,
+  type RollbackRecord,
 } from '../../api/agentdeployment/index.js';
 import type { Condition } from './conditions.js';
 import { hasFinalizer as hasKitFinalizer } from '../../runtime/reconcile/finalizers.js';
@@ -18,6 +21,8 @@ export { FINALIZER };
 export const DEPLOYMENT_ID_ANNOTATION = ANNOTATIONS.deploymentId;
 export const REDEPLOY_AT_ANNOTATION = ANNOTATIONS.redeployAt;
 export const RECONCILE_REQUESTED_AT_ANNOTATION = ANNOTATIONS.reconcileRequestedAt;
+/** A revision id of status.revisionHistory to set the deployment back to (see rollback.ts). */
+export const ROLLBACK_TO_ANNOTATION = ANNOTATIONS.rollbackTo;
 
 /** The spec fields that steer the reconciler itself (the rest goes to the wire mapping). */
 export interface ReconcilerSpecView {
@@ -29,6 +34,7 @@ export interface ReconcilerSpecView {
   adoptExisting?: boolean;
   managementPolicy?: 'Full' | 'ObserveOnly';
   smokeTest?: SmokeTest;
+  rollback?: { onFailure?: boolean };
 }
 
 export interface OwnershipView {
@@ -54,6 +60,11 @@ export interface AgentDeploymentStatusView {
   lastHandledRedeployAt?: string;
   lastHandledReconcileAt?: string;
   secretVersions?: SecretVersionView[];
+  activeRevision?: RevisionSummary;
+  latestRevision?: RevisionSummary;
+  revisionHistory?: RevisionRecord[];
+  rollback?: RollbackRecord;
+  lastHandledRollbackTo?: string;
 }
 
 /** One referenced Secret and the resourceVersion the latest revision was made with. */

@@ -22,6 +22,7 @@ import { recheckDelayMs } from './decide.js';
 import { errorPolicy } from './error-policy.js';
 import { announce, warnCannotClear } from './events.js';
 import { decideFailedWrite } from './failed-write.js';
+import { announceArrivedRevision } from './revision-arrival.js';
 import type { KeyMemory } from './key-memory.js';
 import { FINALIZER, generationOf, type AgentDeploymentView } from './object.js';
 import type { Observed, RefusedCreate, SmokeTestOutcome } from './observed.js';
@@ -327,7 +328,7 @@ export class Performer<Object extends AgentDeploymentView> {
       deps.wake?.(key);
     });
     // Followed at the steady pace meanwhile, on the object's own lane.
-    pass.lane.poller.track(action.deploymentId, key, 'steady');
+    pass.lane.poller.track(action.deploymentId, key, action.settledMode ?? 'steady');
     const published = await this.publish(object, action.state, action.facts, signal);
     if (!published.ok) return failure({ object, error: published.error });
     // Safety net only: the call's end wakes the key long before this.
@@ -444,7 +445,10 @@ export class Performer<Object extends AgentDeploymentView> {
       changed: statusChanged,
     });
     if (published.kind === 'failed') return { ok: false, error: writeFailure(published.outcome) };
-    if (published.kind === 'written') announce(this.shell, object, state, status);
+    if (published.kind === 'written') {
+      announceArrivedRevision(this.shell, object, status);
+      announce(this.shell, object, state, status);
+    }
     return { ok: true, value: published.object };
   }
 }
