@@ -41,6 +41,19 @@ export type Action =
       /** Warning events: what the spec asks that the API cannot express. */
       warnings: string[];
     }
+  /**
+   * Set the owned deployment back to what an older revision ran (rollback.ts): record the
+   * rollback in status first (`state`, `facts`), then PATCH, then follow the new revision.
+   */
+  | {
+      kind: 'rollback';
+      deployment: Deployment;
+      patch: DeploymentPatchRequest;
+      state: SyncState;
+      facts: StatusFacts;
+      /** The Warning event the PATCH is announced with. */
+      event: EventSpec;
+    }
   /** The owned deployment is gone: forget it (the next pass creates it again). */
   | { kind: 'forget'; id: string }
   | { kind: 'delete'; id: string }
@@ -81,4 +94,6 @@ export interface PublishOptions {
   refused?: { specKey: string; reason: RefusedReason };
   /** Warning events to emit if the status changes (they describe this spec, once). */
   warnings?: string[];
+  /** Events to emit if the status changes (a refused rollback-to annotation, an impossible rollback). */
+  events?: EventSpec[];
 }

@@ -65,6 +65,8 @@ export class Performer<Object extends AgentDeploymentView> {
         return this.adopt(pass, action.deployment, action.reason);
       case 'patch':
         return this.patch(pass, action);
+      case 'rollback':
+        return this.rollback(pass, action);
       case 'forget': {
         pass.lane.poller.untrack(action.id);
         this.shell.memory.forget(pass.key);
@@ -300,6 +302,40 @@ export class Performer<Object extends AgentDeploymentView> {
   }
 
   /**
+   * Sets the owned deployment back to an older revision's source. The record goes to status
+   * first, so that a crash or a failed PATCH leaves the set-aside spec set aside (decide sends
+   * the PATCH again while the latest revision is still the one set aside).
+   */
+  private async rollback(
+    pass: PassContext<Object>,
+    action: Extract<Action, { kind: 'rollback' }>,
+  ): Promise<Result<Object>> {
+    const { deps, timings } = this.shell;
+    const { signal, lane, key } = pass;
+    const recorded = await this.publish(pass.object, action.state, action.facts, signal);
+    if (!recorded.ok) return failure({ object: pass.object, error: recorded.error });
+    const object = recorded.value;
+    if (signal.aborted) return awaitChange;
+    const id = action.deployment.id;
+    const patched = await lane.controlPlane.patchDeployment(id, action.patch, signal);
+    if (!patched.ok) return failure({ object, error: patched.error });
+    const deployment = patched.value;
+    lane.observations.recordPresent(deployment, deps.clock.now());
+    deps.kube.event(object, action.event.type, action.event.reason, action.event.message);
+    this.rolloutStarted(pass, pass.memory, deployment);
+    const revision = deployment.latest_revision_id ?? '?';
+    const published = await this.publish(
+      object,
+      { kind: 'RevisionInProgress', message: `Revision ${revision} is CREATING; ${action.state.message}` },
+      { deployment, latestRevisionStatus: 'CREATING' },
+      signal,
+    );
+    if (!published.ok) return failure({ object, error: published.error });
+    lane.poller.track(id, key, 'inflight');
+    return requeueAfter(Math.max(pass.memory.nextRevisionPollAt - deps.clock.now(), timings.minRevisionPollMs));
+  }
+
+  /**
    * Starts one smoke-test call and returns without waiting for it: a slow or warming agent
    * holds no worker. The outcome lands in this key's memory and wakes the key; `decide`
    * turns it into a verdict or a retry after backoff.
@@ -425,7 +461,10 @@ export class Performer<Object extends AgentDeploymentView> {
     else if (track) pass.lane.poller.track(track.id, pass.key, track.mode);
     const published = await this.publish(object, state, facts, pass.signal);
     if (!published.ok) return failure({ object, error: published.error });
-    if (published.value !== object) warnCannotClear(this.shell, object, options.warnings);
+    if (published.value !== object) {
+      warnCannotClear(this.shell, object, options.warnings);
+      for (const event of options.events ?? []) this.shell.deps.kube.event(object, event.type, event.reason, event.message);
+    }
     return requeueAfterMs === undefined ? awaitChange : requeueAfter(requeueAfterMs);
   }
 
