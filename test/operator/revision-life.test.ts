@@ -3,7 +3,10 @@
 // with spec.rollback.onFailure returns to the previous image, says so and stops; without the
 // policy nothing changes; the rollback-to annotation rolls back to a revision of the history.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import { runHealthScript } from '../packaging/support/lua.js';
+import { ARGOCD_HEALTH_DIR } from '../packaging/support/paths.js';
 import {
   NAMESPACE,
   Stack,
@@ -120,6 +123,8 @@ describe('rollback', () => {
     expect(deployment?.source_revision_config.image_uri).toBe('registry.example/agent:1');
     expect(rolledBack.status?.activeRevisionId).toBe(deployment?.active_revision_id);
     expect(condition(rolledBack, 'Stalled')).toMatchObject({ status: 'True', reason: 'RolledBack' });
+    // Argo CD shows it Degraded (Flux's kstatus reads Stalled=True as failed): Git asks for another image.
+    expect((await runHealthScript(join(ARGOCD_HEALTH_DIR, 'health.lua'), rolledBack)).status).toBe('Degraded');
     expect(revisions(rolledBack).rollback).toMatchObject({ revisionId: good });
     expect(revisions(rolledBack).rollback?.reason).toMatch(/ended DEPLOY_FAILED$/);
     const events = await stack.events('back');
