@@ -13,7 +13,10 @@ import { parseArgs } from 'node:util';
 import type { Deployment } from '../../src/controlplane/models/index.js';
 import { parseDuration } from '../../src/operator/duration.js';
 import { DEFAULT_TIMINGS } from '../../src/reconcilers/agentdeployment/defaults.js';
-import { FleetPoller, type TrackMode } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
+import {
+  FleetPoller,
+  type TrackMode,
+} from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
 
 const { values } = parseArgs({
@@ -60,7 +63,14 @@ async function run(mode: TrackMode, headroom: number): Promise<Run> {
         return Promise.resolve({
           ok: true,
           value: list.map(
-            (id) => ({ id, status: 'READY', updated_at: '', latest_revision_id: latest.get(id) ?? 'r1', active_revision_id: 'r1' }) as Deployment,
+            (id) =>
+              ({
+                id,
+                status: 'READY',
+                updated_at: '',
+                latest_revision_id: latest.get(id) ?? 'r1',
+                active_revision_id: 'r1',
+              }) as Deployment,
           ),
         });
       },
@@ -107,10 +117,15 @@ const rows: Array<[string, Run]> = [
   ['inflight (budget short: rounds coalesced)', await run('inflight', 0)],
   ['steady (resync every 10 min)', await run('steady', 1)],
 ];
-process.stdout.write(`${n} deployments per mode, tick ${TICK_MS} ms, measured over ${minutes} min after 2 min of settling\n`);
-process.stdout.write('| Mode | List calls per minute | Ids per call | Push seen after (max) |\n|---|---|---|---|\n');
+process.stdout.write(
+  `${n} deployments per mode, tick ${TICK_MS} ms, measured over ${minutes} min after 2 min of settling\n`,
+);
+process.stdout.write(
+  '| Mode | List calls per minute | Ids per call | Push seen after (max) |\n|---|---|---|---|\n',
+);
 for (const [label, result] of rows) {
-  const seen = result.seenAfterMs.length > 0 ? `${(Math.max(...result.seenAfterMs) / 1000).toFixed(1)} s` : '-';
+  const seen =
+    result.seenAfterMs.length > 0 ? `${(Math.max(...result.seenAfterMs) / 1000).toFixed(1)} s` : '-';
   process.stdout.write(
     `| ${label} | ${result.callsPerMinute.toFixed(1)} | ${result.idsPerCall.toFixed(1)} | ${seen} |\n`,
   );

@@ -142,7 +142,11 @@ describe('kubectl get agd', () => {
     const inProgress = {
       status: {
         activeRevisionId: 'c3c3c3c3-0000-4000-8000-000000000003',
-        activeRevision: { shortId: 'c3c3c3c3', image: `registry.example.com/${name}:1.0.0`, imageVersion: '1.0.0' },
+        activeRevision: {
+          shortId: 'c3c3c3c3',
+          image: `registry.example.com/${name}:1.0.0`,
+          imageVersion: '1.0.0',
+        },
         latestRevisionStatus: 'AWAITING_DEPLOY',
         conditions: [
           {
@@ -155,9 +159,22 @@ describe('kubectl get agd', () => {
         ],
       },
     };
-    await kubectl(['patch', 'agd', name, '--subresource=status', '--type=merge', '-p', JSON.stringify(inProgress)]);
+    await kubectl([
+      'patch',
+      'agd',
+      name,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify(inProgress),
+    ]);
     const text = await kubectl(['get', 'agd']);
-    const widest = Math.max(...text.trimEnd().split('\n').map((line) => line.length));
+    const widest = Math.max(
+      ...text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.length),
+    );
     expect(widest).toBeLessThan(100);
     expect(table(text).rows.get(name)).toMatchObject({ REVISION: 'c3c3c3c3', LATEST: 'AWAITING_DEPLOY' });
     await kubectl(['delete', 'agd', name]);

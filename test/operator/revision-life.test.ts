@@ -22,7 +22,8 @@ interface RevisionStatusView {
   latestRevision?: { shortId: string; commit?: string };
   rollback?: { revisionId: string; failedRevisionId?: string; reason: string };
 }
-const revisions = (object: AgentDeploymentObject): RevisionStatusView => (object.status ?? {}) as RevisionStatusView;
+const revisions = (object: AgentDeploymentObject): RevisionStatusView =>
+  (object.status ?? {}) as RevisionStatusView;
 
 let stack: Stack;
 let listenerId: string;
@@ -64,13 +65,20 @@ describe('build on push', () => {
     // Settled: two more list calls (a leftover in-flight poll, then the push cadence's own),
     // so that what sees the push is the cadence of a settled deployment, not a rollout's poll.
     const lists = async (): Promise<number> => {
-      const stats = await stack.admin<{ byRoute: Array<{ method: string; route: string; count: number }> }>('GET', '/stats');
+      const stats = await stack.admin<{ byRoute: Array<{ method: string; route: string; count: number }> }>(
+        'GET',
+        '/stats',
+      );
       return stats.byRoute
         .filter((row) => row.method === 'GET' && row.route === '/v2/deployments')
         .reduce((sum, row) => sum + row.count, 0);
     };
     const settledFrom = await lists();
-    await stack.waitUntil(async () => (await lists()) >= settledFrom + 2, 'two list calls of the settled deployment', 5_000);
+    await stack.waitUntil(
+      async () => (await lists()) >= settledFrom + 2,
+      'two list calls of the settled deployment',
+      5_000,
+    );
     const sha = 'c0ffee'.padEnd(40, '1');
     const pushedAt = Date.now();
     const pushed = await stack.admin<{ id: string }>('POST', `/deployments/${deploymentId}/push`, {
@@ -84,7 +92,11 @@ describe('build on push', () => {
     );
     // The push cadence (1 s here) plus a quarter of it; the resync (60 s) plays no part.
     expect(Date.now() - pushedAt).toBeLessThan(4_000);
-    expect(revisions(seen).revisionHistory?.[0]).toMatchObject({ id: pushed.id, commit: sha, repoRef: 'main' });
+    expect(revisions(seen).revisionHistory?.[0]).toMatchObject({
+      id: pushed.id,
+      commit: sha,
+      repoRef: 'main',
+    });
     const deployed = await stack.waitFor(
       'pushed',
       (o) => isReady(o) && o.status?.activeRevisionId === pushed.id,
@@ -92,7 +104,9 @@ describe('build on push', () => {
     );
     expect(revisions(deployed).activeRevision).toMatchObject({ shortId: pushed.id.slice(0, 8), commit: sha });
     const events = await stack.events('pushed');
-    expect(events.find((event) => event.reason === 'NewRevision')?.note).toContain(`commit ${sha.slice(0, 12)} of main`);
+    expect(events.find((event) => event.reason === 'NewRevision')?.note).toContain(
+      `commit ${sha.slice(0, 12)} of main`,
+    );
     expect(events.filter((event) => event.reason === 'Deployed').length).toBe(2);
   });
 });
@@ -104,7 +118,10 @@ describe('rollback', () => {
     listenerId = await stack.listenerId();
   });
 
-  async function failSecondImage(name: string, extra: Record<string, unknown>): Promise<string | null | undefined> {
+  async function failSecondImage(
+    name: string,
+    extra: Record<string, unknown>,
+  ): Promise<string | null | undefined> {
     await stack.apply(containerAgent(name, listenerId, extra));
     const first = await stack.waitFor(name, isReady, 'Ready on the first image');
     await stack.admin('POST', '/revision-failures', { deployment_name: name, status: 'DEPLOY_FAILED' });
@@ -124,11 +141,15 @@ describe('rollback', () => {
     expect(rolledBack.status?.activeRevisionId).toBe(deployment?.active_revision_id);
     expect(condition(rolledBack, 'Stalled')).toMatchObject({ status: 'True', reason: 'RolledBack' });
     // Argo CD shows it Degraded (Flux's kstatus reads Stalled=True as failed): Git asks for another image.
-    expect((await runHealthScript(join(ARGOCD_HEALTH_DIR, 'health.lua'), rolledBack)).status).toBe('Degraded');
+    expect((await runHealthScript(join(ARGOCD_HEALTH_DIR, 'health.lua'), rolledBack)).status).toBe(
+      'Degraded',
+    );
     expect(revisions(rolledBack).rollback).toMatchObject({ revisionId: good });
     expect(revisions(rolledBack).rollback?.reason).toMatch(/ended DEPLOY_FAILED$/);
     const events = await stack.events('back');
-    expect(events.find((event) => event.reason === 'RolledBack')?.note).toContain('image registry.example/agent:1');
+    expect(events.find((event) => event.reason === 'RolledBack')?.note).toContain(
+      'image registry.example/agent:1',
+    );
     // It stops: looked at again, the failed spec is not sent, no new revision is made.
     const latest = deployment?.latest_revision_id;
     await stack.waitForReconciles(2, 'back, rolled back');
@@ -152,7 +173,11 @@ describe('rollback', () => {
     await stack.apply(containerAgent('manual', listenerId));
     const first = await stack.waitFor('manual', isReady, 'Ready');
     await stack.patchSpec('manual', { sourceRevisionConfig: { imageUri: 'registry.example/agent:2' } });
-    await stack.waitFor('manual', (o) => isReady(o) && o.status?.activeRevisionId !== first.status?.activeRevisionId, 'Ready on :2');
+    await stack.waitFor(
+      'manual',
+      (o) => isReady(o) && o.status?.activeRevisionId !== first.status?.activeRevisionId,
+      'Ready on :2',
+    );
     const annotate = (value: string) =>
       stack.client.mergePatch(AGENT_DEPLOYMENTS, NAMESPACE, 'manual', {
         metadata: { annotations: { 'agentplatform.io/rollback-to': value } },
@@ -163,7 +188,11 @@ describe('rollback', () => {
       'a RollbackRefused event',
     );
     await annotate(first.status?.activeRevisionId?.slice(0, 8) ?? '');
-    const back = await stack.waitFor('manual', (o) => condition(o, 'Ready')?.reason === 'RolledBack', 'RolledBack');
+    const back = await stack.waitFor(
+      'manual',
+      (o) => condition(o, 'Ready')?.reason === 'RolledBack',
+      'RolledBack',
+    );
     expect((await stack.deployments())[0]?.source_revision_config.image_uri).toBe('registry.example/agent:1');
     expect(revisions(back).rollback?.reason).toBe('asked by the agentplatform.io/rollback-to annotation');
   });

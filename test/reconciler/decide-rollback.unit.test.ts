@@ -84,7 +84,11 @@ function observed(given: Given = {}): Observed {
   };
 }
 
-const key = (generation = 2): string => specKey({ object: { generation } as Observed['object'], spec: { kind: 'valid', desired: DESIRED, secretVersions: {} } });
+const key = (generation = 2): string =>
+  specKey({
+    object: { generation } as Observed['object'],
+    spec: { kind: 'valid', desired: DESIRED, secretVersions: {} },
+  });
 
 function kindOf(action: Action): string {
   return action.kind === 'publish' ? `publish ${action.state.kind}` : action.kind;
@@ -96,7 +100,12 @@ describe('decide with spec.rollback.onFailure', () => {
     expect(action).toMatchObject({
       kind: 'rollback',
       patch: { source_revision_config: { image_uri: GOOD } },
-      state: { kind: 'RolledBack', message: expect.stringContaining('Rolling back to revision aaaaaaaa (image registry.example/bot:1): revision bbbbbbbb ended BUILD_FAILED') as unknown },
+      state: {
+        kind: 'RolledBack',
+        message: expect.stringContaining(
+          'Rolling back to revision aaaaaaaa (image registry.example/bot:1): revision bbbbbbbb ended BUILD_FAILED',
+        ) as unknown,
+      },
       facts: {
         latestRevisionStatus: 'BUILD_FAILED',
         rollback: { revisionId: R1, failedRevisionId: R2, specKey: key(), at: new Date(NOW).toISOString() },
@@ -117,8 +126,16 @@ describe('decide with spec.rollback.onFailure', () => {
         deployment: { active_revision_id: R2 },
         known: {},
         status: {
-          revisionHistory: [{ ...failing, status: 'DEPLOYED' }, { ...good, smokeTest: 'Passed' }],
-          smokeTest: { revisionId: R2, specHash: smokeTestSpecHash(SMOKE), result: 'Failed', message: 'no pong' },
+          revisionHistory: [
+            { ...failing, status: 'DEPLOYED' },
+            { ...good, smokeTest: 'Passed' },
+          ],
+          smokeTest: {
+            revisionId: R2,
+            specHash: smokeTestSpecHash(SMOKE),
+            result: 'Failed',
+            message: 'no pong',
+          },
         },
       }),
       DEFAULT_TIMINGS,
@@ -138,7 +155,8 @@ describe('decide with spec.rollback.onFailure', () => {
         {
           type: 'Warning',
           reason: 'RollbackNotPossible',
-          message: 'spec.rollback.onFailure: revision bbbbbbbb is not rolled back: no revision in status.revisionHistory was deployed and passed its smoke test',
+          message:
+            'spec.rollback.onFailure: revision bbbbbbbb is not rolled back: no revision in status.revisionHistory was deployed and passed its smoke test',
         },
       ],
     });
@@ -157,17 +175,35 @@ describe('decide with spec.rollback.onFailure', () => {
       DEFAULT_TIMINGS,
     );
     expect(kindOf(action)).toBe('publish RevisionFailed');
-    expect(action).toMatchObject({ events: [{ reason: 'RollbackNotPossible', message: expect.stringContaining('cannot pin a commit') as unknown }] });
+    expect(action).toMatchObject({
+      events: [
+        { reason: 'RollbackNotPossible', message: expect.stringContaining('cannot pin a commit') as unknown },
+      ],
+    });
   });
 
   it('after the rollback, the set-aside spec is not re-applied: RolledBack (Stalled), no patch', () => {
     const rolledBack = observed({
-      deployment: { latest_revision_id: R3, active_revision_id: R3, source_revision_config: { image_uri: GOOD } },
+      deployment: {
+        latest_revision_id: R3,
+        active_revision_id: R3,
+        source_revision_config: { image_uri: GOOD },
+      },
       known: {},
       status: {
         latestRevisionId: R3,
-        revisionHistory: [{ id: R3, status: 'DEPLOYED', image: GOOD }, { ...failing, status: 'BUILD_FAILED' }, good],
-        rollback: { revisionId: R1, failedRevisionId: R2, reason: 'revision bbbbbbbb ended BUILD_FAILED', at: new Date(NOW).toISOString(), specKey: key() },
+        revisionHistory: [
+          { id: R3, status: 'DEPLOYED', image: GOOD },
+          { ...failing, status: 'BUILD_FAILED' },
+          good,
+        ],
+        rollback: {
+          revisionId: R1,
+          failedRevisionId: R2,
+          reason: 'revision bbbbbbbb ended BUILD_FAILED',
+          at: new Date(NOW).toISOString(),
+          specKey: key(),
+        },
       },
     });
     const action = decide(rolledBack, DEFAULT_TIMINGS);
@@ -175,24 +211,41 @@ describe('decide with spec.rollback.onFailure', () => {
       kind: 'publish',
       state: {
         kind: 'RolledBack',
-        message: 'Rolled back to revision aaaaaaaa (revision bbbbbbbb ended BUILD_FAILED); Revision cccccccc-0000-4000-8000-000000000003 is deployed; the spec is not applied again until it changes',
+        message:
+          'Rolled back to revision aaaaaaaa (revision bbbbbbbb ended BUILD_FAILED); Revision cccccccc-0000-4000-8000-000000000003 is deployed; the spec is not applied again until it changes',
       },
     });
     // A new generation is a new spec: it is applied, and the rollback record is spent.
-    const changed = decide({ ...rolledBack, object: { ...rolledBack.object, generation: 3 } }, DEFAULT_TIMINGS);
-    expect(changed).toMatchObject({ kind: 'patch', patch: { source_revision_config: { image_uri: BAD } }, facts: { rollback: null } });
+    const changed = decide(
+      { ...rolledBack, object: { ...rolledBack.object, generation: 3 } },
+      DEFAULT_TIMINGS,
+    );
+    expect(changed).toMatchObject({
+      kind: 'patch',
+      patch: { source_revision_config: { image_uri: BAD } },
+      facts: { rollback: null },
+    });
   });
 
   it('a rollback recorded whose PATCH did not land is sent again', () => {
     const action = decide(
       observed({
         status: {
-          rollback: { revisionId: R1, failedRevisionId: R2, reason: 'revision bbbbbbbb ended BUILD_FAILED', at: new Date(NOW).toISOString(), specKey: key() },
+          rollback: {
+            revisionId: R1,
+            failedRevisionId: R2,
+            reason: 'revision bbbbbbbb ended BUILD_FAILED',
+            at: new Date(NOW).toISOString(),
+            specKey: key(),
+          },
         },
       }),
       DEFAULT_TIMINGS,
     );
-    expect(action).toMatchObject({ kind: 'rollback', patch: { source_revision_config: { image_uri: GOOD } } });
+    expect(action).toMatchObject({
+      kind: 'rollback',
+      patch: { source_revision_config: { image_uri: GOOD } },
+    });
   });
 });
 
@@ -204,7 +257,10 @@ describe('the rollback-to annotation', () => {
     expect(action).toMatchObject({
       kind: 'rollback',
       patch: { source_revision_config: { image_uri: GOOD } },
-      facts: { handledRollbackTo: 'aaaaaaaa', rollback: { revisionId: R1, reason: 'asked by the agentplatform.io/rollback-to annotation' } },
+      facts: {
+        handledRollbackTo: 'aaaaaaaa',
+        rollback: { revisionId: R1, reason: 'asked by the agentplatform.io/rollback-to annotation' },
+      },
     });
   });
 
@@ -223,7 +279,10 @@ describe('the rollback-to annotation', () => {
         },
       ],
     });
-    const handled = decide(observed({ ...settled, rollbackTo: 'deadbeef', status: { lastHandledRollbackTo: 'deadbeef' } }), DEFAULT_TIMINGS);
+    const handled = decide(
+      observed({ ...settled, rollbackTo: 'deadbeef', status: { lastHandledRollbackTo: 'deadbeef' } }),
+      DEFAULT_TIMINGS,
+    );
     expect(handled).not.toHaveProperty('events');
   });
 });

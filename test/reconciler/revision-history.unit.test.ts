@@ -9,7 +9,11 @@ const T0 = Date.parse('2026-11-26T08:00:00Z');
 const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
 const rev = (n: number): string => `${String(n).padStart(8, '0')}-0000-4000-8000-000000000000`;
 
-function deployment(latest: number, active: number | null, extra: Partial<Deployment['source_revision_config']> = {}): Deployment {
+function deployment(
+  latest: number,
+  active: number | null,
+  extra: Partial<Deployment['source_revision_config']> = {},
+): Deployment {
   return {
     name: 'agent',
     source: 'external_container',
@@ -29,10 +33,26 @@ function deployment(latest: number, active: number | null, extra: Partial<Deploy
 
 describe('revision history', () => {
   it('records a revision from in flight to deployed, with its image and times, once', () => {
-    let history = nextRevisionHistory(undefined, { deployment: deployment(1, null), latestStatus: 'CREATING', now: at(0) });
-    history = nextRevisionHistory(history, { deployment: deployment(1, null), latestStatus: 'DEPLOYING', now: at(5) });
-    history = nextRevisionHistory(history, { deployment: deployment(1, 1), latestStatus: 'DEPLOYED', now: at(9) });
-    const settled = nextRevisionHistory(history, { deployment: deployment(1, 1), latestStatus: 'DEPLOYED', now: at(60) });
+    let history = nextRevisionHistory(undefined, {
+      deployment: deployment(1, null),
+      latestStatus: 'CREATING',
+      now: at(0),
+    });
+    history = nextRevisionHistory(history, {
+      deployment: deployment(1, null),
+      latestStatus: 'DEPLOYING',
+      now: at(5),
+    });
+    history = nextRevisionHistory(history, {
+      deployment: deployment(1, 1),
+      latestStatus: 'DEPLOYED',
+      now: at(9),
+    });
+    const settled = nextRevisionHistory(history, {
+      deployment: deployment(1, 1),
+      latestStatus: 'DEPLOYED',
+      now: at(60),
+    });
     expect(settled).toEqual([
       {
         id: rev(1),
@@ -47,8 +67,16 @@ describe('revision history', () => {
   });
 
   it('keeps the serving revision, the failed one and its reason, newest first', () => {
-    let history = nextRevisionHistory(undefined, { deployment: deployment(1, 1), latestStatus: 'DEPLOYED', now: at(0) });
-    history = nextRevisionHistory(history, { deployment: deployment(2, 1), latestStatus: 'BUILD_FAILED', now: at(30) });
+    let history = nextRevisionHistory(undefined, {
+      deployment: deployment(1, 1),
+      latestStatus: 'DEPLOYED',
+      now: at(0),
+    });
+    history = nextRevisionHistory(history, {
+      deployment: deployment(2, 1),
+      latestStatus: 'BUILD_FAILED',
+      now: at(30),
+    });
     expect(history.map((entry) => [entry.id, entry.status, entry.failureReason])).toEqual([
       [rev(2), 'BUILD_FAILED', 'BUILD_FAILED'],
       [rev(1), 'DEPLOYED', undefined],
@@ -61,17 +89,34 @@ describe('revision history', () => {
         createdAt: at(0).toISOString(),
         deployedAt: at(0).toISOString(),
       },
-      latest: { shortId: rev(2).slice(0, 8), image: 'registry.example.com/agent:2', createdAt: at(30).toISOString() },
+      latest: {
+        shortId: rev(2).slice(0, 8),
+        image: 'registry.example.com/agent:2',
+        createdAt: at(30).toISOString(),
+      },
     });
   });
 
   it('marks a revision superseded in flight SKIPPED and records smoke-test verdicts', () => {
-    let history = nextRevisionHistory(undefined, { deployment: deployment(1, null), latestStatus: 'BUILDING', now: at(0) });
-    history = nextRevisionHistory(history, { deployment: deployment(2, null), latestStatus: 'CREATING', now: at(3) });
+    let history = nextRevisionHistory(undefined, {
+      deployment: deployment(1, null),
+      latestStatus: 'BUILDING',
+      now: at(0),
+    });
+    history = nextRevisionHistory(history, {
+      deployment: deployment(2, null),
+      latestStatus: 'CREATING',
+      now: at(3),
+    });
     history = nextRevisionHistory(history, {
       deployment: deployment(2, 2),
       latestStatus: 'DEPLOYED',
-      verdict: { revisionId: rev(2), specHash: 'h', result: 'Failed', message: 'the reply does not contain "pong"' },
+      verdict: {
+        revisionId: rev(2),
+        specHash: 'h',
+        result: 'Failed',
+        message: 'the reply does not contain "pong"',
+      },
       now: at(20),
     });
     expect(history.map((entry) => [entry.status, entry.smokeTest, entry.failureReason])).toEqual([
@@ -81,17 +126,34 @@ describe('revision history', () => {
   });
 
   it('records the commit of a repository revision (a push)', () => {
-    const pushed = deployment(2, 1, { image_uri: null, repo_ref: 'main', repo_commit_sha: 'c0ffee'.padEnd(40, '0') });
+    const pushed = deployment(2, 1, {
+      image_uri: null,
+      repo_ref: 'main',
+      repo_commit_sha: 'c0ffee'.padEnd(40, '0'),
+    });
     const history = nextRevisionHistory(undefined, { deployment: pushed, now: at(0) });
-    expect(history[0]).toMatchObject({ id: rev(2), repoRef: 'main', commit: 'c0ffee'.padEnd(40, '0'), status: 'UNKNOWN' });
+    expect(history[0]).toMatchObject({
+      id: rev(2),
+      repoRef: 'main',
+      commit: 'c0ffee'.padEnd(40, '0'),
+      status: 'UNKNOWN',
+    });
     expect(history[1]).toMatchObject({ id: rev(1), status: 'DEPLOYED' });
   });
 
   it(`stays bounded at ${REVISION_HISTORY_LIMIT} entries over 100 revisions, keeping the newest`, () => {
     let history: RevisionRecord[] | undefined;
     for (let n = 1; n <= 100; n += 1) {
-      history = nextRevisionHistory(history, { deployment: deployment(n, n - 1 || null), latestStatus: 'DEPLOYING', now: at(n) });
-      history = nextRevisionHistory(history, { deployment: deployment(n, n), latestStatus: 'DEPLOYED', now: at(n + 0.5) });
+      history = nextRevisionHistory(history, {
+        deployment: deployment(n, n - 1 || null),
+        latestStatus: 'DEPLOYING',
+        now: at(n),
+      });
+      history = nextRevisionHistory(history, {
+        deployment: deployment(n, n),
+        latestStatus: 'DEPLOYED',
+        now: at(n + 0.5),
+      });
       expect(history.length).toBeLessThanOrEqual(REVISION_HISTORY_LIMIT);
     }
     expect(history?.map((entry) => entry.id)).toEqual(

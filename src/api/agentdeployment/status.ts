@@ -124,20 +124,30 @@ export const RevisionRecord = z
       .max(64)
       .describe('The last status the operator saw, for example BUILDING, DEPLOYED or BUILD_FAILED.'),
     ...revisionSource,
-    createdAt: timestamp('When the operator first saw the revision (it was made by the operator or a push).').optional(),
+    createdAt: timestamp(
+      'When the operator first saw the revision (it was made by the operator or a push).',
+    ).optional(),
     deployedAt: timestamp('When the operator first saw the revision DEPLOYED.').optional(),
-    smokeTest: z.enum(SMOKE_TEST_RESULTS).describe('The verdict of spec.smokeTest on this revision.').optional(),
+    smokeTest: z
+      .enum(SMOKE_TEST_RESULTS)
+      .describe('The verdict of spec.smokeTest on this revision.')
+      .optional(),
     failureReason: z
       .string()
       .max(512)
-      .describe('Why the revision is not the one that should run: its failed status, or its smoke test verdict.')
+      .describe(
+        'Why the revision is not the one that should run: its failed status, or its smoke test verdict.',
+      )
       .optional(),
   })
   .describe('One revision of the deployment, as the operator saw it.');
 
 export const RevisionSummary = z
   .object({
-    shortId: z.string().max(8).describe('The first 8 characters of the revision id (what kubectl get shows).'),
+    shortId: z
+      .string()
+      .max(8)
+      .describe('The first 8 characters of the revision id (what kubectl get shows).'),
     ...revisionSource,
     imageVersion: z
       .string()

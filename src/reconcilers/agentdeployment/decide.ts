@@ -537,7 +537,10 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
       : action;
   if (inForce) {
     // The set-aside spec is not sent again: follow what runs, told as a rollback.
-    return resumeRollback(o, deployment, inForce, facts) ?? settle(asRolledBack(follow(o, deployment, facts, t), inForce));
+    return (
+      resumeRollback(o, deployment, inForce, facts) ??
+      settle(asRolledBack(follow(o, deployment, facts, t), inForce))
+    );
   }
   // Where the API cannot clear a field the spec dropped, say so once, when the spec changes.
   const warnings =

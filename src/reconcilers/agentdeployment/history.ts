@@ -96,7 +96,14 @@ export function revisionSummaries(
     if (!id) return undefined;
     const entry = history.find((candidate) => candidate.id === id);
     const summary: RevisionSummary = { shortId: shortRevisionId(id) };
-    for (const field of ['image', 'repoRef', 'graphConfigPath', 'commit', 'createdAt', 'deployedAt'] as const) {
+    for (const field of [
+      'image',
+      'repoRef',
+      'graphConfigPath',
+      'commit',
+      'createdAt',
+      'deployedAt',
+    ] as const) {
       const value = entry?.[field];
       if (value !== undefined) summary[field] = value;
     }

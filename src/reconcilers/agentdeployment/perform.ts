@@ -332,7 +332,9 @@ export class Performer<Object extends AgentDeploymentView> {
     );
     if (!published.ok) return failure({ object, error: published.error });
     lane.poller.track(id, key, 'inflight');
-    return requeueAfter(Math.max(pass.memory.nextRevisionPollAt - deps.clock.now(), timings.minRevisionPollMs));
+    return requeueAfter(
+      Math.max(pass.memory.nextRevisionPollAt - deps.clock.now(), timings.minRevisionPollMs),
+    );
   }
 
   /**
@@ -463,7 +465,8 @@ export class Performer<Object extends AgentDeploymentView> {
     if (!published.ok) return failure({ object, error: published.error });
     if (published.value !== object) {
       warnCannotClear(this.shell, object, options.warnings);
-      for (const event of options.events ?? []) this.shell.deps.kube.event(object, event.type, event.reason, event.message);
+      for (const event of options.events ?? [])
+        this.shell.deps.kube.event(object, event.type, event.reason, event.message);
     }
     return requeueAfterMs === undefined ? awaitChange : requeueAfter(requeueAfterMs);
   }

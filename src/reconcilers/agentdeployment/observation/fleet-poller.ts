@@ -221,12 +221,18 @@ export class FleetPoller {
           urgent += 1;
           oldestDueAt = Math.min(oldestDueAt, entry.nextPollAt);
         }
-      } else if (entry.nextPollAt <= this.earlyHorizonOf(entry.mode, earlyHorizon, earlyInflightHorizon, followHorizon))
+      } else if (
+        entry.nextPollAt <= this.earlyHorizonOf(entry.mode, earlyHorizon, earlyInflightHorizon, followHorizon)
+      )
         early.push({ id, at: entry.nextPollAt });
     }
     if (due.length === 0) return;
     // Only followed ids are due: wait for a full batch or a quarter interval (see FOLLOW_COALESCE_SHARE).
-    if (urgent === 0 && due.length < MAX_IDS_PER_LIST && now - oldestFollowDueAt < this.pushPollMs * FOLLOW_COALESCE_SHARE)
+    if (
+      urgent === 0 &&
+      due.length < MAX_IDS_PER_LIST &&
+      now - oldestFollowDueAt < this.pushPollMs * FOLLOW_COALESCE_SHARE
+    )
       return;
     const coalescing =
       urgent > 0 &&
