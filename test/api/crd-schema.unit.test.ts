@@ -242,16 +242,18 @@ describe('the CustomResourceDefinition', () => {
     });
   });
 
-  it('prints Ready, its reason, the active and latest revision, suspend and age; ids, connection and URL in -o wide', () => {
+  it('prints Ready, its reason, the active revision (short id) and latest revision, suspend and age; commit, image, ids, connection and URL in -o wide', () => {
     const columns = version?.additionalPrinterColumns ?? [];
     expect(columns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
       ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
       ['Status', '.status.conditions[?(@.type=="Ready")].reason', 0],
-      ['Revision', '.status.activeRevisionId', 0],
+      ['Revision', '.status.activeRevision.shortId', 0],
       ['Latest', '.status.latestRevisionStatus', 0],
       ['Suspended', '.spec.suspend', 0],
       ['Age', '.metadata.creationTimestamp', 0],
       ['Source', '.spec.source', 1],
+      ['Commit', '.status.activeRevision.commit', 1],
+      ['Image', '.status.activeRevision.imageVersion', 1],
       ['Deployment', '.status.deploymentId', 1],
       ['Connection', '.spec.connectionRef.name', 1],
       ['URL', '.status.url', 1],

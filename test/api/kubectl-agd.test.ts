@@ -1,8 +1,9 @@
 // An AgentDeployment as a platform engineer meets it, through the real kubectl against the
 // Kubernetes emulator serving the generated CRD. `kubectl apply` rejects a field a source
 // requires, naming it. `kubectl get agd` shows READY, STATUS (the Ready reason), REVISION
-// (active), LATEST (newest revision's state), SUSPENDED and AGE; `-o wide` adds the source,
-// deployment id, URL and the Ready message.
+// (active, by its short id), LATEST (newest revision's state), SUSPENDED and AGE, under 100
+// characters; `-o wide` adds the source, commit, image version, deployment id, URL and the
+// Ready message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dump } from 'js-yaml';
 import { agentDeploymentCrd } from '../../src/api/crd/agentdeployment-crd.js';
@@ -57,6 +58,13 @@ beforeAll(async () => {
       activeRevisionId: 'a1a1a1a1-0000-4000-8000-000000000001',
       latestRevisionId: 'b2b2b2b2-0000-4000-8000-000000000002',
       latestRevisionStatus: 'BUILDING',
+      activeRevision: {
+        shortId: 'a1a1a1a1',
+        image: 'registry.example.com/rolling:1.0.0',
+        imageVersion: '1.0.0',
+        deployedAt: NOW,
+      },
+      latestRevision: { shortId: 'b2b2b2b2', image: 'registry.example.com/rolling:1.1.0', createdAt: NOW },
       customUrl: 'https://rolling.agents.example.com',
       secretVersions: [
         { name: 'agent-secrets', resourceVersion: '4711' },
@@ -112,7 +120,7 @@ describe('kubectl get agd', () => {
       NAME: 'rolling',
       READY: 'False',
       STATUS: 'RevisionInProgress',
-      REVISION: 'a1a1a1a1-0000-4000-8000-000000000001',
+      REVISION: 'a1a1a1a1',
       LATEST: 'BUILDING',
       SUSPENDED: 'false',
       AGE: expect.stringMatching(/^\d+s$/) as unknown as string,
@@ -127,6 +135,51 @@ describe('kubectl get agd', () => {
     });
   });
 
+  it('stays under 100 characters wide, with a 21-character name and long values', async () => {
+    // About 80 characters go to the other columns at their widest (a Ready reason of 20, AWAITING_DEPLOY).
+    const name = 'support-agent-eu-west';
+    await kubectl(['apply', '-f', '-'], dump(agent(name, false)));
+    const inProgress = {
+      status: {
+        activeRevisionId: 'c3c3c3c3-0000-4000-8000-000000000003',
+        activeRevision: {
+          shortId: 'c3c3c3c3',
+          image: `registry.example.com/${name}:1.0.0`,
+          imageVersion: '1.0.0',
+        },
+        latestRevisionStatus: 'AWAITING_DEPLOY',
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'RevisionInProgress',
+            message: 'Revision d4d4d4d4 is AWAITING_DEPLOY',
+            lastTransitionTime: NOW,
+          },
+        ],
+      },
+    };
+    await kubectl([
+      'patch',
+      'agd',
+      name,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify(inProgress),
+    ]);
+    const text = await kubectl(['get', 'agd']);
+    const widest = Math.max(
+      ...text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.length),
+    );
+    expect(widest).toBeLessThan(100);
+    expect(table(text).rows.get(name)).toMatchObject({ REVISION: 'c3c3c3c3', LATEST: 'AWAITING_DEPLOY' });
+    await kubectl(['delete', 'agd', name]);
+  });
+
   it('-o wide adds the source, deployment id, connection, URL and the Ready message', async () => {
     const { header, rows } = table(await kubectl(['get', 'agd', '-o', 'wide']));
     expect(header).toEqual([
@@ -138,12 +191,16 @@ describe('kubectl get agd', () => {
       'SUSPENDED',
       'AGE',
       'SOURCE',
+      'COMMIT',
+      'IMAGE',
       'DEPLOYMENT',
       'CONNECTION',
       'URL',
       'MESSAGE',
     ]);
     expect(rows.get('rolling')).toMatchObject({
+      COMMIT: '',
+      IMAGE: '1.0.0',
       SOURCE: 'external_container',
       DEPLOYMENT: '0f6e5a7c-1111-4222-8333-944445555666',
       CONNECTION: 'eu',

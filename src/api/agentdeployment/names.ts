@@ -28,4 +28,6 @@ export const ANNOTATIONS = {
   redeployAt: `${GROUP}/redeploy-at`,
   /** Any new value makes the operator look at the control plane now, without a new revision. */
   reconcileRequestedAt: `${GROUP}/reconcile-requested-at`,
+  /** A revision id from status.revisionHistory: set the deployment back to what that revision ran. */
+  rollbackTo: `${GROUP}/rollback-to`,
 } as const;

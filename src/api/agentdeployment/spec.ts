@@ -342,6 +342,18 @@ const SPEC_RULES: CelRule[] = [
   ),
 ];
 
+export const RollbackPolicy = z
+  .object({
+    onFailure: z
+      .boolean()
+      .default(false)
+      .describe(
+        'When true, a revision that ends CREATE_FAILED, BUILD_FAILED or DEPLOY_FAILED, or fails spec.smokeTest, sets the deployment back to the image (external_container) or repoRef and graphConfigPath (repo_host) of the last revision in status.revisionHistory that was deployed and passed its smoke test; the failed spec is not sent again until it changes (Ready=False, reason RolledBack).',
+      ),
+  })
+  .strict()
+  .describe('Opt-in rollback of a failed revision to the last one that worked.');
+
 export const AgentDeploymentSpec = z
   .object({
     name: z
@@ -407,6 +419,7 @@ export const AgentDeploymentSpec = z
     connectionRef: ConnectionRef.optional(),
     smokeTest: SmokeTest.optional(),
     export: ExportSpec.optional(),
+    rollback: RollbackPolicy.optional(),
   })
   .meta({
     description: 'Desired state of the agent deployment on the control plane.',

@@ -50,6 +50,12 @@ export const CONDITION_REASONS = {
   Exported: 'Exported',
   /** spec.export names a ConfigMap the operator did not create: it is left untouched. */
   ExportConflict: 'ExportConflict',
+  /**
+   * spec.rollback: the latest revision failed (or failed its smoke test) and the deployment was
+   * set back to the last revision that worked, or the rollback-to annotation asked for one.
+   * Stalled: the failed spec is not sent again until it changes.
+   */
+  RolledBack: 'RolledBack',
 } as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[keyof typeof CONDITION_REASONS];
 
@@ -91,6 +97,90 @@ export const SmokeTestStatus = z
       .describe('What the agent answered (quoted, truncated, secrets redacted) or why the call failed.'),
   })
   .describe('The verdict of the smoke test of the latest revision (spec.smokeTest).');
+
+/** How many revisions status.revisionHistory keeps (newest first): the object's size matters at 10,000 objects. */
+export const REVISION_HISTORY_LIMIT = 10;
+
+const revisionSource = {
+  image: z
+    .string()
+    .max(2048)
+    .describe('The container image the revision runs (image_uri; external_container).')
+    .optional(),
+  repoRef: z.string().max(256).describe('The git ref the revision was built from (repo_host).').optional(),
+  graphConfigPath: z
+    .string()
+    .max(1024)
+    .describe('The graph configuration file the revision was built with (repo_host).')
+    .optional(),
+  commit: z
+    .string()
+    .max(64)
+    .describe('The commit the revision was built from (repo_commit_sha; repo_host).')
+    .optional(),
+};
+
+export const RevisionRecord = z
+  .object({
+    id: z.string().max(64).describe('Id of the revision on the control plane.'),
+    status: z
+      .string()
+      .max(64)
+      .describe('The last status the operator saw, for example BUILDING, DEPLOYED or BUILD_FAILED.'),
+    ...revisionSource,
+    createdAt: timestamp(
+      'When the operator first saw the revision (it was made by the operator or a push).',
+    ).optional(),
+    deployedAt: timestamp('When the operator first saw the revision DEPLOYED.').optional(),
+    smokeTest: z
+      .enum(SMOKE_TEST_RESULTS)
+      .describe('The verdict of spec.smokeTest on this revision.')
+      .optional(),
+    failureReason: z
+      .string()
+      .max(512)
+      .describe(
+        'Why the revision is not the one that should run: its failed status, or its smoke test verdict.',
+      )
+      .optional(),
+  })
+  .describe('One revision of the deployment, as the operator saw it.');
+
+export const RevisionSummary = z
+  .object({
+    shortId: z
+      .string()
+      .max(8)
+      .describe('The first 8 characters of the revision id (what kubectl get shows).'),
+    ...revisionSource,
+    imageVersion: z
+      .string()
+      .max(256)
+      .describe("The deployment's image_version (the version of the image the active revision runs).")
+      .optional(),
+    createdAt: timestamp('When the operator first saw the revision.').optional(),
+    deployedAt: timestamp('When the operator first saw the revision DEPLOYED.').optional(),
+  })
+  .describe('What a revision runs, in short: what kubectl get and describe show.');
+
+export const RollbackRecord = z
+  .object({
+    revisionId: z.string().max(64).describe('The revision whose source the deployment was set back to.'),
+    failedRevisionId: z
+      .string()
+      .max(64)
+      .describe('The revision that failed (onFailure), or the latest revision when the annotation asked.')
+      .optional(),
+    reason: z.string().max(1024).describe('Why: the failure, or the rollback-to annotation.'),
+    at: timestamp('When the rollback was sent.'),
+    specKey: z
+      .string()
+      .max(4096)
+      .describe(
+        'What the set-aside spec was built from (generation, Secret versions, redeploy-at): it is not sent again until one of them changes.',
+      ),
+  })
+  .describe('The last rollback: the cluster runs an older revision than the spec asks for.');
 
 const nullableId = (description: string) => z.string().max(64).nullable().describe(description).optional();
 
@@ -182,6 +272,21 @@ export const AgentDeploymentStatus = z
       .max(256)
       .describe('The last value of the agentplatform.io/reconcile-requested-at annotation that was handled.')
       .optional(),
+    activeRevision: RevisionSummary.optional(),
+    latestRevision: RevisionSummary.optional(),
+    revisionHistory: z
+      .array(RevisionRecord)
+      .max(REVISION_HISTORY_LIMIT)
+      .describe(
+        `The last ${REVISION_HISTORY_LIMIT} revisions the operator saw, newest first (made by the operator, a push or a rollback).`,
+      )
+      .optional(),
+    rollback: RollbackRecord.optional(),
+    lastHandledRollbackTo: z
+      .string()
+      .max(256)
+      .describe('The last value of the agentplatform.io/rollback-to annotation that was handled.')
+      .optional(),
     secretVersions: z
       .array(
         z
@@ -204,4 +309,7 @@ export type Condition = z.infer<typeof Condition>;
 export type Ownership = z.infer<typeof Ownership>;
 export type SmokeTestStatus = z.infer<typeof SmokeTestStatus>;
 export type TracingProjectStatus = z.infer<typeof TracingProjectStatus>;
+export type RevisionRecord = z.infer<typeof RevisionRecord>;
+export type RevisionSummary = z.infer<typeof RevisionSummary>;
+export type RollbackRecord = z.infer<typeof RollbackRecord>;
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;

@@ -55,7 +55,8 @@ const READY_CONDITION = '.status.conditions[?(@.type=="Ready")]';
 /**
  * What `kubectl get agd` shows, in the order Flux and Argo CD users expect: Ready and its
  * reason first, then what runs (active revision) and what is on its way (latest revision's
- * state). `-o wide` (priority 1) adds the long values: ids, URL and the Ready message.
+ * state). Short revision ids keep the default table under 100 characters; `-o wide` (priority
+ * 1) adds the long values: commit, image version, ids, URL and the Ready message.
  */
 export const PRINTER_COLUMNS: PrinterColumn[] = [
   {
@@ -73,8 +74,9 @@ export const PRINTER_COLUMNS: PrinterColumn[] = [
   {
     name: 'Revision',
     type: 'string',
-    jsonPath: '.status.activeRevisionId',
-    description: 'The revision currently deployed (serving).',
+    jsonPath: '.status.activeRevision.shortId',
+    description:
+      'The revision currently deployed (serving), by the first 8 characters of its id (status.activeRevisionId has all of it).',
   },
   {
     name: 'Latest',
@@ -94,6 +96,20 @@ export const PRINTER_COLUMNS: PrinterColumn[] = [
     type: 'string',
     jsonPath: '.spec.source',
     description: 'Where the agent comes from.',
+    priority: 1,
+  },
+  {
+    name: 'Commit',
+    type: 'string',
+    jsonPath: '.status.activeRevision.commit',
+    description: 'The commit the serving revision was built from (repo_host).',
+    priority: 1,
+  },
+  {
+    name: 'Image',
+    type: 'string',
+    jsonPath: '.status.activeRevision.imageVersion',
+    description: "The version of the image the serving revision runs (the deployment's image_version).",
     priority: 1,
   },
   {

@@ -13,7 +13,8 @@ import type { SyncState } from './sync-state.js';
 import type { HeaderRef } from './smoke-test-headers.js';
 import type { ExportStep } from './export.js';
 
-export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'want' };
+/** 'follow': settled, but it builds on push, so it is listed every few seconds (push-following.ts). */
+export type Tracking = { id: string; mode: 'inflight' | 'steady' | 'follow' | 'want' };
 
 export interface EventSpec {
   type: 'Normal' | 'Warning';
@@ -42,6 +43,19 @@ export type Action =
       /** Warning events: what the spec asks that the API cannot express. */
       warnings: string[];
     }
+  /**
+   * Set the owned deployment back to what an older revision ran (rollback.ts): record the
+   * rollback in status first (`state`, `facts`), then PATCH, then follow the new revision.
+   */
+  | {
+      kind: 'rollback';
+      deployment: Deployment;
+      patch: DeploymentPatchRequest;
+      state: SyncState;
+      facts: StatusFacts;
+      /** The Warning event the PATCH is announced with. */
+      event: EventSpec;
+    }
   /** The owned deployment is gone: forget it (the next pass creates it again). */
   | { kind: 'forget'; id: string }
   | { kind: 'delete'; id: string; deleteTracingProject?: boolean }
@@ -67,6 +81,8 @@ export type Action =
       facts: StatusFacts;
       /** The deployment, followed at the steady pace meanwhile. */
       deploymentId: string;
+      /** 'follow' when it builds on push (absent: 'steady'). */
+      settledMode?: 'steady' | 'follow';
     }
   /** spec.export: one write of the exported ConfigMap and/or its condition (export.ts), then look again. */
   | ({ kind: 'export' } & ExportStep)
@@ -84,4 +100,6 @@ export interface PublishOptions {
   refused?: { specKey: string; reason: RefusedReason };
   /** Warning events to emit if the status changes (they describe this spec, once). */
   warnings?: string[];
+  /** Events to emit if the status changes (a refused rollback-to annotation, an impossible rollback). */
+  events?: EventSpec[];
 }

@@ -19,6 +19,7 @@ export interface ConnectionLanesOptions {
   concurrency: number;
   inflightPollMs?: number;
   resyncPeriodMs?: number;
+  pushPollMs?: number;
   /** A lane's poller started or stopped failing; `label` names its connection, never its key. */
   onHealthChange: (label: string, failure: Failure | undefined) => void;
   logger: Logger;
@@ -62,6 +63,7 @@ export class ConnectionLanes {
       enqueue: this.options.enqueue,
       ...(this.options.inflightPollMs === undefined ? {} : { inflightPollMs: this.options.inflightPollMs }),
       ...(this.options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: this.options.resyncPeriodMs }),
+      ...(this.options.pushPollMs === undefined ? {} : { pushPollMs: this.options.pushPollMs }),
       onHealthChange: (failure) => this.options.onHealthChange(label, failure),
       onError: (message) => this.options.logger.debug({ connection: label }, message),
     });

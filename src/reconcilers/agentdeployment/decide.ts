@@ -31,6 +31,15 @@ import { decideExport } from './export.js';
 import type { Observed, RefusedCreate, SpecReading } from './observed.js';
 import { DEPLOYMENT_ID_ANNOTATION, REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
 import { revisionPhase } from './revision-phase.js';
+import { settledTracking } from './push-following.js';
+import {
+  asRolledBack,
+  manualRollback,
+  resumeRollback,
+  rollbackInForce,
+  rollbackOnFailure,
+  withEvent,
+} from './rollback.js';
 import { specPathOf } from './spec-paths.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';
@@ -154,7 +163,7 @@ export const LADDER: readonly Rung[] = [
   },
   {
     name: 'ownsDeployment',
-    doc: 'owns a deployment: observe it; another name → `OwnershipConflict`; gone → forget it; differs (or a redeploy is asked) → patch; else follow the revision; a deployed revision with `spec.smokeTest` is called once, then `Ready` or `SmokeTestFailed`',
+    doc: 'owns a deployment: observe it; another name → `OwnershipConflict`; gone → forget it; a new `rollback-to` annotation → roll back to that revision of the history; a rolled-back spec → follow what runs as `RolledBack`, never re-apply it; differs (or a redeploy is asked) → patch; else follow the revision; a deployed revision with `spec.smokeTest` is called once, then `Ready` or `SmokeTestFailed`; a failure with `spec.rollback.onFailure` → roll back to the last revision that worked',
     decide: (o, t) => {
       const owned = o.ownership.deploymentId;
       return o.spec.kind === 'valid' && owned !== undefined
@@ -363,7 +372,7 @@ function decideObserveOnly(o: Observed, t: ReconcilerTimings): Action {
       deployment: found,
       ...(found.source_config.custom_url ? { agentUrl: found.source_config.custom_url } : {}),
     },
-    { track: { id: found.id, mode: 'steady' } },
+    { track: settledTracking(found) },
   );
 }
 
@@ -505,10 +514,13 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
   }
 
   const deployment = reading.deployment;
+  const inForce = rollbackInForce(o, key);
   const facts: StatusFacts = {
     deployment,
     secretVersions: spec.secretVersions,
     ...(reconcileRequested ? { handledReconcileAt: o.object.reconcileRequestedAt } : {}),
+    // The spec a rollback set aside changed: the record is spent, the new spec is applied.
+    ...(inForce === undefined && o.status.rollback !== undefined ? { rollback: null } : {}),
   };
   if (isBeingDeleted(deployment)) {
     return publish(
@@ -528,6 +540,20 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
         message: `These fields cannot change on an existing deployment: ${diff.immutableChanges.map(specPathOf).join(', ')}; delete and recreate the AgentDeployment to change them`,
       },
       facts,
+    );
+  }
+  const manual = manualRollback(o, deployment, key, facts);
+  if (manual?.kind === 'rollback') return manual.action;
+  // A refused rollback-to value is recorded as handled, with its event, in this pass's publication.
+  const settle = (action: Action): Action =>
+    manual?.kind === 'refused' && action.kind === 'publish'
+      ? withEvent({ ...action, facts: { ...action.facts, handledRollbackTo: manual.value } }, manual.event)
+      : action;
+  if (inForce) {
+    // The set-aside spec is not sent again: follow what runs, told as a rollback.
+    return (
+      resumeRollback(o, deployment, inForce, facts) ??
+      settle(asRolledBack(follow(o, deployment, facts, t), inForce))
     );
   }
   // Where the API cannot clear a field the spec dropped, say so once, when the spec changes.
@@ -564,8 +590,9 @@ function decideOwned(o: Observed, id: string, spec: ValidSpec, key: string, t: R
       warnings,
     };
   }
-  const next = follow(o, deployment, facts, t);
-  return next.kind === 'publish' && warnings.length > 0 ? { ...next, warnings } : next;
+  const followed = follow(o, deployment, facts, t);
+  const next = followed.kind === 'publish' && warnings.length > 0 ? { ...followed, warnings } : followed;
+  return settle((next.kind === 'publish' ? rollbackOnFailure(o, deployment, next, key) : undefined) ?? next);
 }
 
 function unclearedWarning(fields: readonly string[], deployment: Deployment): string {
@@ -624,7 +651,7 @@ function follow(o: Observed, deployment: Deployment, ownedFacts: StatusFacts, t:
       { kind: 'RevisionFailed', message: `Revision ${latest} ended ${status}${active}` },
       revisionFacts,
       {
-        track: { id, mode: 'steady' },
+        track: settledTracking(deployment),
       },
     );
   }
@@ -654,7 +681,7 @@ function deployed(
   ownedFacts: StatusFacts,
   t: ReconcilerTimings,
 ): Action {
-  const track: Tracking = { id: deployment.id, mode: 'steady' };
+  const track: Tracking = settledTracking(deployment);
   const facts: StatusFacts = { ...ownedFacts, latestRevisionStatus: 'DEPLOYED' };
   const url = deployment.source_config.custom_url ?? undefined;
   const smoke = o.object.smokeTest;
@@ -758,6 +785,7 @@ function deployed(
     state: { kind: 'SmokeTestPending', message: `Revision ${latest} is deployed; ${calling}` },
     facts: { ...facts, smokeTest: { kind: 'pending', message: calling } },
     deploymentId: deployment.id,
+    ...(track.mode === 'follow' ? { settledMode: 'follow' as const } : {}),
   };
 }
 

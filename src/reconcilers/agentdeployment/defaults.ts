@@ -6,6 +6,11 @@ export interface ReconcilerTimings {
   inflightPollMs: number;
   /** Steady-state resync period (--resync-period); the poller jitters it by ±10%. */
   resyncPeriodMs: number;
+  /**
+   * How often a deployment that builds on push (spec.sourceConfig.buildOnPush) is listed, so
+   * that a revision a push made is seen within seconds rather than at the next resync.
+   */
+  pushPollMs: number;
   /** Shortest pause between two revision GETs of one object. */
   minRevisionPollMs: number;
   /** Share of the rate budget that revision GETs may use, summed over all objects. */
@@ -40,6 +45,7 @@ export interface ReconcilerTimings {
 export const DEFAULT_TIMINGS: Readonly<ReconcilerTimings> = {
   inflightPollMs: 2_000,
   resyncPeriodMs: 10 * 60_000,
+  pushPollMs: 10_000,
   minRevisionPollMs: 2_000,
   revisionPollBudgetShare: 0.2,
   revisionPollMinHeadroom: 0.5,

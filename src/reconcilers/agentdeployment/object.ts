@@ -10,6 +10,9 @@ import {
   type SecretReference,
   type SmokeTest,
   type SmokeTestStatus,
+  type RevisionRecord,
+  type RevisionSummary,
+  type RollbackRecord,
 } from '../../api/agentdeployment/index.js';
 import type { Condition } from './conditions.js';
 import { hasFinalizer as hasKitFinalizer } from '../../runtime/reconcile/finalizers.js';
@@ -19,6 +22,8 @@ export { FINALIZER };
 export const DEPLOYMENT_ID_ANNOTATION = ANNOTATIONS.deploymentId;
 export const REDEPLOY_AT_ANNOTATION = ANNOTATIONS.redeployAt;
 export const RECONCILE_REQUESTED_AT_ANNOTATION = ANNOTATIONS.reconcileRequestedAt;
+/** A revision id of status.revisionHistory to set the deployment back to (see rollback.ts). */
+export const ROLLBACK_TO_ANNOTATION = ANNOTATIONS.rollbackTo;
 
 /** The spec fields that steer the reconciler itself (the rest goes to the wire mapping). */
 export interface ReconcilerSpecView {
@@ -32,6 +37,7 @@ export interface ReconcilerSpecView {
   managementPolicy?: 'Full' | 'ObserveOnly';
   smokeTest?: SmokeTest;
   export?: ExportSpec;
+  rollback?: { onFailure?: boolean };
 }
 
 export interface OwnershipView {
@@ -58,6 +64,11 @@ export interface AgentDeploymentStatusView {
   lastHandledRedeployAt?: string;
   lastHandledReconcileAt?: string;
   secretVersions?: SecretVersionView[];
+  activeRevision?: RevisionSummary;
+  latestRevision?: RevisionSummary;
+  revisionHistory?: RevisionRecord[];
+  rollback?: RollbackRecord;
+  lastHandledRollbackTo?: string;
 }
 
 /** One referenced Secret and the resourceVersion the latest revision was made with. */

@@ -9,6 +9,7 @@ import {
   DEPLOYMENT_ID_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   REDEPLOY_AT_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
   generationOf,
   hasFinalizer,
   isDeploymentId,
@@ -91,6 +92,10 @@ export class Observer<Object extends AgentDeploymentView> {
         ? { reconcileRequestedAt: annotations[RECONCILE_REQUESTED_AT_ANNOTATION] }
         : {}),
       ...smokeTestOf(object, (secretName) => deps.kube.getSecret(object.metadata.namespace, secretName)),
+      ...(object.spec.rollback?.onFailure === true ? { rollbackOnFailure: true } : {}),
+      ...(annotations[ROLLBACK_TO_ANNOTATION] !== undefined
+        ? { rollbackTo: annotations[ROLLBACK_TO_ANNOTATION] }
+        : {}),
     };
     const claims: Record<string, string> = {};
     if (hintedDeploymentId !== undefined) this.noteClaim(claims, key, hintedDeploymentId);

@@ -30,6 +30,10 @@ export interface ObservedObject {
   reconcileRequestedAt?: string;
   /** spec.smokeTest with its digest (a change of the digest runs the test again). */
   smokeTest?: { spec: SmokeTest; hash: string };
+  /** spec.rollback.onFailure: set a failed revision back to the last one that worked. */
+  rollbackOnFailure?: boolean;
+  /** The rollback-to annotation: a revision of status.revisionHistory to set the deployment back to. */
+  rollbackTo?: string;
 }
 
 export type SpecReading =

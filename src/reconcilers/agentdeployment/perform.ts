@@ -22,6 +22,7 @@ import { recheckDelayMs } from './decide.js';
 import { errorPolicy } from './error-policy.js';
 import { announce, warnCannotClear } from './events.js';
 import { decideFailedWrite } from './failed-write.js';
+import { announceArrivedRevision } from './revision-arrival.js';
 import type { KeyMemory } from './key-memory.js';
 import { FINALIZER, generationOf, type AgentDeploymentView } from './object.js';
 import type { Observed, RefusedCreate, SmokeTestOutcome } from './observed.js';
@@ -65,6 +66,8 @@ export class Performer<Object extends AgentDeploymentView> {
         return this.adopt(pass, action.deployment, action.reason);
       case 'patch':
         return this.patch(pass, action);
+      case 'rollback':
+        return this.rollback(pass, action);
       case 'forget': {
         pass.lane.poller.untrack(action.id);
         this.shell.memory.forget(pass.key);
@@ -306,6 +309,42 @@ export class Performer<Object extends AgentDeploymentView> {
   }
 
   /**
+   * Sets the owned deployment back to an older revision's source. The record goes to status
+   * first, so that a crash or a failed PATCH leaves the set-aside spec set aside (decide sends
+   * the PATCH again while the latest revision is still the one set aside).
+   */
+  private async rollback(
+    pass: PassContext<Object>,
+    action: Extract<Action, { kind: 'rollback' }>,
+  ): Promise<Result<Object>> {
+    const { deps, timings } = this.shell;
+    const { signal, lane, key } = pass;
+    const recorded = await this.publish(pass.object, action.state, action.facts, signal);
+    if (!recorded.ok) return failure({ object: pass.object, error: recorded.error });
+    const object = recorded.value;
+    if (signal.aborted) return awaitChange;
+    const id = action.deployment.id;
+    const patched = await lane.controlPlane.patchDeployment(id, action.patch, signal);
+    if (!patched.ok) return failure({ object, error: patched.error });
+    const deployment = patched.value;
+    lane.observations.recordPresent(deployment, deps.clock.now());
+    deps.kube.event(object, action.event.type, action.event.reason, action.event.message);
+    this.rolloutStarted(pass, pass.memory, deployment);
+    const revision = deployment.latest_revision_id ?? '?';
+    const published = await this.publish(
+      object,
+      { kind: 'RevisionInProgress', message: `Revision ${revision} is CREATING; ${action.state.message}` },
+      { deployment, latestRevisionStatus: 'CREATING' },
+      signal,
+    );
+    if (!published.ok) return failure({ object, error: published.error });
+    lane.poller.track(id, key, 'inflight');
+    return requeueAfter(
+      Math.max(pass.memory.nextRevisionPollAt - deps.clock.now(), timings.minRevisionPollMs),
+    );
+  }
+
+  /**
    * Starts one smoke-test call and returns without waiting for it: a slow or warming agent
    * holds no worker. The outcome lands in this key's memory and wakes the key; `decide`
    * turns it into a verdict or a retry after backoff.
@@ -334,7 +373,7 @@ export class Performer<Object extends AgentDeploymentView> {
       deps.wake?.(key);
     });
     // Followed at the steady pace meanwhile, on the object's own lane.
-    pass.lane.poller.track(action.deploymentId, key, 'steady');
+    pass.lane.poller.track(action.deploymentId, key, action.settledMode ?? 'steady');
     const published = await this.publish(object, action.state, action.facts, signal);
     if (!published.ok) return failure({ object, error: published.error });
     // Safety net only: the call's end wakes the key long before this.
@@ -437,7 +476,11 @@ export class Performer<Object extends AgentDeploymentView> {
     else if (track) pass.lane.poller.track(track.id, pass.key, track.mode);
     const published = await this.publish(object, state, facts, pass.signal);
     if (!published.ok) return failure({ object, error: published.error });
-    if (published.value !== object) warnCannotClear(this.shell, object, options.warnings);
+    if (published.value !== object) {
+      warnCannotClear(this.shell, object, options.warnings);
+      for (const event of options.events ?? [])
+        this.shell.deps.kube.event(object, event.type, event.reason, event.message);
+    }
     return requeueAfterMs === undefined ? awaitChange : requeueAfter(requeueAfterMs);
   }
 
@@ -457,7 +500,10 @@ export class Performer<Object extends AgentDeploymentView> {
       changed: statusChanged,
     });
     if (published.kind === 'failed') return { ok: false, error: writeFailure(published.outcome) };
-    if (published.kind === 'written') announce(this.shell, object, state, status);
+    if (published.kind === 'written') {
+      announceArrivedRevision(this.shell, object, status);
+      announce(this.shell, object, state, status);
+    }
     return { ok: true, value: published.object };
   }
 }

@@ -175,6 +175,7 @@ export async function setUpAgentDeployments(
     concurrency: options.concurrency,
     ...(timings.inflightPollMs === undefined ? {} : { inflightPollMs: timings.inflightPollMs }),
     ...(timings.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: timings.resyncPeriodMs }),
+    ...(timings.pushPollMs === undefined ? {} : { pushPollMs: timings.pushPollMs }),
     onHealthChange: (label, failure) => {
       // The unlabelled health gauges are the default connection's; a connection's own health is its Ready status.
       if (label === defaultConnection.label) failureMetrics.controlPlaneHealth(failure);

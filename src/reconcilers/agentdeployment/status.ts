@@ -3,9 +3,10 @@
 // written, so a reconcile that finds nothing new makes no write at all (and `kubectl get -w`
 // prints a line only when something changed).
 import type { Deployment } from '../../controlplane/models/index.js';
-import type { SmokeTestStatus } from '../../api/agentdeployment/index.js';
+import type { RollbackRecord, SmokeTestStatus } from '../../api/agentdeployment/index.js';
 import { setConditions, withoutCondition, type ConditionUpdate } from './conditions.js';
 import { equalIgnoringUnset } from './deep-equal.js';
+import { nextRevisionHistory, revisionSummaries } from './history.js';
 import {
   generationOf,
   secretVersionList,
@@ -36,6 +37,9 @@ export interface StatusFacts {
   smokeTest?: SmokeTestFacts;
   /** The agent's address, once its latest revision serves (and passed its smoke test, if any). */
   agentUrl?: string;
+  /** A rollback was sent (status.rollback); null: the spec changed, the record is spent. */
+  rollback?: RollbackRecord | null;
+  handledRollbackTo?: string;
 }
 
 const DEPLOYMENT_FIELDS = [
@@ -46,6 +50,10 @@ const DEPLOYMENT_FIELDS = [
   'activeRevisionId',
   'deploymentStatus',
   'customUrl',
+  'activeRevision',
+  'latestRevision',
+  'revisionHistory',
+  'rollback',
 ] as const;
 
 export function nextStatus(
@@ -84,6 +92,21 @@ export function nextStatus(
     if (deployment.source_config.custom_url) status.customUrl = deployment.source_config.custom_url;
   }
   if (facts.latestRevisionStatus) status.latestRevisionStatus = facts.latestRevisionStatus;
+  if (deployment) {
+    const history = nextRevisionHistory(previous.revisionHistory, {
+      deployment,
+      ...(facts.latestRevisionStatus ? { latestStatus: facts.latestRevisionStatus } : {}),
+      ...(facts.smokeTest?.kind === 'verdict' ? { verdict: facts.smokeTest.verdict } : {}),
+      now,
+    });
+    status.revisionHistory = history;
+    const { active, latest } = revisionSummaries(history, deployment);
+    if (active) status.activeRevision = active;
+    if (latest) status.latestRevision = latest;
+  }
+  if (facts.rollback === null) delete status.rollback;
+  else if (facts.rollback) status.rollback = facts.rollback;
+  if (facts.handledRollbackTo !== undefined) status.lastHandledRollbackTo = facts.handledRollbackTo;
   if (facts.secretVersions) status.secretVersions = secretVersionList(facts.secretVersions);
   if (facts.ownership === null) delete status.ownership;
   else if (facts.ownership) status.ownership = facts.ownership;

@@ -29,6 +29,11 @@ export type SyncState =
    * made until the connection's agentHosts, the agent's URL or spec.smokeTest changes.
    */
   | { kind: 'SmokeTestRefused'; message: string }
+  /**
+   * spec.rollback (or the rollback-to annotation): the deployment runs an older revision than
+   * the spec asks for; the set-aside spec is not sent again until it changes.
+   */
+  | { kind: 'RolledBack'; message: string }
   /** spec.managementPolicy ObserveOnly: the deployment is found and mirrored. */
   | { kind: 'Observed'; message: string }
   /** spec.managementPolicy ObserveOnly: nothing of that name or id; looked for again slowly. */
@@ -40,6 +45,7 @@ export type SyncReason = SyncState['kind'];
 /** Terminal states: nothing changes until the spec (or a referenced Secret or connection) does. */
 const STALLED: ReadonlySet<SyncReason> = new Set<SyncReason>([
   'RevisionFailed',
+  'RolledBack',
   'InvalidSpec',
   'Rejected',
   'NameConflict',

@@ -4,6 +4,12 @@
 // revisions costs N/100 calls per round and a resync of 10,000 objects costs 100 calls.
 // It turns the control plane into an event source: a key is enqueued only when its
 // observation changed, when it was asked for, or when its resync is due.
+// A deployment that can change by itself (source_config.build_on_push: a push makes a new
+// revision) is followed in a third mode, 'follow': listed every pushPollMs (default 10 s) so
+// that a pushed revision is seen within seconds, its object woken only when it changed, and
+// resynced at the steady period like any other. Such lists wait until a full batch is due
+// or the oldest is a quarter interval late, and ids due soon ride along, so that following
+// N deployments costs about N/100 calls per interval (bench/steady/poller-rounds.ts --follow).
 // Every failed round (401, 5xx, a reset) backs off, capped and jittered, like any other
 // client of a struggling server; `lastFailure` lets reconciles show it in status.
 import { Backoff } from '../../../runtime/backoff.js';
@@ -11,12 +17,14 @@ import { DEFAULT_TIMINGS } from '../defaults.js';
 import type { ControlPlanePort, Failure } from '../ports.js';
 import { observationChanged, type ObservationCache } from './observation-cache.js';
 
-export type TrackMode = 'inflight' | 'steady';
+export type TrackMode = 'inflight' | 'steady' | 'follow';
 
 interface Tracked {
   key: string;
   mode: TrackMode;
   nextPollAt: number;
+  /** 'follow': when its object is due for a resync although nothing changed. */
+  resyncAt?: number;
   /** Asked for by a reconcile that had no fresh observation: fetch at the next tick. */
   wanted: boolean;
 }
@@ -33,6 +41,8 @@ export interface FleetPollerOptions {
   inflightPollMs?: number;
   /** How often a settled deployment is refreshed and its object resynced. */
   resyncPeriodMs?: number;
+  /** How often a deployment that builds on push is refreshed (mode 'follow'). */
+  pushPollMs?: number;
   tickMs?: number;
   maxConcurrentLists?: number;
   /** Whether rounds may be coalesced on a short budget (see COALESCE_SHARE); default always. */
@@ -61,6 +71,13 @@ const COALESCE_SHARE = 0.25;
 const EARLY_INFLIGHT_SHARE = 0.5;
 /** The budget is short below this share free (RateBudget's emptiest bucket). */
 const SHORT_BUDGET_HEADROOM = 0.5;
+/**
+ * Followed ids (build on push) are a background cadence: their lists always wait for a full
+ * batch or until the oldest due id is this share of pushPollMs late, and followed ids due
+ * within FOLLOW_EARLY_SHARE ride along, so that their due times fall into step.
+ */
+const FOLLOW_COALESCE_SHARE = 0.25;
+const FOLLOW_EARLY_SHARE = 0.5;
 
 export class FleetPoller {
   private readonly tracked = new Map<string, Tracked>();
@@ -68,6 +85,7 @@ export class FleetPoller {
   private readonly random: () => number;
   private readonly inflightPollMs: number;
   private readonly resyncPeriodMs: number;
+  private readonly pushPollMs: number;
   private readonly tickMs: number;
   private readonly maxConcurrentLists: number;
   private timer: NodeJS.Timeout | undefined;
@@ -83,6 +101,7 @@ export class FleetPoller {
     this.random = options.random ?? Math.random;
     this.inflightPollMs = options.inflightPollMs ?? DEFAULT_TIMINGS.inflightPollMs;
     this.resyncPeriodMs = options.resyncPeriodMs ?? DEFAULT_TIMINGS.resyncPeriodMs;
+    this.pushPollMs = options.pushPollMs ?? DEFAULT_TIMINGS.pushPollMs;
     this.tickMs = options.tickMs ?? 200;
     this.maxConcurrentLists = options.maxConcurrentLists ?? 2;
     this.backoff = new Backoff({
@@ -108,6 +127,7 @@ export class FleetPoller {
       mode,
       wanted: existing?.wanted ?? false,
       nextPollAt: existing ? Math.min(existing.nextPollAt, nextPollAt) : nextPollAt,
+      ...(mode === 'follow' ? { resyncAt: existing?.resyncAt ?? this.nextResyncTime() } : {}),
     });
   }
 
@@ -139,6 +159,12 @@ export class FleetPoller {
 
   get trackedCount(): number {
     return this.tracked.size;
+  }
+
+  get followedCount(): number {
+    let count = 0;
+    for (const entry of this.tracked.values()) if (entry.mode === 'follow') count += 1;
+    return count;
   }
 
   get inflightCount(): number {
@@ -180,18 +206,36 @@ export class FleetPoller {
       (this.options.coalesce?.() ?? true) &&
       (this.options.controlPlane.budgetHeadroom?.() ?? 0) < SHORT_BUDGET_HEADROOM;
     const earlyInflightHorizon = budgetShort ? now + this.inflightPollMs * EARLY_INFLIGHT_SHARE : now;
+    const followHorizon = now + this.pushPollMs * FOLLOW_EARLY_SHARE;
     let wanted = false;
     let oldestDueAt = now;
+    let urgent = 0;
+    let oldestFollowDueAt = now;
     for (const [id, entry] of this.tracked) {
       if (entry.wanted || entry.nextPollAt <= now) {
         due.push(id);
         wanted ||= entry.wanted;
-        oldestDueAt = Math.min(oldestDueAt, entry.nextPollAt);
-      } else if (entry.nextPollAt <= (entry.mode === 'steady' ? earlyHorizon : earlyInflightHorizon))
+        if (entry.mode === 'follow' && !entry.wanted) {
+          oldestFollowDueAt = Math.min(oldestFollowDueAt, entry.nextPollAt);
+        } else {
+          urgent += 1;
+          oldestDueAt = Math.min(oldestDueAt, entry.nextPollAt);
+        }
+      } else if (
+        entry.nextPollAt <= this.earlyHorizonOf(entry.mode, earlyHorizon, earlyInflightHorizon, followHorizon)
+      )
         early.push({ id, at: entry.nextPollAt });
     }
     if (due.length === 0) return;
+    // Only followed ids are due: wait for a full batch or a quarter interval (see FOLLOW_COALESCE_SHARE).
+    if (
+      urgent === 0 &&
+      due.length < MAX_IDS_PER_LIST &&
+      now - oldestFollowDueAt < this.pushPollMs * FOLLOW_COALESCE_SHARE
+    )
+      return;
     const coalescing =
+      urgent > 0 &&
       budgetShort &&
       !wanted &&
       due.length < MAX_IDS_PER_LIST &&
@@ -253,14 +297,28 @@ export class FleetPoller {
     const entry = this.tracked.get(id);
     if (!entry) return;
     const wasWanted = entry.wanted;
-    const resyncDue = entry.mode === 'steady';
+    let resyncDue = entry.mode === 'steady';
+    if (entry.mode === 'follow' && entry.resyncAt !== undefined && entry.resyncAt <= this.now()) {
+      resyncDue = true;
+      entry.resyncAt = this.nextResyncTime();
+    }
     entry.wanted = false;
     entry.nextPollAt = this.nextPollTime(entry.mode);
     if (changed || wasWanted || resyncDue) this.options.enqueue(entry.key);
   }
 
+  private earlyHorizonOf(mode: TrackMode, steady: number, inflight: number, follow: number): number {
+    if (mode === 'steady') return steady;
+    return mode === 'follow' ? follow : inflight;
+  }
+
+  private nextResyncTime(): number {
+    return this.now() + this.resyncPeriodMs * (0.9 + 0.2 * this.random());
+  }
+
   private nextPollTime(mode: TrackMode): number {
     if (mode === 'inflight') return this.now() + this.inflightPollMs;
+    if (mode === 'follow') return this.now() + this.pushPollMs;
     // Jitter of +-10% spreads the resync of objects created together over time.
     return this.now() + this.resyncPeriodMs * (0.9 + 0.2 * this.random());
   }

@@ -4,6 +4,8 @@
 --   1. spec.suspend            -> Suspended  (the user paused it; nothing else will change)
 --   2. generation not observed -> Progressing (the status describes an older spec)
 --   3. Stalled=True            -> Degraded   (terminal: the spec must change)
+--                                             (RolledBack is Stalled too: spec.rollback set a
+--                                             failed revision back; an older one runs)
 --   4. Ready=False, reason SmokeTestFailed
 --                              -> Degraded   (the revision runs but failed spec.smokeTest;
 --                                             not Stalled: a new revision or a changed
