@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { EventType } from '../events/recorder.js';
 import { referenceTo, type EventRecorder } from '../events/recorder.js';
 import type { KubeClient } from '../kube/client.js';
+import { trimForCache } from '../kube/cache-trim.js';
 import { KubeApiError } from '../kube/errors.js';
 import { objectKey, type KubeObject } from '../kube/objects.js';
 import type { ResourceType } from '../kube/resource.js';
@@ -77,10 +78,19 @@ interface Overlay<T> {
   older: Set<string>;
 }
 
+/** Fewest overlays before a sweep (see remember). */
+const SWEEP_FLOOR = 64;
+
 export class CachedObjectPort<T extends KubeObject & PortObject> implements ObjectPort<T> {
   private readonly overlays = new Map<string, Overlay<T>>();
+  private sweepAt = SWEEP_FLOOR;
 
   constructor(private readonly options: CachedObjectPortOptions<T>) {}
+
+  /** Writes the cache has not shown yet (or that no read has looked at since): a bounded few. */
+  get overlayCount(): number {
+    return this.overlays.size;
+  }
 
   get(key: string): T | undefined {
     const cached = this.options.store.get(key);
@@ -154,7 +164,9 @@ export class CachedObjectPort<T extends KubeObject & PortObject> implements Obje
     }
   }
 
-  private remember(before: T, after: T): T {
+  private remember(before: T, written: T): T {
+    // Served in the cache's place until the cache catches up: trimmed as the cache's objects are.
+    const after = trimForCache(written);
     const key = (this.options.keyOf ?? objectKey)(after);
     const previous = this.overlays.get(key);
     const older = new Set(previous?.older ?? []);
@@ -162,6 +174,20 @@ export class CachedObjectPort<T extends KubeObject & PortObject> implements Obje
     if (previous) older.add(previous.object.metadata.resourceVersion ?? '');
     older.delete(after.metadata.resourceVersion ?? '');
     this.overlays.set(key, { object: after, older });
+    this.sweepWhenLarge();
     return after;
+  }
+
+  /**
+   * get() drops an overlay once the cache has caught up, but only when that key is read
+   * again; a controller that writes an object and never reads it back (status-only updates
+   * wake no pass) would keep every written object twice. So when the overlays have doubled
+   * since the last sweep, every key is looked at once: amortised O(1) per write, and at rest
+   * at most a few dozen remain.
+   */
+  private sweepWhenLarge(): void {
+    if (this.overlays.size < this.sweepAt) return;
+    for (const key of [...this.overlays.keys()]) this.get(key);
+    this.sweepAt = Math.max(SWEEP_FLOOR, this.overlays.size * 2);
   }
 }
