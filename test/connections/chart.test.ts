@@ -17,7 +17,8 @@ function render(...sets: string[]): Manifest[] {
   const output = execFileSync(
     requireTool(HELM),
     ['template', 'rel', CHART_DIR, '-n', 'ops', ...sets.flatMap((s) => ['--set', s])],
-    { encoding: 'utf8' },
+    // stderr piped, not inherited: the refusals this file expects would print on success.
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return yaml.loadAll(output).filter((doc): doc is Manifest => doc !== null && typeof doc === 'object');
 }
