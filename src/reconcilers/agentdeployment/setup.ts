@@ -60,10 +60,13 @@ export function agentDeploymentCache(
   kube: KubeClient,
   namespaces: string[],
   logger: Logger,
+  /** A shard's selector (--shard): only the objects it matches are cached and reconciled. */
+  labelSelector?: string,
 ): Informer<AgentDeploymentObject> {
   return Informer.forResource<AgentDeploymentObject>(kube, {
     type: AGENT_DEPLOYMENTS,
     namespaces,
+    labelSelector,
     logger: logger.child({ informer: PLURAL }),
     indexers: {
       [BY_SECRET]: secretKeysOf,
