@@ -167,7 +167,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     logger,
     registry,
     recorder,
-    config: { ...config, ...(shard.labelSelector === undefined ? {} : { labelSelector: shard.labelSelector }) },
+    config: {
+      ...config,
+      ...(shard.labelSelector === undefined ? {} : { labelSelector: shard.labelSelector }),
+    },
     connections: connections.registry,
     defaultBudget: budget,
     mayCall: holdsLease,
@@ -198,7 +201,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       apiVersion: API_VERSION,
       namespaces: config.namespaces.length > 0 ? config.namespaces : 'all',
       leaderElection: config.leaderElect,
-      ...(shard.name === undefined ? {} : { shard: shard.name, selector: shard.labelSelector, lease: shard.leaseName }),
+      ...(shard.name === undefined
+        ? {}
+        : { shard: shard.name, selector: shard.labelSelector, lease: shard.leaseName }),
       metrics: server?.url,
     },
     'operator started',

@@ -26,7 +26,12 @@ beforeAll(async () => {
     ['w-c', 'c'],
     ['w-none', undefined],
   ] as const) {
-    const created = await http(env, 'POST', WIDGETS, widget(name, 1, shard === undefined ? {} : { [SHARD]: shard }));
+    const created = await http(
+      env,
+      'POST',
+      WIDGETS,
+      widget(name, 1, shard === undefined ? {} : { [SHARD]: shard }),
+    );
     expect(created.status).toBe(201);
   }
 });
@@ -35,7 +40,14 @@ afterAll(async () => {
 });
 
 async function namesSelected(selector: string): Promise<string[]> {
-  const result = await kubectl(env, ['get', 'widgets', '-l', selector, '-o', 'jsonpath={.items[*].metadata.name}']);
+  const result = await kubectl(env, [
+    'get',
+    'widgets',
+    '-l',
+    selector,
+    '-o',
+    'jsonpath={.items[*].metadata.name}',
+  ]);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout.split(/\s+/).filter(Boolean).sort();
 }
@@ -65,14 +77,25 @@ describe('shard selectors on the kube emulator', () => {
         onOpen,
       );
     let moved: { metadata?: { resourceVersion?: string } } = {};
-    const leaving = watchFrom(`${SHARD}=a`, (n) => n >= 1, async () => {
-      const patched = await http(env, 'PATCH', `${WIDGETS}/w-a`, { metadata: { labels: { [SHARD]: 'b' } } }, 'application/merge-patch+json');
-      moved = patched.body as typeof moved;
-    });
+    const leaving = watchFrom(
+      `${SHARD}=a`,
+      (n) => n >= 1,
+      async () => {
+        const patched = await http(
+          env,
+          'PATCH',
+          `${WIDGETS}/w-a`,
+          { metadata: { labels: { [SHARD]: 'b' } } },
+          'application/merge-patch+json',
+        );
+        moved = patched.body as typeof moved;
+      },
+    );
     const { events } = await leaving;
     const [left] = events.filter((e) => e.type !== 'BOOKMARK');
     expect(left?.type).toBe('DELETED');
-    const leftMeta = left?.object.metadata as { labels?: Record<string, string>; resourceVersion?: string } | undefined;
+    const leftMeta = left?.object.metadata as
+      { labels?: Record<string, string>; resourceVersion?: string } | undefined;
     expect(leftMeta?.labels?.[SHARD]).toBe('a');
     expect(leftMeta?.resourceVersion).toBe(moved.metadata?.resourceVersion);
 

@@ -3,7 +3,11 @@ import { parseOperatorConfig } from '../../src/operator/config.js';
 import { SHARD_LABEL, shardScope } from '../../src/operator/shard.js';
 
 function parse(argv: string[], env: Record<string, string> = {}) {
-  const result = parseOperatorConfig({ argv, env: { AGENT_OPERATOR_API_KEY: 'k', ...env }, readFile: () => '' });
+  const result = parseOperatorConfig({
+    argv,
+    env: { AGENT_OPERATOR_API_KEY: 'k', ...env },
+    readFile: () => '',
+  });
   if (result.help) throw new Error('unexpected help');
   return result.config;
 }

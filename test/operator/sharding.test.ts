@@ -112,7 +112,11 @@ describe('sharded operators', () => {
       const listenerId = await s.listenerId();
       const defaultShard = shardProcess('default');
       const first = shardProcess('a');
-      await s.waitUntil(async () => (await leaseHolder('a')) === first.identity, 'shard a has a leader', 60_000);
+      await s.waitUntil(
+        async () => (await leaseHolder('a')) === first.identity,
+        'shard a has a leader',
+        60_000,
+      );
       const second = shardProcess('a');
       await s.waitUntil(
         async () => (await leaseHolder('default')) === defaultShard.identity,
@@ -161,10 +165,9 @@ describe('sharded operators', () => {
       // Exactly one deployment and one successful create per object.
       const names = (await s.deployments()).map((deployment) => deployment.name).sort();
       expect(names).toEqual(['after-failover', 'plain-0', 'plain-1', 'racing', 'sharded-0', 'sharded-1']);
-      const stats = await s.admin<{ byRoute: Array<{ method: string; route: string; status: number; count: number }> }>(
-        'GET',
-        '/stats',
-      );
+      const stats = await s.admin<{
+        byRoute: Array<{ method: string; route: string; status: number; count: number }>;
+      }>('GET', '/stats');
       const creates = stats.byRoute
         .filter((entry) => entry.method === 'POST' && entry.route === '/v2/deployments' && entry.status < 300)
         .reduce((sum, entry) => sum + entry.count, 0);
