@@ -9,6 +9,7 @@ import { flagProblem } from '../command-line/flag-error.js';
 import { insecureUrlProblem } from '../egress/insecure-url.js';
 import { DEFAULT_DELETION_TIMINGS } from '../reconcilers/deletion/ports.js';
 import { parseHostPatterns, type HostPattern } from '../egress/host-patterns.js';
+import { SHARD_NAME, SHARD_NAME_RULE } from './shard.js';
 
 export type Region = 'us' | 'eu';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -29,6 +30,11 @@ export interface OperatorConfig {
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
+  /**
+   * --shard: serve only the objects labelled agentplatform.io/shard=<name> (`default`: those
+   * without the label), under the Lease `<leaderElectionId>-<name>`; absent: every object.
+   */
+  shard?: string;
   metricsBindAddress: { host: string; port: number };
   logLevel: LogLevel;
   rateLimit?: { count: number; windowSeconds: number };
@@ -83,6 +89,9 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --leader-elect                      AGENT_OPERATOR_LEADER_ELECT=true
   --leader-election-namespace <ns>    POD_NAMESPACE (default: the service account's namespace, else default)
   --leader-election-id <name>         default agent-operator
+  --shard <name>                      AGENT_OPERATOR_SHARD: serve only objects labelled
+                                      agentplatform.io/shard=<name>; 'default' serves those without the
+                                      label; each shard has its own Lease (default: not sharded, every object)
   --metrics-bind-address <host:port>  default 0.0.0.0:8080 (/metrics, /healthz, /readyz)
   --log-level debug|info|warn|error   AGENT_OPERATOR_LOG_LEVEL (default info)
   --rate-limit <count>/<seconds>      AGENT_OPERATOR_RATE_LIMIT (default: the published 1000/10)
@@ -112,6 +121,7 @@ const OPTIONS = {
   'leader-elect': { type: 'boolean' },
   'leader-election-namespace': { type: 'string' },
   'leader-election-id': { type: 'string' },
+  shard: { type: 'string' },
   'metrics-bind-address': { type: 'string' },
   'log-level': { type: 'string' },
   'rate-limit': { type: 'string' },
@@ -204,6 +214,11 @@ export function parseOperatorConfig({
     throw new ConfigError(`--log-level: must be one of debug, info, warn, error; got "${logLevel}"`);
   }
 
+  const shard = pick('shard', 'AGENT_OPERATOR_SHARD')?.trim();
+  if (shard !== undefined && !SHARD_NAME.test(shard)) {
+    throw new ConfigError(`--shard: must be ${SHARD_NAME_RULE}; got "${shard}"`);
+  }
+
   const rateLimitText = pick('rate-limit', 'AGENT_OPERATOR_RATE_LIMIT');
   const leaderElectEnv = env.AGENT_OPERATOR_LEADER_ELECT;
   const leaderElectionNamespace =
@@ -245,6 +260,7 @@ export function parseOperatorConfig({
       leaderElect: values['leader-elect'] ?? (leaderElectEnv === 'true' || leaderElectEnv === '1'),
       leaderElectionNamespace,
       leaderElectionId: pick('leader-election-id') ?? 'agent-operator',
+      ...(shard === undefined ? {} : { shard }),
       metricsBindAddress: hostPort(pick('metrics-bind-address') ?? '0.0.0.0:8080'),
       logLevel: logLevel as LogLevel,
       rateLimit: rateLimitText === undefined ? undefined : parseRateLimit(rateLimitText, '--rate-limit'),

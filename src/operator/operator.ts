@@ -24,6 +24,7 @@ import { Manager } from '../runtime/manager/manager.js';
 import { secretMetadataInformer } from '../runtime/secrets/secret-metadata.js';
 import { SecretValues } from '../runtime/secrets/secret-values.js';
 import type { OperatorConfig } from './config.js';
+import { bindShardInfoMetric, shardScope } from './shard.js';
 
 /** The AgentDeployment resource, for the demo and the tests that start the operator. */
 export { AGENT_DEPLOYMENTS } from '../reconcilers/agentdeployment/setup.js';
@@ -50,8 +51,12 @@ export interface RunningOperator {
 }
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
-  const { config, logger } = options;
+  const { config } = options;
+  const shard = shardScope(config.shard, config.leaderElectionId);
+  // Every line of a sharded replica names its shard.
+  const logger = shard.name === undefined ? options.logger : options.logger.child({ shard: shard.name });
   const registry = createOperatorRegistry();
+  bindShardInfoMetric(registry, shard);
 
   const kubeConfig = options.kubeConfig ?? (await loadClusterAccess(kubeConfigSource(config)));
   const { client: kube, transport } = kubeClientFrom(kubeConfig);
@@ -77,7 +82,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     metrics: clientMetrics,
   });
 
-  const objects = agentDeploymentCache(kube, config.namespaces, logger);
+  // Only the sharded kinds take the shard's selector: every shard needs every connection,
+  // Secret and ConfigMap its objects may name.
+  const objects = agentDeploymentCache(kube, config.namespaces, logger, shard.labelSelector);
   // Names and versions of Secrets only; values are read by name for referenced ones.
   const secrets = secretMetadataInformer(kube, config.namespaces, logger.child({ informer: 'secrets' }));
   const secretValues = new SecretValues(kube, secrets.store);
@@ -100,7 +107,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       ? {
           leaderElection: {
             namespace: config.leaderElectionNamespace,
-            leaseName: config.leaderElectionId,
+            leaseName: shard.leaseName,
             identity,
           },
         }
@@ -160,7 +167,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     logger,
     registry,
     recorder,
-    config,
+    config: {
+      ...config,
+      ...(shard.labelSelector === undefined ? {} : { labelSelector: shard.labelSelector }),
+    },
     connections: connections.registry,
     defaultBudget: budget,
     mayCall: holdsLease,
@@ -177,9 +187,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       },
       readiness: () => {
         const health = manager.health();
+        const role = shard.name === undefined ? health.role : `${health.role}, shard ${shard.name}`;
         return {
           ok: health.ready,
-          reason: health.ready ? `ok (${health.role})` : health.problems.join('; '),
+          reason: health.ready ? `ok (${role})` : health.problems.join('; '),
         };
       },
     });
@@ -191,6 +202,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       apiVersion: API_VERSION,
       namespaces: config.namespaces.length > 0 ? config.namespaces : 'all',
       leaderElection: config.leaderElect,
+      ...(shard.name === undefined
+        ? {}
+        : { shard: shard.name, selector: shard.labelSelector, lease: shard.leaseName }),
       metrics: server?.url,
     },
     'operator started',

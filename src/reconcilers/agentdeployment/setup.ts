@@ -26,6 +26,7 @@ import type { KubeClient } from '../../runtime/kube/client.js';
 import type { KubeObject } from '../../runtime/kube/objects.js';
 import type { ResourceType } from '../../runtime/kube/resource.js';
 import { Informer } from '../../runtime/manager/informer.js';
+import { Departures } from '../../runtime/manager/departures.js';
 import { watchOf, type Manager, type Watch } from '../../runtime/manager/manager.js';
 import type { SecretMetadata } from '../../runtime/secrets/secret-metadata.js';
 import type { SecretValues } from '../../runtime/secrets/secret-values.js';
@@ -62,10 +63,13 @@ export function agentDeploymentCache(
   kube: KubeClient,
   namespaces: string[],
   logger: Logger,
+  /** A shard's selector (--shard): only the objects it matches are cached and reconciled. */
+  labelSelector?: string,
 ): Informer<AgentDeploymentObject> {
   return Informer.forResource<AgentDeploymentObject>(kube, {
     type: AGENT_DEPLOYMENTS,
     namespaces,
+    labelSelector,
     logger: logger.child({ informer: PLURAL }),
     indexers: {
       [BY_SECRET]: secretKeysOf,
@@ -270,6 +274,7 @@ export async function setUpAgentDeployments(
     exports,
   });
 
+  const departures = new Departures(objects);
   const controller = new Controller({
     name: CONTROLLER_NAME,
     maxConcurrentReconciles: options.concurrency,
@@ -280,8 +285,10 @@ export async function setUpAgentDeployments(
     // One shard per connection: a saturated key's objects cannot hold the others' keys back.
     shardOf: (key) => connectionShardOf(objects.store.get(key)),
     // A throw is a bug, not a failure class: the controller counts and logs it like
-    // controller-runtime does a panic.
-    reconcile: (key, signal) => reconciler.reconcile(key, signal),
+    // controller-runtime does a panic. An object that leaves the cache (moved to another
+    // shard) has its running pass abandoned before the next write.
+    reconcile: (key, signal) =>
+      departures.run(key, signal, (passSignal) => reconciler.reconcile(key, passSignal)),
   });
   enqueue.to = (key) => controller.enqueue(key);
 

@@ -29,6 +29,8 @@ export interface DeletionSetupContext {
   recorder: EventRecorder;
   /** Watched namespaces; empty: all. */
   namespaces: string[];
+  /** A shard's selector (--shard); absent: every object. */
+  labelSelector?: string;
   concurrency: number;
   platformFor(object: ConnectionUser): PlatformAccess;
   /** Aborted when the operator begins to stop: submissions end after their batch in flight. */
@@ -64,6 +66,7 @@ export function deletionObjects<T extends KubeObject & { status?: { phase?: stri
   const informer = Informer.forResource<T>(context.kube, {
     type,
     namespaces: context.namespaces,
+    labelSelector: context.labelSelector,
     logger: context.logger.child({ informer: type.plural }),
     mayBeAbsent: MAY_BE_ABSENT,
   });

@@ -24,6 +24,8 @@ export { TRACE_DELETIONS, TRACE_DELETION_CONTROLLER } from '../tracedeletion/set
 export interface DeletionSettings extends DefaultPlatformSettings, TraceVerificationTimings {
   namespaces: string[];
   concurrency: number;
+  /** A shard's selector (--shard): only the deletions it matches are cached and reconciled. */
+  labelSelector?: string;
 }
 
 export interface DeletionsOptions {
@@ -69,6 +71,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
     registry: options.registry,
     recorder: options.recorder,
     namespaces: config.namespaces,
+    ...(config.labelSelector === undefined ? {} : { labelSelector: config.labelSelector }),
     concurrency: config.concurrency,
     platformFor: platforms.platformFor.bind(platforms),
     stopping: stopping.signal,

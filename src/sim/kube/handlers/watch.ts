@@ -36,10 +36,15 @@ function visibleEvent(change: Change, predicate: ObjectPredicate | undefined, se
     return predicate(change.previous ? serve(change.previous) : now) ? { type: 'DELETED', object: now } : undefined;
   }
   const matchesNow = predicate(now);
-  const matchedBefore = change.previous ? predicate(serve(change.previous)) : false;
+  const before = change.previous ? serve(change.previous) : undefined;
+  const matchedBefore = before !== undefined && predicate(before);
   if (matchesNow && matchedBefore) return { type: 'MODIFIED', object: now };
   if (matchesNow) return { type: 'ADDED', object: now };
-  if (matchedBefore) return { type: 'DELETED', object: now };
+  // Leaving the selection (a label changed): the real server's cacher sends the previous
+  // object, which the watcher's selector still matches, stamped with the change's version.
+  if (before !== undefined && matchedBefore) {
+    return { type: 'DELETED', object: { ...before, metadata: { ...before.metadata, resourceVersion: now.metadata.resourceVersion } } };
+  }
   return undefined;
 }
 

@@ -1,0 +1,49 @@
+// Abandons a key's running pass when its object leaves the cache. With a sharded operator an
+// object relabelled to another shard leaves this shard's label-filtered watch as a DELETED
+// event while it lives on: the other shard now owns it, so a pass still running here must
+// stop before its next write (its signal reaches every call it makes; the pass runner checks it
+// between steps). A real deletion ends the same way: there is nothing left to write to.
+import { objectKey, type KubeObject } from '../kube/objects.js';
+import type { ResourceEventHandler } from '../reflector/handlers.js';
+
+/** What this needs of an informer: to hear its deletions. */
+export interface DeletionSource<T extends KubeObject> {
+  addHandler(handler: ResourceEventHandler<T>): () => void;
+}
+
+export class Departures<T extends KubeObject> {
+  private readonly running = new Map<string, Set<AbortController>>();
+
+  constructor(source: DeletionSource<T>) {
+    source.addHandler({ onDelete: (object) => this.depart(objectKey(object)) });
+  }
+
+  /** Runs `pass` with a signal that aborts with `signal` or when the key's object leaves the cache. */
+  async run<R>(key: string, signal: AbortSignal, pass: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    const controller = new AbortController();
+    const follow = (): void => controller.abort(signal.reason);
+    if (signal.aborted) follow();
+    else signal.addEventListener('abort', follow, { once: true });
+    const passes = this.running.get(key) ?? new Set<AbortController>();
+    passes.add(controller);
+    this.running.set(key, passes);
+    try {
+      return await pass(controller.signal);
+    } finally {
+      signal.removeEventListener('abort', follow);
+      passes.delete(controller);
+      if (passes.size === 0) this.running.delete(key);
+    }
+  }
+
+  /** Passes running now (for tests and diagnostics). */
+  get runningKeys(): number {
+    return this.running.size;
+  }
+
+  private depart(key: string): void {
+    for (const controller of this.running.get(key) ?? []) {
+      controller.abort(new Error(`${key} left this operator's cache (deleted, or moved to another shard)`));
+    }
+  }
+}
