@@ -7,9 +7,6 @@ export function isUnset(value: unknown): value is null | undefined {
 }
 
 export function equalIgnoringUnset(a: unknown, b: unknown): boolean {
-  // The same object is equal to itself: a status built from the previous one shares most of
-  // its parts, and this is called on every pass (status.ts statusChanged, diff.ts).
-  if (a === b) return true;
   if (isUnset(a) || isUnset(b)) return isUnset(a) && isUnset(b);
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
@@ -18,14 +15,11 @@ export function equalIgnoringUnset(a: unknown, b: unknown): boolean {
   if (typeof a === 'object' && typeof b === 'object') {
     const left = a as Record<string, unknown>;
     const right = b as Record<string, unknown>;
-    for (const key in left) {
+    const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+    for (const key of keys) {
       if (!equalIgnoringUnset(left[key], right[key])) return false;
-    }
-    // Keys only the right side has: equal only where unset there.
-    for (const key in right) {
-      if (!(key in left) && !isUnset(right[key])) return false;
     }
     return true;
   }
-  return false;
+  return a === b;
 }
