@@ -7,6 +7,7 @@
 // - losing the lease stops the controllers at once (in-flight reconciles are aborted in the
 //   same tick as the elector stops the work, before the leader runnables wind down: another
 //   replica may already be leading); shutdown drains them, then releases the lease.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../clock.js';
@@ -209,6 +210,11 @@ export class Manager {
   private async runAll(): Promise<void> {
     this.informerAbort = new AbortController();
     const informerSignal = this.informerAbort.signal;
+    // Every reflector listens on this one signal (while it watches, and while it waits to
+    // retry): a dozen kinds in several namespaces are not a leak, so say how many to expect
+    // rather than have Node warn past 10.
+    const reflectors = this.informers.reduce((count, informer) => count + informer.health().length, 0);
+    setMaxListeners(Math.max(10, reflectors * 2 + 1), informerSignal);
     this.startHeartbeat();
     const caches = Promise.all(this.informers.map((i) => i.run(informerSignal)));
     try {
