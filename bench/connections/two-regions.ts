@@ -7,8 +7,6 @@
 //
 //   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N]
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +20,7 @@ import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.
 import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
+import { startOkServer } from '../support/ok-server.js';
 
 const { values } = parseArgs({
   options: {
@@ -63,19 +62,6 @@ interface Region {
 function ratePerSecond(rateLimit: string): number {
   const [count, windowSeconds] = rateLimit.split('/').map(Number) as [number, number];
   return count / windowSeconds;
-}
-
-/** The platform API's /ok, which the connection probe asks for Reachable. */
-async function startOkServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((request, response) => {
-    response.statusCode = request.url === '/ok' ? 200 : 404;
-    response.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 async function waitForReadyConnections(kube: Emulators['kube'], names: string[]): Promise<void> {

@@ -11,8 +11,6 @@
 //   npx tsx bench/sharding/main.ts [--shards 4] [--n 2500] [--keys 4] [--rate-limit 1000/10]
 //     [--revision-phase-ms 250] [--resync-period 30s] [--single] [--json out.json]
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +27,7 @@ import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { tenantIdForKey } from '../../src/sim/http/api-keys.js';
+import { startOkServer } from '../support/ok-server.js';
 
 const { values } = parseArgs({
   options: {
@@ -74,19 +73,6 @@ const shardName = (s: number): string => (s === 0 ? DEFAULT_SHARD : `s${s}`);
 interface Replica {
   shard: string;
   operator: OperatorProcess;
-}
-
-/** The platform API's /ok, which the connection probe asks for Reachable. */
-async function startOkServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((request, response) => {
-    response.statusCode = request.url === '/ok' ? 200 : 404;
-    response.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 async function until(check: () => Promise<boolean>, what: string, limitMs = timeoutMs): Promise<void> {
