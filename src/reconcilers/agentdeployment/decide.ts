@@ -29,7 +29,12 @@ import { VERDICT_LENGTH, clip } from './smoke-test.js';
 import { smokeTestHeaderRefs } from './smoke-test-headers.js';
 import { decideExport } from './export.js';
 import type { Observed, RefusedCreate, SpecReading } from './observed.js';
-import { DEPLOYMENT_ID_ANNOTATION, REDEPLOY_AT_ANNOTATION, recordedSecretVersions } from './object.js';
+import {
+  DEPLOYMENT_ID_ANNOTATION,
+  REDEPLOY_AT_ANNOTATION,
+  recordedSecretVersions,
+  secretVersionsKey,
+} from './object.js';
 import { revisionPhase } from './revision-phase.js';
 import { settledTracking } from './push-following.js';
 import {
@@ -228,10 +233,7 @@ function connectionRefusal(
 /** What a refused request was built from: a change of any part earns a new attempt. */
 export function specKey(o: Pick<Observed, 'object' | 'spec'>): string {
   const versions = o.spec.kind === 'valid' ? o.spec.secretVersions : {};
-  const sorted = Object.keys(versions)
-    .sort()
-    .map((name) => `${name}=${versions[name] ?? ''}`);
-  return `${o.object.generation}|${sorted.join(',')}|${o.object.redeployAt ?? ''}`;
+  return `${o.object.generation}|${secretVersionsKey(versions)}|${o.object.redeployAt ?? ''}`;
 }
 
 /** Delay before a refused request is tried again although nothing changed. */

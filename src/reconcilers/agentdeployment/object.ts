@@ -96,6 +96,13 @@ export function secretVersionList(versions: Record<string, string>): SecretVersi
     .map((name) => ({ name, resourceVersion: versions[name] ?? '' }));
 }
 
+/** The same versions as one string, `name=version` sorted by name: equal maps give equal keys. */
+export function secretVersionsKey(versions: Record<string, string>): string {
+  return secretVersionList(versions)
+    .map(({ name, resourceVersion }) => `${name}=${resourceVersion}`)
+    .join(',');
+}
+
 export interface AgentDeploymentView<Spec extends ReconcilerSpecView = ReconcilerSpecView> {
   apiVersion?: string;
   kind?: string;
