@@ -150,6 +150,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
 
   const timings: Partial<ReconcilerTimings> = {
     inflightPollMs: config.pollIntervalMs,
+    ...(config.pushPollMs === undefined ? {} : { pushPollMs: config.pushPollMs }),
     resyncPeriodMs: config.resyncPeriodMs,
     ...options.reconciler,
   };
