@@ -332,12 +332,14 @@ export class ConnectionReconciler {
     const before = connection.status?.conditions;
     const conditions = withConditions(before, updates, generation, new Date(this.options.clock.now()));
     const next: ConnectionStatus = { ...status, conditions };
-    // shardUsers is a list that a merge patch replaces whole, and usedBy is its sum: a write
-    // that changes them is guarded by resourceVersion, so that another shard's entry written
-    // meanwhile is not lost (a Conflict re-reads and retries at once).
+    // Sharded, shardUsers is a list that a merge patch replaces whole, and usedBy is its sum: a
+    // write that changes them is guarded by resourceVersion, so that another shard's entry
+    // written meanwhile is not lost (a Conflict re-reads and retries at once). Unsharded, this
+    // process is the only one counting: its writes stay unguarded, as they always were.
     const guarded =
-      JSON.stringify(connection.status?.shardUsers) !== JSON.stringify(next.shardUsers) ||
-      connection.status?.usedBy !== next.usedBy;
+      this.options.shard !== undefined &&
+      (JSON.stringify(connection.status?.shardUsers) !== JSON.stringify(next.shardUsers) ||
+        connection.status?.usedBy !== next.usedBy);
     const published = await publishStatus(this.options.kube, connection, next, signal, { guarded });
     if (published.kind === 'failed') return failure(published.outcome);
     if (published.kind === 'unchanged') return undefined;

@@ -195,11 +195,20 @@ describe('a connection used in two shards', () => {
     expect(status()?.usedBy).toBe(1);
   });
 
-  it('unsharded: usedBy is its own count and no entry is written', async () => {
+  it('unsharded: usedBy is its own count, no entry is written, and its writes carry no precondition', async () => {
     const only = shard(undefined);
     only.users = ['team-a/one', 'team-b/two'];
     await settle(only);
     expect(status()?.usedBy).toBe(2);
     expect(status()).not.toHaveProperty('shardUsers');
+
+    // The only counter: a stale read still writes (as before sharding), no Conflict.
+    only.users = ['team-a/one'];
+    only.view.freeze();
+    const moved = server.read();
+    if (moved !== undefined) server.put(moved);
+    await pass(only);
+    expect(server.statusConflicts).toBe(0);
+    expect(status()?.usedBy).toBe(1);
   });
 });
