@@ -201,7 +201,7 @@ export class ConnectionReconciler {
   private async perform(
     key: string,
     action: ConnectionAction,
-    { connection, users, otherShards, expired, access }: ConnectionFacts,
+    { connection, users, expired, access }: ConnectionFacts,
     signal: AbortSignal,
   ): Promise<Performed<WriteFailure>> {
     const base = this.counted(connection, users, access.endpoints.display, expired, false);
@@ -222,7 +222,7 @@ export class ConnectionReconciler {
         return awaitChange;
       }
       case 'holdForUsers': {
-        const message = `Deletion waits: ${holdMessage(action.users, otherShards)}`;
+        const message = `Deletion waits: ${holdMessage(action.users, action.otherShards)}`;
         const update: ConnectionConditionUpdate = {
           type: 'Ready',
           status: 'False',
