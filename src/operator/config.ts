@@ -40,6 +40,8 @@ export interface OperatorConfig {
   rateLimit?: { count: number; windowSeconds: number };
   /** In-flight revision poll interval (batched). */
   pollIntervalMs: number;
+  /** --push-poll-period: how often a deployment that builds on push is listed to follow it (batched; default 10 s). */
+  pushPollMs?: number;
   /** --allow-insecure: the key may travel over plain http off this machine (control plane and agents). */
   allowInsecure?: boolean;
   /**
@@ -86,6 +88,8 @@ export const RUN_USAGE = `Usage: agent-operator run [flags]
   --concurrency <n>                   AGENT_OPERATOR_CONCURRENCY (default 4)
   --resync-period <duration>          AGENT_OPERATOR_RESYNC_PERIOD (default 10m)
   --poll-interval <duration>          AGENT_OPERATOR_POLL_INTERVAL (default 2s): in-flight revisions
+  --push-poll-period <duration>       AGENT_OPERATOR_PUSH_POLL_PERIOD (default 10s, at least 1s): how often
+                                      a deployment that builds on push is listed for a pushed revision
   --leader-elect                      AGENT_OPERATOR_LEADER_ELECT=true
   --leader-election-namespace <ns>    POD_NAMESPACE (default: the service account's namespace, else default)
   --leader-election-id <name>         default agent-operator
@@ -118,6 +122,7 @@ const OPTIONS = {
   concurrency: { type: 'string' },
   'resync-period': { type: 'string' },
   'poll-interval': { type: 'string' },
+  'push-poll-period': { type: 'string' },
   'leader-elect': { type: 'boolean' },
   'leader-election-namespace': { type: 'string' },
   'leader-election-id': { type: 'string' },
@@ -196,6 +201,13 @@ export function parseOperatorConfig({
     100,
     DEFAULT_TIMINGS.inflightPollMs,
   );
+  // Each follow is a list call per 100 followed deployments: under a second would spend the budget.
+  const pushPollMs = optionalDuration(
+    pick('push-poll-period', 'AGENT_OPERATOR_PUSH_POLL_PERIOD'),
+    '--push-poll-period',
+    1_000,
+    DEFAULT_TIMINGS.pushPollMs,
+  );
   const deletionVerifyIntervalMs = optionalDuration(
     pick('deletion-verify-interval', 'AGENT_OPERATOR_DELETION_VERIFY_INTERVAL'),
     '--deletion-verify-interval',
@@ -255,6 +267,7 @@ export function parseOperatorConfig({
       concurrency,
       resyncPeriodMs,
       pollIntervalMs,
+      pushPollMs,
       deletionVerifyIntervalMs,
       deletionVerifyDeadlineMs,
       leaderElect: values['leader-elect'] ?? (leaderElectEnv === 'true' || leaderElectEnv === '1'),

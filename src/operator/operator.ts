@@ -136,10 +136,21 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     clientMetrics,
     addressPolicy,
     mayCall: holdsLease,
+    // Connections are not sharded: each shard counts its own users of them, beside the others'.
+    ...(shard.name === undefined
+      ? {}
+      : {
+          shard: {
+            name: shard.name,
+            leaseNamespace: config.leaderElectionNamespace,
+            leaseNameOf: (name: string) => shardScope(name, config.leaderElectionId).leaseName,
+          },
+        }),
   });
 
   const timings: Partial<ReconcilerTimings> = {
     inflightPollMs: config.pollIntervalMs,
+    ...(config.pushPollMs === undefined ? {} : { pushPollMs: config.pushPollMs }),
     resyncPeriodMs: config.resyncPeriodMs,
     ...options.reconciler,
   };

@@ -116,6 +116,14 @@ describe('agent-operator run configuration', () => {
     });
   });
 
+  it('follows pushed revisions every 10 s unless --push-poll-period (or its variable) says otherwise', () => {
+    expect(parse([]).pushPollMs).toBe(10_000);
+    expect(parse(['--push-poll-period', '30s']).pushPollMs).toBe(30_000);
+    expect(parse(['--push-poll-period=2m']).pushPollMs).toBe(120_000);
+    expect(parse([], { AGENT_OPERATOR_PUSH_POLL_PERIOD: '5s' }).pushPollMs).toBe(5_000);
+    expect(parse(['--push-poll-period', '15s'], { AGENT_OPERATOR_PUSH_POLL_PERIOD: '5s' }).pushPollMs).toBe(15_000);
+  });
+
   it('reads the API key from a file, trimmed, and prefers it to the environment', () => {
     expect(parse(['--api-key-file', '/k'], {}, { '/k': 'file-key\n' }).apiKey).toBe('file-key');
   });
@@ -128,6 +136,8 @@ describe('agent-operator run configuration', () => {
     [['--region', 'mars'], /--region: must be "us" or "eu"/],
     [['--concurrency', '0'], /--concurrency: must be a whole number from 1 to 1000/],
     [['--resync-period', '10 minutes'], /--resync-period: must be a duration/],
+    [['--push-poll-period', 'soon'], /--push-poll-period: must be a duration .*, at least 1000 ms; got "soon"/],
+    [['--push-poll-period', '500ms'], /--push-poll-period: must be a duration .*, at least 1000 ms; got "500ms"/],
     [['--rate-limit', '10 per second'], /--rate-limit: must be <count>\/<seconds>/],
     [['--metrics-bind-address', 'nowhere'], /--metrics-bind-address: must be <host>:<port>/],
     [['--log-level', 'loud'], /--log-level: must be one of/],

@@ -4,7 +4,8 @@
 // its own objects; an object relabelled between shards is handed over (the new shard rolls out
 // its next change); an object relabelled while it is being created is created once; when shard
 // a's leader dies its standby takes over that shard alone. The control plane counts exactly one
-// create per object.
+// create per object. A connection (not sharded) used by objects of both shards counts them all,
+// and its deletion waits for the users of the shard that is not the last to look at it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,10 @@ import { SHARD_LABEL } from '../../src/operator/shard.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
+import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
+import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
+import { isNotFound } from '../../src/runtime/kube/errors.js';
+import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
 import {
   API_KEY,
   containerAgent,
@@ -31,7 +36,10 @@ const TEST_TIMEOUT_MS = 180_000;
 
 let stack: Stack;
 let dir: string;
+let platform: OkServer;
 const processes: OperatorProcess[] = [];
+/** The shard each process serves. */
+const shardOf = new Map<OperatorProcess, string>();
 
 function shardProcess(shard: string): OperatorProcess {
   const operator = new OperatorProcess({
@@ -40,9 +48,18 @@ function shardProcess(shard: string): OperatorProcess {
     apiKey: API_KEY,
     rateLimit: { count: 1000, windowSeconds: 10 },
     logPath: join(dir, `operator-${shard}-${processes.length}.log`),
-    extraArgs: ['--shard', shard, '--leader-elect', '--leader-election-namespace', LEASE_NAMESPACE],
+    extraArgs: [
+      '--shard',
+      shard,
+      '--leader-elect',
+      '--leader-election-namespace',
+      LEASE_NAMESPACE,
+      // The test connection's platform API is a loopback server.
+      '--allow-private-networks',
+    ],
   });
   processes.push(operator);
+  shardOf.set(operator, shard);
   operator.start();
   return operator;
 }
@@ -96,11 +113,14 @@ const readyAt = (generation: number) => (object: AgentDeploymentObject) =>
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agent-operator-sharding-'));
   stack = await Stack.start({ withoutOperator: true });
+  await applyConnectionCrds(stack.client);
+  platform = await startOkServer();
 });
 
 afterAll(async () => {
   await Promise.all(processes.map((operator) => operator.stop()));
   await stack?.close();
+  await platform?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -172,6 +192,83 @@ describe('sharded operators', () => {
         .filter((entry) => entry.method === 'POST' && entry.route === '/v2/deployments' && entry.status < 300)
         .reduce((sum, entry) => sum + entry.count, 0);
       expect(creates).toBe(6);
+      for (const operator of processes) {
+        expect(operator.unexpectedExits).toEqual([]);
+        expect(operator.crashLines).toEqual([]);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+  it(
+    "count a connection's users in every shard, and hold its deletion for another shard's user",
+    async () => {
+      const s = stack;
+      const listenerId = await s.listenerId();
+      // The shards of the test above, or new ones if it stopped before starting them.
+      const running = (shard: string) =>
+        processes.some((operator) => shardOf.get(operator) === shard && operator.pid !== undefined);
+      if (!running('default')) shardProcess('default');
+      if (!running('a')) shardProcess('a');
+      await s.putSecret('shared-key', { apiKey: API_KEY });
+      await s.client.create(PLATFORM_CONNECTIONS, {
+        apiVersion: 'agentplatform.io/v1alpha1',
+        kind: 'PlatformConnection',
+        metadata: { name: 'shared', namespace: NAMESPACE },
+        spec: {
+          controlPlaneUrl: s.controlPlane.url,
+          platformApiUrl: platform.url,
+          apiKeySecretRef: { name: 'shared-key', key: 'apiKey' },
+        },
+      });
+      const viaShared = { connectionRef: { kind: 'PlatformConnection', name: 'shared' } };
+      await s.apply(containerAgent('shared-default-0', listenerId, viaShared));
+      await s.apply(containerAgent('shared-default-1', listenerId, viaShared));
+      await s.apply(labelled(containerAgent('shared-a-0', listenerId, viaShared), 'a'));
+
+      const connection = () =>
+        s.client.get<KubeObject & PlatformConnectionObject>(PLATFORM_CONNECTIONS, NAMESPACE, 'shared');
+      const counts = (c: PlatformConnectionObject) =>
+        Object.fromEntries((c.status?.shardUsers ?? []).map((entry) => [entry.shard, entry.usedBy]));
+      await s.waitUntil(
+        async () => {
+          const c = await connection();
+          return c.status?.usedBy === 3 && JSON.stringify(counts(c)) === '{"a":1,"default":2}';
+        },
+        'usedBy counts the users of both shards',
+        60_000,
+      );
+
+      // Deleting: the default shard's users go, shard a's stays; the connection must stay.
+      await s.client.delete(PLATFORM_CONNECTIONS, NAMESPACE, 'shared');
+      await s.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'shared-default-0');
+      await s.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'shared-default-1');
+      const ready = (c: PlatformConnectionObject) => c.status?.conditions?.find((x) => x.type === 'Ready');
+      await s.waitUntil(
+        async () => {
+          const c = await connection();
+          return counts(c).default === 0 && ready(c)?.message?.includes('other shards') === true;
+        },
+        "the default shard's count is 0 and it holds the deletion for shard a",
+        60_000,
+      );
+      const held = await connection();
+      expect(held.metadata.finalizers).toEqual(['agentplatform.io/connection-in-use']);
+      expect(held.status?.usedBy).toBe(1);
+
+      await s.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'shared-a-0');
+      await s.waitUntil(
+        async () => {
+          try {
+            await connection();
+            return false;
+          } catch (error) {
+            if (isNotFound(error)) return true;
+            throw error;
+          }
+        },
+        "the connection is released once shard a's user is gone",
+        60_000,
+      );
       for (const operator of processes) {
         expect(operator.unexpectedExits).toEqual([]);
         expect(operator.crashLines).toEqual([]);

@@ -85,6 +85,7 @@ describe('values reach the operator as meant', () => {
       leaderElect: true,
       concurrency: 4,
       resyncPeriodMs: 600_000,
+      pushPollMs: 10_000,
       logLevel: 'info',
     });
     expect(config.controlPlaneUrl).toBeUndefined();
@@ -112,6 +113,7 @@ describe('values reach the operator as meant', () => {
       tenantId: TENANT_FROM_SECRET,
       rateLimit: { count: 500, windowSeconds: 10 },
       resyncPeriodMs: 300_000,
+      pushPollMs: 30_000,
       concurrency: 8,
       logLevel: 'debug',
     });

@@ -69,6 +69,12 @@ describe('values.schema.json', () => {
       rule: /Does not match pattern/,
     },
     {
+      name: 'a push poll period without unit',
+      set: ['pushPollPeriod=10'],
+      field: 'pushPollPeriod',
+      rule: /Invalid type|Does not match pattern/,
+    },
+    {
       name: 'a rate limit without window',
       set: ['rateLimit=1000'],
       field: 'rateLimit',

@@ -19,6 +19,7 @@ function observed(overrides: Partial<ConnectionObserved> = {}): ConnectionObserv
     deleting: false,
     hasFinalizer: true,
     users: [],
+    otherShards: [],
     credential: { ok: true, version: '7' },
     memory: PROBED,
     now: NOW,
@@ -27,6 +28,8 @@ function observed(overrides: Partial<ConnectionObserved> = {}): ConnectionObserv
 }
 
 const USERS = ['team-a/bot', 'team-b/helper'];
+/** Shard batch's live entry: two of its AgentDeployments name the connection. */
+const BATCH = [{ shard: 'batch', usedBy: 2 }];
 
 const rows: Array<DecideRow<ConnectionObserved, ConnectionAction, ConnectionAction>> = [
   // ---- deletion ----
@@ -34,13 +37,25 @@ const rows: Array<DecideRow<ConnectionObserved, ConnectionAction, ConnectionActi
     name: 'deleting while AgentDeployments still name it',
     reason: 'their calls would lose their key: keep the finalizer and say which objects hold it',
     given: observed({ deleting: true, users: USERS }),
-    expect: { kind: 'holdForUsers', users: USERS },
+    expect: { kind: 'holdForUsers', users: USERS, otherShards: [] },
   },
   {
     name: 'deleting while used, the finalizer already gone',
     reason: 'the users are said whatever the finalizer: the shell decides what it can still hold',
     given: observed({ deleting: true, hasFinalizer: false, users: USERS }),
-    expect: { kind: 'holdForUsers', users: USERS },
+    expect: { kind: 'holdForUsers', users: USERS, otherShards: [] },
+  },
+  {
+    name: 'deleting, unused in this shard, another shard still using it',
+    reason: 'this shard sees only its own objects: another live shard’s users still need the key',
+    given: observed({ deleting: true, otherShards: BATCH }),
+    expect: { kind: 'holdForUsers', users: [], otherShards: BATCH },
+  },
+  {
+    name: 'deleting, used here and in another shard',
+    reason: 'both are said: the names of this shard’s users, the count of the other’s',
+    given: observed({ deleting: true, users: USERS, otherShards: BATCH }),
+    expect: { kind: 'holdForUsers', users: USERS, otherShards: BATCH },
   },
   {
     name: 'deleting, no user left',

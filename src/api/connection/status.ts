@@ -11,6 +11,28 @@ export const ConnectionCondition = AgentDeploymentCondition.extend({
   type: z.enum(CONNECTION_CONDITION_TYPES).describe('Ready or Reachable.'),
 });
 
+/** Shards a connection's status can list: far more than a cluster runs, and a bound on its size. */
+export const MAX_SHARD_ENTRIES = 64;
+
+/** One shard's count of a connection's users, written by that shard's leader. */
+export const ShardUsers = z
+  .object({
+    shard: z
+      .string()
+      .min(1)
+      .max(63)
+      .describe('The shard (--shard) whose leader counted.'),
+    usedBy: z
+      .number()
+      .int()
+      .min(0)
+      .describe("How many of that shard's AgentDeployments refer to this connection."),
+    observedAt: z.iso
+      .datetime({ offset: true })
+      .describe('When that shard last counted (a change of its count, or its probe).'),
+  })
+  .describe("One shard's users of the connection.");
+
 export const ConnectionStatus = z
   .object({
     observedGeneration: z
@@ -61,10 +83,23 @@ export const ConnectionStatus = z
       .number()
       .int()
       .min(0)
-      .describe('How many AgentDeployments refer to this connection.')
+      .describe(
+        'How many AgentDeployments refer to this connection, in the whole cluster: the sum of shardUsers when the operator is sharded.',
+      )
+      .optional(),
+    shardUsers: z
+      .array(ShardUsers)
+      .max(MAX_SHARD_ENTRIES)
+      .meta({
+        description:
+          "Each shard's own count of the AgentDeployments that refer to this connection (sharded operators only; each shard writes only its entry).",
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['shard'],
+      })
       .optional(),
   })
   .describe('Observed state of the connection, written by the operator.');
 
 export type ConnectionCondition = z.infer<typeof ConnectionCondition>;
 export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
+export type ShardUsers = z.infer<typeof ShardUsers>;

@@ -16,8 +16,13 @@ export interface ConnectionObserved {
   generation: number;
   deleting: boolean;
   hasFinalizer: boolean;
-  /** `namespace/name` of the AgentDeployments that name this connection. */
+  /** `namespace/name` of the AgentDeployments that name this connection (this shard's, when sharded). */
   users: readonly string[];
+  /**
+   * Other shards whose entries in status.shardUsers say they still use it (expired entries left
+   * out); always empty when the operator is not sharded.
+   */
+  otherShards: ReadonlyArray<{ shard: string; usedBy: number }>;
   credential: { ok: true; version: string } | { ok: false; message: string };
   memory: ProbeMemory | undefined;
   now: number;

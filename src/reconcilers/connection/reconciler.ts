@@ -1,6 +1,9 @@
 // The connection reconciler's shell: observe (caches, the registry's view of the credential,
 // what this process remembers of the last probe), decide (pure), perform one action, publish
-// status only when it changed. Keys are `PlatformConnection/<namespace>/<name>` and
+// status only when it changed. When the operator is sharded, this shard counts only its own
+// AgentDeployments: it writes its entry of status.shardUsers (and usedBy, their sum) under a
+// resourceVersion precondition, and a deleting connection waits for every live shard's users
+// (shard-users.ts). Keys are `PlatformConnection/<namespace>/<name>` and
 // `ClusterPlatformConnection//<name>` (connectionIndexValue).
 import type { Logger } from 'pino';
 import {
@@ -35,6 +38,7 @@ import {
 } from './outcome-status.js';
 import type { ConnectionKubePort } from './ports.js';
 import { guardedGet, probeConnection, type HttpGet, type ProbeOutcome } from './probe.js';
+import { countUsers, otherShardsInUse, shardEntryExpired, type ShardLease } from './shard-users.js';
 import type { AddressPolicy } from '../../egress/address-policy.js';
 
 /** How often a deleting connection that is still in use is looked at again (the users' watch also wakes it). */
@@ -52,8 +56,12 @@ export type Prober = (
 export interface ConnectionReconcilerOptions {
   kube: ConnectionKubePort;
   registry: ConnectionRegistry;
-  /** `namespace/name` of the AgentDeployments that name the connection. */
+  /** `namespace/name` of the AgentDeployments that name the connection (this shard's). */
   usersOf(connection: PlatformConnectionObject): string[];
+  /** This process's shard (--shard); undefined when the operator is not sharded. */
+  shard?: string;
+  /** Reads a shard's Lease, to tell whether its entry has expired; without it none expires. */
+  shardLease?: (shard: string, signal: AbortSignal) => Promise<ShardLease>;
   probe?: Prober;
   clock: { now(): number };
   random?: () => number;
@@ -69,6 +77,10 @@ interface ConnectionFacts {
   connection: PlatformConnectionObject;
   /** `namespace/name` of the AgentDeployments that name it, sorted. */
   users: string[];
+  /** Other shards' live entries that still count users (read only for a deleting connection). */
+  otherShards: Array<{ shard: string; usedBy: number }>;
+  /** Other shards whose entries have expired (their Leases read), to be dropped. */
+  expired: ReadonlySet<string>;
   access: ReturnType<ConnectionRegistry['clientFor']>;
 }
 
@@ -97,13 +109,14 @@ export class ConnectionReconciler {
   reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     return runPass<ConnectionFacts, ConnectionAction, WriteFailure>(
       {
-        observe: () => this.observe(key),
+        observe: (passSignal) => this.observe(key, passSignal),
         decide: (facts) =>
           decideConnection({
             generation: facts.connection.metadata.generation ?? 0,
             deleting: facts.connection.metadata.deletionTimestamp !== undefined,
             hasFinalizer: hasFinalizer(facts.connection, CONNECTION_FINALIZER),
             users: facts.users,
+            otherShards: facts.otherShards,
             credential: facts.access.ok
               ? { ok: true, version: facts.access.credentialVersion }
               : { ok: false, message: facts.access.message },
@@ -118,7 +131,7 @@ export class ConnectionReconciler {
     );
   }
 
-  private observe(key: string): Observation<ConnectionFacts, WriteFailure> {
+  private async observe(key: string, signal: AbortSignal): Promise<Observation<ConnectionFacts, WriteFailure>> {
     const connection = this.options.kube.get(key);
     if (connection === undefined) {
       // Gone without our finalizer (removed by hand, or never added): let its client go too.
@@ -133,16 +146,65 @@ export class ConnectionReconciler {
       return undefined;
     }
     const users = this.options.usersOf(connection).sort();
-    return { facts: { connection, users, access: this.options.registry.clientFor(connection) } };
+    // Only a deletion depends on the other shards' counts being live: their Leases are read then.
+    const expired =
+      connection.metadata.deletionTimestamp === undefined
+        ? new Set<string>()
+        : await this.expiredShards(connection, (usedBy) => usedBy > 0, signal);
+    const otherShards = otherShardsInUse(connection.status?.shardUsers, this.options.shard, expired);
+    return {
+      facts: { connection, users, otherShards, expired, access: this.options.registry.clientFor(connection) },
+    };
+  }
+
+  /** The other shards whose entries (those `which` picks) have expired, by their Leases. */
+  private async expiredShards(
+    connection: PlatformConnectionObject,
+    which: (usedBy: number) => boolean,
+    signal: AbortSignal,
+  ): Promise<Set<string>> {
+    const { shard, shardLease } = this.options;
+    if (shard === undefined || shardLease === undefined) return new Set();
+    const entries = (connection.status?.shardUsers ?? []).filter(
+      (entry) => entry.shard !== shard && which(entry.usedBy),
+    );
+    const leases = await Promise.all(entries.map((entry) => shardLease(entry.shard, signal)));
+    const now = this.options.clock.now();
+    return new Set(
+      entries
+        .filter((entry, index) => shardEntryExpired(entry, leases[index] ?? { kind: 'unknown' }, now))
+        .map((entry) => entry.shard),
+    );
+  }
+
+  /** The status as read, with this shard's count of users folded in (usedBy, shardUsers). */
+  private counted(
+    connection: PlatformConnectionObject,
+    users: readonly string[],
+    endpoint: string,
+    expired: ReadonlySet<string>,
+    refresh: boolean,
+  ): ConnectionStatus {
+    const { shardUsers, usedBy } = countUsers(connection.status?.shardUsers, {
+      shard: this.options.shard,
+      count: users.length,
+      now: this.options.clock.now(),
+      refresh,
+      expired,
+    });
+    // A merge patch removes a key only when it is absent (not undefined): build it without.
+    const status: ConnectionStatus = { ...connection.status, endpoint, usedBy };
+    delete status.shardUsers;
+    return shardUsers === undefined ? status : { ...status, shardUsers };
   }
 
   private async perform(
     key: string,
     action: ConnectionAction,
-    { connection, users, access }: ConnectionFacts,
+    { connection, users, expired, access }: ConnectionFacts,
     signal: AbortSignal,
   ): Promise<Performed<WriteFailure>> {
-    const base = { ...connection.status, endpoint: access.endpoints.display, usedBy: users.length };
+    const base = this.counted(connection, users, access.endpoints.display, expired, false);
     switch (action.kind) {
       case 'done':
         return awaitChange;
@@ -160,9 +222,7 @@ export class ConnectionReconciler {
         return awaitChange;
       }
       case 'holdForUsers': {
-        const shown = action.users.slice(0, 10).join(', ');
-        const more = action.users.length > 10 ? ` and ${action.users.length - 10} more` : '';
-        const message = `Deletion waits: ${action.users.length} AgentDeployment(s) still use this connection: ${shown}${more}`;
+        const message = `Deletion waits: ${holdMessage(action.users, action.otherShards)}`;
         const update: ConnectionConditionUpdate = {
           type: 'Ready',
           status: 'False',
@@ -183,9 +243,14 @@ export class ConnectionReconciler {
         const published = await this.publish(connection, base, [update], 'Warning', signal);
         return published ?? requeueAfter(CREDENTIAL_RECHECK_MS);
       }
-      case 'probe':
+      case 'probe': {
         if (!access.ok) return awaitChange;
-        return this.probeAndPublish(key, connection, base, access, signal);
+        // The probe writes status anyway: the moment to drop expired shards' entries and to
+        // stamp this shard's, so that an entry of a shard without a Lease stays fresh.
+        const everyExpired = await this.expiredShards(connection, () => true, signal);
+        const refreshed = this.counted(connection, users, access.endpoints.display, everyExpired, true);
+        return this.probeAndPublish(key, connection, refreshed, access, signal);
+      }
       case 'wait': {
         const published = await this.publish(connection, base, [], 'Normal', signal);
         return published ?? requeueAfter(action.ms);
@@ -267,7 +332,15 @@ export class ConnectionReconciler {
     const before = connection.status?.conditions;
     const conditions = withConditions(before, updates, generation, new Date(this.options.clock.now()));
     const next: ConnectionStatus = { ...status, conditions };
-    const published = await publishStatus(this.options.kube, connection, next, signal);
+    // Sharded, shardUsers is a list that a merge patch replaces whole, and usedBy is its sum: a
+    // write that changes them is guarded by resourceVersion, so that another shard's entry
+    // written meanwhile is not lost (a Conflict re-reads and retries at once). Unsharded, this
+    // process is the only one counting: its writes stay unguarded, as they always were.
+    const guarded =
+      this.options.shard !== undefined &&
+      (JSON.stringify(connection.status?.shardUsers) !== JSON.stringify(next.shardUsers) ||
+        connection.status?.usedBy !== next.usedBy);
+    const published = await publishStatus(this.options.kube, connection, next, signal, { guarded });
     if (published.kind === 'failed') return failure(published.outcome);
     if (published.kind === 'unchanged') return undefined;
     const moved = new Set(conditionTransitions(before, conditions).map((condition) => condition.type));
@@ -278,6 +351,25 @@ export class ConnectionReconciler {
     }
     return undefined;
   }
+}
+
+/** Who holds a deleting connection: this shard's users by name (ten at most), other shards' by count. */
+function holdMessage(
+  users: readonly string[],
+  otherShards: ReadonlyArray<{ shard: string; usedBy: number }>,
+): string {
+  const parts: string[] = [];
+  if (users.length > 0) {
+    const shown = users.slice(0, 10).join(', ');
+    const more = users.length > 10 ? ` and ${users.length - 10} more` : '';
+    parts.push(`${users.length} AgentDeployment(s) still use this connection: ${shown}${more}`);
+  }
+  if (otherShards.length > 0) {
+    const total = otherShards.reduce((sum, entry) => sum + entry.usedBy, 0);
+    const shards = otherShards.map((entry) => `${entry.shard}: ${entry.usedBy}`).join(', ');
+    parts.push(`${total} AgentDeployment(s) of other shards still use this connection (${shards})`);
+  }
+  return parts.join('; ');
 }
 
 function labelsOf(connection: PlatformConnectionObject): ConnectionLabels {

@@ -31,6 +31,8 @@ import type { RateBudget } from '../../controlplane/budget/rate-budget.js';
 import type { ClientMetrics, ControlPlaneClient, Credentials } from '../../controlplane/client/index.js';
 import { bindConnectionMetrics } from './metrics.js';
 import { ConnectionReconciler } from './reconciler.js';
+import type { ShardLease } from './shard-users.js';
+import { KubeLeaseStore } from '../../runtime/leaderelection/lease-store.js';
 import type { Outcome } from '../agentdeployment/ports.js';
 import type { SecretSource } from '../agentdeployment/secrets.js';
 import type { SecretValues } from '../../runtime/secrets/secret-values.js';
@@ -105,6 +107,11 @@ export interface ConnectionsOptions<U extends KubeObject & ConnectionUser> {
    * (even one just resumed from a freeze that has not heard so yet) sends nothing.
    */
   mayCall?: () => boolean;
+  /**
+   * The shard this process serves (--shard), and where each shard's Lease is: a sharded
+   * process counts only its shard's users, in its own entry of status.shardUsers.
+   */
+  shard?: { name: string; leaseNamespace: string; leaseNameOf(shard: string): string };
 }
 
 export interface Connections {
@@ -235,10 +242,18 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
     options.agentDeployments.store
       .byIndex(BY_CONNECTION, keyOf(connection))
       .map((object) => objectKey(object));
+  const { shard } = options;
   const reconciler = new ConnectionReconciler({
     kube: port,
     registry,
     usersOf,
+    ...(shard === undefined
+      ? {}
+      : {
+          shard: shard.name,
+          shardLease: (name: string, signal: AbortSignal) =>
+            readShardLease(kube, shard.leaseNamespace, shard.leaseNameOf(name), signal),
+        }),
     clock: systemClock,
     metrics: bindConnectionMetrics(options.registry),
     logger: logger.child({ controller: CONNECTION_CONTROLLER_NAME }),
@@ -343,13 +358,38 @@ function readinessOrSpecChanged(old: ConnectionObject, current: ConnectionObject
   );
 }
 
-/** Our own status writes do not wake the connection again. */
+/**
+ * Our own status writes do not wake the connection again, except while it is deleting: then
+ * another shard's entry of shardUsers dropping to 0 may be what releases it.
+ */
 function specOrLifecycleChanged(old: ConnectionObject, current: ConnectionObject): boolean {
   return (
     old.metadata.generation !== current.metadata.generation ||
     old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp ||
-    JSON.stringify(old.metadata.finalizers ?? []) !== JSON.stringify(current.metadata.finalizers ?? [])
+    JSON.stringify(old.metadata.finalizers ?? []) !== JSON.stringify(current.metadata.finalizers ?? []) ||
+    (current.metadata.deletionTimestamp !== undefined &&
+      JSON.stringify(old.status?.shardUsers ?? []) !== JSON.stringify(current.status?.shardUsers ?? []))
   );
+}
+
+/** What a shard's Lease says; a read that fails is 'unknown', which never expires an entry. */
+async function readShardLease(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<ShardLease> {
+  try {
+    const lease = await new KubeLeaseStore(kube, namespace, name).get(signal);
+    if (lease === undefined) return { kind: 'absent' };
+    return {
+      kind: 'found',
+      renewedAt: lease.record.renewTime,
+      durationSeconds: lease.record.leaseDurationSeconds,
+    };
+  } catch {
+    return { kind: 'unknown' };
+  }
 }
 
 function usersMayHaveChanged(

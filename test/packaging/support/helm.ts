@@ -42,6 +42,7 @@ export const VALUE_SETS: ValueSet[] = [
       image: { digest: `sha256:${'a'.repeat(64)}`, pullSecrets: ['regcred'] },
       rateLimit: '500/10',
       resyncPeriod: '5m',
+      pushPollPeriod: '30s',
       concurrency: 8,
       logLevel: 'debug',
       priorityClassName: 'system-cluster-critical',
