@@ -41,8 +41,8 @@ describe('measured share after a 429', () => {
 
   it('without Retry-After measures over the last window, which can only overstate its share', () => {
     const bucket = bucketAt(0);
-    const spent = spend(bucket, 0, 8_000, 150);
-    expect(spent).toBe(54);
+    const spent = spend(bucket, 0, 8_000, 180);
+    expect(spent).toBe(45);
     bucket.throttled(8_000, 8_000, undefined);
     expect(bucket.snapshot(8_000).factor).toBeCloseTo((0.85 * spent) / 100, 9);
   });
@@ -62,11 +62,18 @@ describe('measured share after a 429', () => {
   it('never sets the rate above the one it had, even when it measured more', () => {
     const bucket = bucketAt(0);
     spend(bucket, 0, 6_000, 1);
-    bucket.throttled(6_000, 6_000, 4_000); // first 429: factor 0.85 * (about 0.59)
+    bucket.throttled(6_000, 6_000, 4_000); // first 429: factor 0.85 * 0.5 (see the next test)
     const lowered = bucket.snapshot(6_000).factor;
     // A 429 right after, for a request sent after the tightening, measures 60 again.
     bucket.throttled(6_001, 6_001, 3_999);
     expect(bucket.snapshot(6_001).factor).toBeCloseTo(lowered * 0.85, 4);
+  });
+
+  it('takes no more than half the key as its share: with someone else on it, more is not fair', () => {
+    const bucket = bucketAt(0);
+    expect(spend(bucket, 0, 7_000, 1)).toBeGreaterThan(60); // 0.6 of the key and more
+    bucket.throttled(7_000, 7_000, 3_000);
+    expect(bucket.snapshot(7_000).factor).toBeCloseTo(0.85 * 0.5, 9);
   });
 
   it('halves, as before, when it was hardly spending (demand, not the key, kept it low)', () => {

@@ -29,6 +29,13 @@ export interface AdaptationPolicy {
   backoffMaxMs: number;
   /** After a 429 whose share was measured, the rate restarts at this fraction of the share (0 < x < 1). */
   shareStepBack: number;
+  /**
+   * A measured share above this is not taken as the bucket's own: the 429 says someone else is
+   * on the key (or the server allows less than configured), and then more than half is not a
+   * fair part of it. The larger of two installations steps back to half, the other keeps what
+   * it had, so an uneven split (one started later, or stalled) closes within a 429 or two.
+   */
+  maxMeasuredShare: number;
   /** Steepness of the plateau curve (factor per span cubed): sets how long the bucket stays near its share. */
   plateauCubic: number;
   /** A share counts as measured only if the bucket spent over at least this fraction of the window... */
@@ -49,6 +56,7 @@ export const DEFAULT_ADAPTATION: AdaptationPolicy = {
   // 429 about every minute; from a half share to the whole key after about 11 spans, when the
   // other installation has stopped.
   shareStepBack: 0.85,
+  maxMeasuredShare: 0.5,
   plateauCubic: 0.0012,
   minMeasuredWindowFraction: 0.25,
   minBusyFraction: 0.5,
@@ -151,7 +159,10 @@ export class AdaptiveBucket {
         const base = Math.max(this.policy.minFactor, factor * this.policy.decreaseFactor);
         this.recovery = additiveRecovery(base, now, this.policy.recoveryPerSpan);
       } else {
-        const ceiling = Math.max(this.policy.minFactor, Math.min(factor, share));
+        const ceiling = Math.max(
+          this.policy.minFactor,
+          Math.min(factor, share, this.policy.maxMeasuredShare),
+        );
         const start = Math.max(this.policy.minFactor, ceiling * this.policy.shareStepBack);
         this.recovery = plateauRecovery(start, ceiling, now, this.policy.plateauCubic);
       }
