@@ -26,6 +26,16 @@ describe('which updates wake an AgentDeployment', () => {
     ['deletion', changed({ deletionTimestamp: '2026-11-21T00:00:00Z' }), true],
     ['an annotation change', changed({ annotations: { x: '2' } }), true],
     ['a finalizer change', changed({ finalizers: [] }), true],
+    ['an annotation added', changed({ annotations: { x: '1', y: '' } }), true],
+    ['an annotation removed', changed({ annotations: {} }), true],
+    ['an annotation renamed, same count', changed({ annotations: { y: '1' } }), true],
+    ['the annotations removed whole', changed({ annotations: undefined }), true],
+    [
+      'the same annotations and finalizers, copied',
+      changed({ annotations: { x: '1' }, finalizers: ['f'] }),
+      false,
+    ],
+    ['finalizers reordered', changed({ finalizers: ['g', 'f'] }), true],
   ])('%s -> %s', (_what, current, expected) => {
     expect(shouldReconcileOnUpdate(base, current)).toBe(expected);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentCreateRequest } from '../../src/controlplane/models/index.js';
-import { diffDeployment } from '../../src/reconcilers/agentdeployment/diff.js';
+import { diffDeployment, diffDeploymentRemembered } from '../../src/reconcilers/agentdeployment/diff.js';
 import { normalizeResourceSpec } from '../../src/reconcilers/agentdeployment/normalize-resource-spec.js';
 
 const LISTENER = '5b0c6c1e-3d8a-4a4f-9f3e-1c2b3a4d5e6f';
@@ -245,5 +245,30 @@ describe('normalizeResourceSpec', () => {
     ],
   ])('applies the documented defaults to %j', (input, expected) => {
     expect(normalizeResourceSpec(input)).toEqual(expected);
+  });
+});
+
+describe('diffDeploymentRemembered', () => {
+  it('answers the same inputs from memory, and every settled deployment with one shared answer', () => {
+    const desired = desiredContainer();
+    const observed = observedFrom(desired);
+    const first = diffDeploymentRemembered(desired, observed);
+    expect(first.patch).toBeNull();
+    expect(diffDeploymentRemembered(desired, observed)).toBe(first);
+    const other = desiredContainer({ name: 'other' });
+    expect(diffDeploymentRemembered(other, observedFrom(other))).toBe(first);
+    expect(Object.isFrozen(first.changedFields)).toBe(true);
+  });
+
+  it('computes afresh for another desired request against the same deployment', () => {
+    const desired = desiredContainer();
+    const observed = observedFrom(desired);
+    expect(diffDeploymentRemembered(desired, observed).patch).toBeNull();
+    const changed = desiredContainer({ source_revision_config: { image_uri: 'registry.example/agent:2' } });
+    const diff = diffDeploymentRemembered(changed, observed);
+    expect(diff.patch).toEqual({ source_revision_config: { image_uri: 'registry.example/agent:2' } });
+    expect(diff.createsRevision).toBe(true);
+    // And back: the first request is compared again, not answered with the second's diff.
+    expect(diffDeploymentRemembered(desired, observed).patch).toBeNull();
   });
 });

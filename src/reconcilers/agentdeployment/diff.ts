@@ -125,27 +125,45 @@ function sameSecrets(want: readonly Secret[], have: readonly Secret[]): boolean 
 /**
  * diffDeployment, answered from memory when both inputs are the very objects of an earlier
  * call: a settled pass compares the same desired request (spec-memo.ts keeps it) with the
- * same observed deployment (the observation cache keeps it until the next poll). Keyed by
- * identity in weak maps, so nothing outlives its inputs; the answer is frozen, because every
- * pass that asks shares it.
+ * same observed deployment (the observation cache keeps it until a poll brings a different
+ * one). One weak map, keyed by the observed deployment (one entry per deployment, gone with
+ * it), holding the last desired request it was compared with; the answer is frozen, because
+ * every pass that asks shares it.
  */
-const remembered = new WeakMap<DeploymentCreateRequest, WeakMap<Deployment, Readonly<DeploymentDiff>>>();
+const remembered = new WeakMap<
+  Deployment,
+  { desired: DeploymentCreateRequest; diff: Readonly<DeploymentDiff> }
+>();
 
 export function diffDeploymentRemembered(
   desired: DeploymentCreateRequest,
   observed: Deployment,
 ): Readonly<DeploymentDiff> {
-  let byObserved = remembered.get(desired);
-  if (byObserved === undefined) {
-    byObserved = new WeakMap();
-    remembered.set(desired, byObserved);
-  }
-  let diff = byObserved.get(observed);
-  if (diff === undefined) {
-    diff = deepFreezeDiff(diffDeployment(desired, observed));
-    byObserved.set(observed, diff);
-  }
+  const known = remembered.get(observed);
+  if (known !== undefined && known.desired === desired) return known.diff;
+  const computed = diffDeployment(desired, observed);
+  const diff = isNoDifference(computed) ? NO_DIFFERENCE : deepFreezeDiff(computed);
+  remembered.set(observed, { desired, diff });
   return diff;
+}
+
+/** The answer of every settled pass, shared: one object for the fleet, not one per deployment. */
+const NO_DIFFERENCE: Readonly<DeploymentDiff> = deepFreezeDiff({
+  patch: null,
+  createsRevision: false,
+  changedFields: [],
+  immutableChanges: [],
+  uncleared: [],
+});
+
+function isNoDifference(diff: DeploymentDiff): boolean {
+  return (
+    diff.patch === null &&
+    !diff.createsRevision &&
+    diff.changedFields.length === 0 &&
+    diff.immutableChanges.length === 0 &&
+    diff.uncleared.length === 0
+  );
 }
 
 function deepFreezeDiff(diff: DeploymentDiff): Readonly<DeploymentDiff> {

@@ -4,6 +4,7 @@
 // latest revision's status), which is why a restart repeats no call, event or count.
 import type { RefusedAttempt, RefusedCreate, SmokeTestAttempts } from './observed.js';
 import type { SpecMemo } from './spec-memo.js';
+import type { UnchangedStatus } from './status-memo.js';
 
 export interface KeyMemory {
   /** The last create or update the control plane refused, with its re-check count. */
@@ -20,6 +21,8 @@ export interface KeyMemory {
   smokeTest?: SmokeTestAttempts;
   /** The spec's validation and desired deployment, for its uid and generation (spec-memo.ts). */
   spec?: SpecMemo;
+  /** The last status that needed no write, and what it was decided from (status-memo.ts). */
+  unchangedStatus?: UnchangedStatus;
 }
 
 export class KeyMemoryStore {

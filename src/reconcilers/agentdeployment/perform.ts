@@ -5,6 +5,7 @@
 // the pass returns at once and the call's end wakes the key.
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import { isRetryable } from '../../agentruntime/errors.js';
+import { objectKey } from '../../runtime/kube/objects.js';
 import { addFinalizer, removeFinalizer } from '../../runtime/reconcile/finalizers.js';
 import { failure, type Performed } from '../../runtime/reconcile/pass.js';
 import {
@@ -31,6 +32,7 @@ import type { Failure, Outcome } from './ports.js';
 import { judgeAnswer, quote } from './smoke-test.js';
 import { performExport } from './export-perform.js';
 import { nextStatus, statusChanged, type StatusFacts } from './status.js';
+import { knownUnchanged, unchangedStatus } from './status-memo.js';
 import type { SyncState } from './sync-state.js';
 
 type Result<Object extends AgentDeploymentView> = Performed<PassFailure<Object>>;
@@ -492,6 +494,10 @@ export class Performer<Object extends AgentDeploymentView> {
     signal: AbortSignal,
     guarded = false,
   ): Promise<Outcome<Object>> {
+    const generation = generationOf(object);
+    const memory = this.shell.memory.peek(objectKey(object));
+    if (knownUnchanged(memory?.unchangedStatus, object.status, generation, state, facts))
+      return { ok: true, value: object };
     const now = new Date(this.shell.deps.clock.now());
     const status = nextStatus(object, state, facts, now);
     status.lastSyncTime = now.toISOString();
@@ -500,6 +506,11 @@ export class Performer<Object extends AgentDeploymentView> {
       changed: statusChanged,
     });
     if (published.kind === 'failed') return { ok: false, error: writeFailure(published.outcome) };
+    if (memory !== undefined)
+      memory.unchangedStatus =
+        published.kind === 'unchanged' && !signal.aborted
+          ? unchangedStatus(object.status, generation, state, facts)
+          : undefined;
     if (published.kind === 'written') {
       announceArrivedRevision(this.shell, object, status);
       announce(this.shell, object, state, status);

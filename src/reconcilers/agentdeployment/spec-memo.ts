@@ -6,9 +6,11 @@
 // was most of a no-op pass's own work (bench:steady's CPU profile of the no-op rounds).
 //
 // Keeping the same desired object also lets diffDeployment's memo (diff.ts) answer by
-// identity. The desired request is held weakly: a burst of passes (a touch of every object,
-// a Secret rotation) shares it, and a full GC at rest frees it, so a settled fleet does not
-// carry a second copy of every spec (about 0.7 KB per object in bench:steady's heap snapshot).
+// identity. The desired request is held for as long as the key's memory (about 0.7 KB per
+// object in bench:steady's heap snapshot). It was held weakly once, to spare that memory at
+// rest; but a full GC then dropped every one, and the next touch of every object (a resync,
+// an annotation, a Secret rotation) rebuilt each request and diffed it afresh: a fifth of a
+// no-op pass's CPU in bench:steady's profile.
 // Objects without a uid or a generation (hand-made ones in tests) are never memoised.
 import type { DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import { secretVersionsKey } from './object.js';
@@ -20,7 +22,7 @@ export interface SpecMemo {
   /** Why the spec cannot be understood, or undefined: for this uid and generation. */
   problem: string | undefined;
   /** The desired deployment, for the ids and versions below. */
-  desired?: { idsKey: string; versionsKey: string; value: WeakRef<DeploymentCreateRequest> };
+  desired?: { idsKey: string; versionsKey: string; value: DeploymentCreateRequest };
 }
 
 export interface SpecIdentity {
@@ -45,7 +47,7 @@ export function rememberedDesired(
   if (memo?.desired === undefined || !sameSpec(memo, identity)) return undefined;
   const { desired } = memo;
   return desired.idsKey === idsKeyOf(ids) && desired.versionsKey === secretVersionsKey(versions)
-    ? desired.value.deref()
+    ? desired.value
     : undefined;
 }
 
@@ -66,7 +68,7 @@ export function memoFor(
           desired: {
             idsKey: idsKeyOf(desired.ids),
             versionsKey: secretVersionsKey(desired.versions),
-            value: new WeakRef(desired.value),
+            value: desired.value,
           },
         }
       : {}),

@@ -2,12 +2,15 @@
 // functions (e.g. "which objects reference secret X") so that a change to one object can be
 // mapped to the keys of the objects that depend on it without scanning the whole cache.
 // Stored objects are deep-frozen: the cache is shared by every reader, and a reconcile that
-// mutated a cached object in place would corrupt what every other reader sees.
+// mutated a cached object in place would corrupt what every other reader sees. A new version
+// keeps the parts of the old one it equals (structural-sharing.ts): only what changed is
+// frozen and kept anew.
 // An index function that throws (an object that slipped past validation) must not take the
 // cache down: the object is stored, left out of that index, and the error is reported. The
 // values an object was indexed under are remembered, so removing it never calls the index
 // function again (a second throw there once made every relist fail for good).
 import { objectKey, type KubeObject } from '../kube/objects.js';
+import { shareUnchangedParts } from './structural-sharing.js';
 
 export type IndexFunction<T extends KubeObject> = (object: T) => string[];
 
@@ -85,7 +88,7 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const old = this.objects.get(key);
-    const frozen = deepFreeze(object);
+    const frozen = deepFreeze(old === undefined ? object : shareUnchangedParts(old, object));
     this.objects.set(key, frozen);
     this.reindex(key, frozen);
     return old;

@@ -5,9 +5,9 @@
 // digits, bookmarks and watch timeouts, per-request deadlines and keep-alive connections.
 import http from 'node:http';
 import https from 'node:https';
-import { createInterface } from 'node:readline';
 import type { ClusterAccess } from './cluster-access.js';
 import { KubeApiError } from './errors.js';
+import { linesOf } from './json-lines.js';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -242,18 +242,16 @@ async function readBody(response: http.IncomingMessage, signal?: AbortSignal): P
 }
 
 async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal): AsyncIterable<unknown> {
-  const reader = createInterface({ input: response, crlfDelay: Infinity });
-  // readline ends its iteration on the input's 'end' only; a stream destroyed on abort emits
-  // 'close' instead, so the reader is closed explicitly or the consumer would wait forever.
+  // A stream destroyed on abort ends the iteration of its chunks (with an error, which the
+  // aborted signal turns into a quiet end below).
   const onAbort = (): void => {
-    reader.close();
     response.destroy();
   };
   if (signal?.aborted) onAbort();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     try {
-      for await (const line of reader) {
+      for await (const line of linesOf(response as AsyncIterable<Buffer>)) {
         if (line.trim() === '') continue;
         yield JSON.parse(line) as unknown;
       }
@@ -268,7 +266,6 @@ async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal):
     if (!response.complete) throw new KubeApiError(0, 'NetworkError', 'watch stream broken');
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    reader.close();
     response.destroy();
   }
 }

@@ -2,6 +2,7 @@
 // poller (batched lists) and by the reconciler (responses of its own calls), read by the
 // reconciler so that a reconcile usually costs no control-plane call at all.
 import type { Deployment } from '../../../controlplane/models/index.js';
+import { sameJson } from '../../../runtime/cache/structural-sharing.js';
 
 export type Observation =
   | { kind: 'present'; deployment: Deployment; observedAt: number }
@@ -21,9 +22,18 @@ export class ObservationCache {
     return entry && now - entry.observedAt <= maxAgeMs ? entry : undefined;
   }
 
+  /**
+   * A deployment equal to the one already held keeps the held object: readers that remember
+   * by identity (diff.ts's memo, the status memo) still hold after a poll that found nothing
+   * new, and the fresh copy dies young instead of replacing an equal one in the old generation.
+   */
   recordPresent(deployment: Deployment, now: number): Observation | undefined {
     const previous = this.entries.get(deployment.id);
-    this.entries.set(deployment.id, { kind: 'present', deployment, observedAt: now });
+    const held =
+      previous?.kind === 'present' && sameJson(previous.deployment, deployment)
+        ? previous.deployment
+        : deployment;
+    this.entries.set(deployment.id, { kind: 'present', deployment: held, observedAt: now });
     return previous;
   }
 
