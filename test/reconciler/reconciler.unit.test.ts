@@ -16,6 +16,7 @@ import type {
   ResolvedIds,
 } from '../../src/reconcilers/agentdeployment/ports.js';
 import { AgentDeploymentReconciler } from '../../src/reconcilers/agentdeployment/reconciler.js';
+import type { SecretSource } from '../../src/reconcilers/agentdeployment/secrets.js';
 import type { WriteOutcome } from '../../src/runtime/reconcile/object-port.js';
 import { awaitChange, requeueAfter, requeueNow } from '../../src/runtime/reconcile/result.js';
 
@@ -94,6 +95,7 @@ function setup(
     connection?: (object: AgentDeploymentView) => LaneResolution;
     namedIds?: { listener?: string };
     desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
+    getSecret?: (name: string) => SecretSource | undefined;
   } = {},
 ) {
   let current = start;
@@ -103,7 +105,7 @@ function setup(
   const controlPlane = recordingPort(cpCalls);
   const kube: KubePort<AgentDeploymentView> = {
     get: () => current,
-    getSecret: () => undefined,
+    getSecret: (_namespace, name) => options.getSecret?.(name),
     patchFinalizers: (o, finalizers) => {
       current = { ...o, metadata: { ...o.metadata, finalizers: [...finalizers] } };
       return ok(current);
@@ -288,5 +290,37 @@ describe('AgentDeploymentReconciler: listener and integration names', () => {
       message:
         'spec.sourceConfig.listenerRef.name: no listener named "us-cluster"; the workspace has "eu-cluster"',
     });
+  });
+});
+
+describe('AgentDeploymentReconciler: the spec memo and Secret values', () => {
+  it('keeps the desired request while its Secret stands, and lets it go (with its values) when the Secret is gone', async () => {
+    const keys: SecretSource = { metadata: { resourceVersion: '7' }, data: { token: 'czNjcmV0' } };
+    let secret: SecretSource | undefined = keys;
+    let built = 0;
+    const referencing = {
+      ...object(),
+      spec: { secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'keys', key: 'token' } } }] },
+    } as AgentDeploymentView;
+    const s = setup(referencing, {
+      getSecret: (name) => (name === 'keys' ? secret : undefined),
+      desired: () => {
+        built += 1;
+        return request;
+      },
+    });
+    s.observations.recordPresent(deployment(), NOW);
+    await s.run();
+    await s.run();
+    const settled = built;
+    await s.run();
+    expect(built).toBe(settled);
+    secret = undefined;
+    await s.run();
+    expect(s.current().status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('SecretNotFound');
+    // The same Secret version again: the request is built anew, nothing of the old one was held.
+    secret = keys;
+    await s.run();
+    expect(built).toBe(settled + 1);
   });
 });

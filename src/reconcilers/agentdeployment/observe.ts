@@ -259,7 +259,12 @@ export class Observer<Object extends AgentDeploymentView> {
       },
       object.spec.envFrom,
     );
-    if (!resolution.ok) return { kind: 'secretMissing', message: resolution.message };
+    if (!resolution.ok) {
+      // The desired request holds the values of the Secrets it was resolved from: one of them is
+      // gone (or its key is), so the request goes too, as the Secret cache lets go of its values.
+      if (memory.spec?.desired !== undefined) memory.spec = memoFor(identity, undefined);
+      return { kind: 'secretMissing', message: resolution.message };
+    }
     const versions = resolution.versions;
     const known = rememberedDesired(memory.spec, identity, ids.ids, versions);
     if (known !== undefined) return { kind: 'valid', desired: known, secretVersions: versions };

@@ -10,7 +10,9 @@
 // object in bench:steady's heap snapshot). It was held weakly once, to spare that memory at
 // rest; but a full GC then dropped every one, and the next touch of every object (a resync,
 // an annotation, a Secret rotation) rebuilt each request and diffed it afresh: a fifth of a
-// no-op pass's CPU in bench:steady's profile.
+// no-op pass's CPU in bench:steady's profile. The request holds the values of the Secrets it
+// was resolved from: a pass that finds one of them gone drops it (observe.ts), as the Secret
+// cache drops their values.
 // Objects without a uid or a generation (hand-made ones in tests) are never memoised.
 import type { DeploymentCreateRequest } from '../../controlplane/models/index.js';
 import { secretVersionsKey } from './object.js';
