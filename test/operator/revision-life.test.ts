@@ -131,10 +131,14 @@ describe('rollback', () => {
 
   it('with spec.rollback.onFailure, a failed revision returns to the previous image, says so, and stops', async () => {
     const good = await failSecondImage('back', { rollback: { onFailure: true } });
+    // The intent ("Rolling back to ...") is recorded before the PATCH is sent; the rollback is
+    // done once the earlier image is deployed again ("Rolled back to ...").
     const rolledBack = await stack.waitFor(
       'back',
-      (o) => condition(o, 'Ready')?.reason === 'RolledBack',
-      'RolledBack',
+      (o) =>
+        condition(o, 'Ready')?.reason === 'RolledBack' &&
+        (condition(o, 'Ready')?.message ?? '').startsWith('Rolled back to'),
+      'RolledBack, the earlier image deployed again',
     );
     const [deployment] = await stack.deployments();
     expect(deployment?.source_revision_config.image_uri).toBe('registry.example/agent:1');
