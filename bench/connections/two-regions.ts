@@ -20,7 +20,7 @@ import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.
 import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
-import { startOkServer } from '../support/ok-server.js';
+import { startOkServer } from '../../test/connections/support/platform.js';
 
 const { values } = parseArgs({
   options: {

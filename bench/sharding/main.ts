@@ -27,7 +27,7 @@ import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { tenantIdForKey } from '../../src/sim/http/api-keys.js';
-import { startOkServer } from '../support/ok-server.js';
+import { startOkServer } from '../../test/connections/support/platform.js';
 
 const { values } = parseArgs({
   options: {
