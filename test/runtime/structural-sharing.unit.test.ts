@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IndexedStore } from '../../src/runtime/cache/store.js';
-import { sameJson, shareUnchangedParts } from '../../src/runtime/cache/structural-sharing.js';
+import { shareUnchangedParts } from '../../src/runtime/cache/structural-sharing.js';
+import { sameJson } from '../../src/runtime/same-json.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 
 const version = (resourceVersion: string, touch: string, replicas = 1): KubeObject =>

@@ -11,7 +11,7 @@
 // its verdict here; a status write replaces the object, and the verdict no longer matches.
 // Kept per key (one at most) rather than in a weak map: ephemeron tables of thousands of
 // entries cost every garbage collection more than they save.
-import { sameJson } from '../../runtime/cache/structural-sharing.js';
+import { sameJson } from '../../runtime/same-json.js';
 import type { AgentDeploymentStatusView } from './object.js';
 import type { StatusFacts } from './status.js';
 import type { SyncState } from './sync-state.js';

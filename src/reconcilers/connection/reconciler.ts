@@ -39,6 +39,7 @@ import {
 import type { ConnectionKubePort } from './ports.js';
 import { guardedGet, probeConnection, type HttpGet, type ProbeOutcome } from './probe.js';
 import { countUsers, otherShardsInUse, shardEntryExpired, type ShardLease } from './shard-users.js';
+import { sameJson } from '../../runtime/same-json.js';
 import type { AddressPolicy } from '../../egress/address-policy.js';
 
 /** How often a deleting connection that is still in use is looked at again (the users' watch also wakes it). */
@@ -131,7 +132,10 @@ export class ConnectionReconciler {
     );
   }
 
-  private async observe(key: string, signal: AbortSignal): Promise<Observation<ConnectionFacts, WriteFailure>> {
+  private async observe(
+    key: string,
+    signal: AbortSignal,
+  ): Promise<Observation<ConnectionFacts, WriteFailure>> {
     const connection = this.options.kube.get(key);
     if (connection === undefined) {
       // Gone without our finalizer (removed by hand, or never added): let its client go too.
@@ -338,7 +342,7 @@ export class ConnectionReconciler {
     // process is the only one counting: its writes stay unguarded, as they always were.
     const guarded =
       this.options.shard !== undefined &&
-      (JSON.stringify(connection.status?.shardUsers) !== JSON.stringify(next.shardUsers) ||
+      (!sameJson(connection.status?.shardUsers, next.shardUsers) ||
         connection.status?.usedBy !== next.usedBy);
     const published = await publishStatus(this.options.kube, connection, next, signal, { guarded });
     if (published.kind === 'failed') return failure(published.outcome);

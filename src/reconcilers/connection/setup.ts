@@ -33,6 +33,7 @@ import { bindConnectionMetrics } from './metrics.js';
 import { ConnectionReconciler } from './reconciler.js';
 import type { ShardLease } from './shard-users.js';
 import { KubeLeaseStore } from '../../runtime/leaderelection/lease-store.js';
+import { sameJson } from '../../runtime/same-json.js';
 import type { Outcome } from '../agentdeployment/ports.js';
 import type { SecretSource } from '../agentdeployment/secrets.js';
 import type { SecretValues } from '../../runtime/secrets/secret-values.js';
@@ -322,8 +323,7 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
               connectionRefOf(object)?.kind === 'ClusterPlatformConnection',
           )
           .map((object) => objectKey(object)),
-      (old, current) =>
-        JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {}),
+      (old, current) => !sameJson(old.metadata.labels ?? {}, current.metadata.labels ?? {}),
     ),
   ];
   manager.addController(controller, watches);
@@ -366,9 +366,9 @@ function specOrLifecycleChanged(old: ConnectionObject, current: ConnectionObject
   return (
     old.metadata.generation !== current.metadata.generation ||
     old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp ||
-    JSON.stringify(old.metadata.finalizers ?? []) !== JSON.stringify(current.metadata.finalizers ?? []) ||
+    !sameJson(old.metadata.finalizers ?? [], current.metadata.finalizers ?? []) ||
     (current.metadata.deletionTimestamp !== undefined &&
-      JSON.stringify(old.status?.shardUsers ?? []) !== JSON.stringify(current.status?.shardUsers ?? []))
+      !sameJson(old.status?.shardUsers ?? [], current.status?.shardUsers ?? []))
   );
 }
 
@@ -398,7 +398,7 @@ function usersMayHaveChanged(
 ): boolean {
   return (
     old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp ||
-    JSON.stringify(connectionRefOf(old)) !== JSON.stringify(connectionRefOf(current))
+    !sameJson(connectionRefOf(old), connectionRefOf(current))
   );
 }
 

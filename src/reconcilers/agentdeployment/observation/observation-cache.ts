@@ -2,7 +2,7 @@
 // poller (batched lists) and by the reconciler (responses of its own calls), read by the
 // reconciler so that a reconcile usually costs no control-plane call at all.
 import type { Deployment } from '../../../controlplane/models/index.js';
-import { sameJson } from '../../../runtime/cache/structural-sharing.js';
+import { sameJson } from '../../../runtime/same-json.js';
 
 export type Observation =
   | { kind: 'present'; deployment: Deployment; observedAt: number }
