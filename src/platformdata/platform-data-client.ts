@@ -2,6 +2,7 @@
 // delete. It is built like the control-plane client (see client-parts.ts) and is given the SAME
 // rate budget as the control-plane client of its credential, so that one budget covers
 // deployments and deletions. Calls of a bulk deletion pass `priority: 'bulk'`.
+import { msUntilHeadroom } from '../controlplane/budget/headroom.js';
 import { HttpApiClient } from '../controlplane/client/client-parts.js';
 import type { ControlPlaneClientOptions } from '../controlplane/client/config.js';
 import { localRejection } from '../controlplane/client/control-plane-client.js';
@@ -114,6 +115,20 @@ export class PlatformDataClient extends HttpApiClient {
       options,
     );
     return result.ok ? { ok: true, value: result.value.find((s) => s.name === name) } : result;
+  }
+
+  /**
+   * Milliseconds until the buckets a session lookup draws from hold `share` of their capacity
+   * (0: they do now). Lookups that can wait (a tracing project recorded after its deployment)
+   * spend only what the deployments of the same key leave spare.
+   */
+  msUntilSessionLookupHeadroom(share: number): number {
+    const path = `${this.endpoint.pathPrefix}${PLATFORM_ROUTES.sessions}`;
+    return msUntilHeadroom(
+      this.budget,
+      { method: 'GET', path, credentialFingerprint: this.credentialFingerprint },
+      share,
+    );
   }
 
   /** The session with this id in the caller's workspace; undefined when it has none (404). */

@@ -7,3 +7,4 @@ export * from './rate-limit-headers.js';
 export * from './credential-fingerprint.js';
 export * from './rate-budget.js';
 export * from './clock.js';
+export * from './headroom.js';

@@ -5,6 +5,7 @@
 // deleted and created again reaches the same control plane through a new client (the pool
 // closed the old one): its lane is then rebuilt on the new client, keeping what it observed.
 import type { Logger } from 'pino';
+import { budgetHeadroom } from '../../controlplane/budget/headroom.js';
 import { DEFAULT_API_KEY_ROW_ID } from '../../controlplane/budget/rate-table.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import { FleetPoller } from './observation/fleet-poller.js';
@@ -129,13 +130,5 @@ function sustainedRateProbe(client: ControlPlaneClient): () => number {
 
 /** Share of the budget free right now, 0..1 (the emptiest bucket the deployment routes draw from). */
 export function budgetHeadroomProbe(client: ControlPlaneClient): () => number {
-  return () => {
-    const reports = client.budget.report(deploymentsRequest(client));
-    if (reports.length === 0) return 1;
-    return Math.min(
-      ...reports.map((report) =>
-        report.blockedForMs > 0 ? 0 : report.tokens / Math.max(report.capacity, 1),
-      ),
-    );
-  };
+  return () => budgetHeadroom(client.budget, deploymentsRequest(client));
 }

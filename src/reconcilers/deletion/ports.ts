@@ -16,8 +16,14 @@ export type PlatformAccess =
   | { ok: true; client: DeletionPlatformClient; label: string }
   | { ok: false; reason: string; message: string };
 
-/** The platform data reads of tracing projects (sessions): by name, and by id to check a name. */
-export type SessionReader = Pick<PlatformDataClient, 'findSessionByName' | 'readSession'>;
+/**
+ * The platform data reads of tracing projects (sessions): by name, and by id to check a name;
+ * and how soon a lookup that can wait finds the key's budget spare.
+ */
+export type SessionReader = Pick<
+  PlatformDataClient,
+  'findSessionByName' | 'readSession' | 'msUntilSessionLookupHeadroom'
+>;
 
 export type SessionAccess =
   { ok: true; client: SessionReader; label: string } | { ok: false; reason: string; message: string };

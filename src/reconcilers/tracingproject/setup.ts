@@ -15,6 +15,13 @@ import { TracingProjectReconciler } from './reconciler.js';
 export const TRACING_PROJECT_CONTROLLER = 'tracingproject';
 /** A project not found yet (the control plane creates it with the deployment) is looked for again this often. */
 const RECHECK_MS = 30_000;
+/**
+ * A lookup spends only spare budget: it goes when its key's buckets are half full, as the
+ * deployment controller's own optional calls (revision polls, early lists) do...
+ */
+const LOOKUP_SPARE_SHARE = 0.5;
+/** ...or after waiting this long for that: a key busy for longer still gets its projects recorded. */
+const MAX_LOOKUP_DEFERRAL_MS = 5 * 60_000;
 
 export function setUpTracingProjects(
   context: DeletionSetupContext,
@@ -33,6 +40,8 @@ export function setUpTracingProjects(
     kube: port,
     sessionsFor: sessionsForReading,
     recheckMs: context.timings?.blockedRecheckMs ?? RECHECK_MS,
+    spareShare: LOOKUP_SPARE_SHARE,
+    maxDeferMs: MAX_LOOKUP_DEFERRAL_MS,
     logger: context.logger.child({ controller: TRACING_PROJECT_CONTROLLER }),
   });
   const needsLookup = (object: AgentDeploymentObject) => decideTracingProject(object).kind === 'lookup';

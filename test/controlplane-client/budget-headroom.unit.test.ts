@@ -1,0 +1,45 @@
+// The spare share of a request's budget and how soon it comes back: what optional work (the
+// tracing-project lookups, the fleet poller's early lists) waits on.
+import { describe, expect, it } from 'vitest';
+import { budgetHeadroom, msUntilHeadroom } from '../../src/controlplane/budget/headroom.js';
+import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/rate-budget.js';
+import { FakeClock } from './support/fake-clock.js';
+
+const request: BudgetRequest = { method: 'GET', path: '/sessions', credentialFingerprint: 'fp' };
+
+/** A budget of 100 calls per 10 s, spent down to `share` of its capacity. */
+function spentTo(clock: FakeClock, share: number): RateBudget {
+  const budget = new RateBudget({ overrides: { default: { count: 100, windowSeconds: 10 } }, clock });
+  while (budgetHeadroom(budget, request) > share) expect(budget.reserve(request)).toEqual({ ok: true });
+  return budget;
+}
+
+describe('budget headroom', () => {
+  it('a full budget is all spare, now', () => {
+    const budget = spentTo(new FakeClock(), 1);
+    expect(budgetHeadroom(budget, request)).toBe(1);
+    expect(msUntilHeadroom(budget, request, 0.5)).toBe(0);
+  });
+
+  it('a drained budget is spare again after the time it says, and not a moment before', () => {
+    const clock = new FakeClock();
+    const budget = spentTo(clock, 0.1);
+    expect(budgetHeadroom(budget, request)).toBeLessThan(0.5);
+    const waitMs = msUntilHeadroom(budget, request, 0.5);
+    expect(waitMs).toBeGreaterThan(0);
+    clock.advance(waitMs - 50);
+    expect(budgetHeadroom(budget, request)).toBeLessThan(0.5);
+    expect(msUntilHeadroom(budget, request, 0.5)).toBeGreaterThan(0);
+    clock.advance(50);
+    expect(budgetHeadroom(budget, request)).toBeGreaterThanOrEqual(0.5 - 1e-9);
+    expect(msUntilHeadroom(budget, request, 0.5)).toBe(0);
+  });
+
+  it('a bucket the server holds after a 429 has nothing spare until the hold ends', () => {
+    const clock = new FakeClock();
+    const budget = spentTo(clock, 1);
+    budget.throttled(request, clock.now(), 3_000);
+    expect(budgetHeadroom(budget, request)).toBe(0);
+    expect(msUntilHeadroom(budget, request, 0.5)).toBeGreaterThan(3_000);
+  });
+});

@@ -1,0 +1,114 @@
+// The tracing-project lookup spends only spare budget: while the key's buckets are under half
+// full (a rollout is spending them) it comes back later without a call, and it goes ahead once
+// spare, or once it has waited long enough.
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AgentDeploymentObject } from '../../src/reconcilers/agentdeployment/kube-port.js';
+import type { SessionReader } from '../../src/reconcilers/deletion/ports.js';
+import { TracingProjectReconciler } from '../../src/reconcilers/tracingproject/reconciler.js';
+
+const ID = '6f1c2a4e-0000-4000-8000-000000000001';
+const PROJECT = '6f1c2a4e-0000-4000-8000-0000000000aa';
+const KEY = 'team-a/bot';
+const signal = new AbortController().signal;
+
+function owned(): AgentDeploymentObject {
+  return {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name: 'bot', namespace: 'team-a', uid: 'uid-1', generation: 1, resourceVersion: '1' },
+    spec: {},
+    status: { ownership: { uid: 'uid-1', deploymentId: ID }, deploymentId: ID },
+  } as unknown as AgentDeploymentObject;
+}
+
+function setUp(spareInMs: () => number) {
+  let now = 1_000_000;
+  const lookups: string[] = [];
+  const written: unknown[] = [];
+  let object: AgentDeploymentObject | undefined = owned();
+  const client: SessionReader = {
+    msUntilSessionLookupHeadroom: (share) => {
+      expect(share).toBe(0.5);
+      return spareInMs();
+    },
+    findSessionByName: (name) => {
+      lookups.push(name);
+      return Promise.resolve({ ok: true, value: { id: PROJECT, name } });
+    },
+    readSession: () => Promise.resolve({ ok: true, value: undefined }),
+  };
+  const reconciler = new TracingProjectReconciler({
+    objects: { get: (key) => (key === KEY ? object : undefined) },
+    kube: {
+      patchStatus: (_object, status) => {
+        written.push(status);
+        return Promise.resolve({ ok: true, value: _object });
+      },
+    },
+    sessionsFor: () => ({ ok: true, client, label: 'default' }),
+    recheckMs: 30_000,
+    spareShare: 0.5,
+    maxDeferMs: 60_000,
+    logger: pino({ level: 'silent' }),
+    now: () => now,
+    random: () => 0,
+  });
+  return {
+    reconcile: () => reconciler.reconcile(KEY, signal),
+    advance: (ms: number) => (now += ms),
+    remove: () => (object = undefined),
+    lookups,
+    written,
+  };
+}
+
+describe('the tracing-project lookup on a busy key', () => {
+  it('looks up at once when the key has spare budget', async () => {
+    const run = setUp(() => 0);
+    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    expect(run.lookups).toEqual(['bot']);
+    expect(run.written).toEqual([expect.objectContaining({ tracingProject: { name: 'bot', id: PROJECT } })]);
+  });
+
+  it('waits without a call while the key is under half full, then looks up once it is spare', async () => {
+    let spareInMs = 4_200;
+    const run = setUp(() => spareInMs);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 4_200 });
+    expect(run.lookups).toEqual([]);
+    run.advance(4_200);
+    spareInMs = 0;
+    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    expect(run.lookups).toEqual(['bot']);
+  });
+
+  it('comes back no sooner than a second and no later than the recheck period', async () => {
+    let spareInMs = 3;
+    const run = setUp(() => spareInMs);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
+    spareInMs = 10 * 60_000;
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 30_000 });
+    expect(run.lookups).toEqual([]);
+  });
+
+  it('goes ahead on a key that is never spare once it has waited the longest deferral', async () => {
+    const run = setUp(() => 5_000);
+    expect((await run.reconcile()).kind).toBe('requeueAfter');
+    run.advance(59_999);
+    expect((await run.reconcile()).kind).toBe('requeueAfter');
+    expect(run.lookups).toEqual([]);
+    run.advance(1);
+    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    expect(run.lookups).toEqual(['bot']);
+  });
+
+  it('forgets a deferral when the object goes, so a new one waits afresh', async () => {
+    const run = setUp(() => 5_000);
+    expect((await run.reconcile()).kind).toBe('requeueAfter');
+    run.advance(59_000);
+    run.remove();
+    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    run.advance(2_000);
+    expect(run.lookups).toEqual([]);
+  });
+});
