@@ -2,7 +2,7 @@
 // delete. It is built like the control-plane client (see client-parts.ts) and is given the SAME
 // rate budget as the control-plane client of its credential, so that one budget covers
 // deployments and deletions. Calls of a bulk deletion pass `priority: 'bulk'`.
-import { msUntilHeadroom } from '../controlplane/budget/headroom.js';
+import { msUntilSpare } from '../controlplane/budget/headroom.js';
 import { HttpApiClient } from '../controlplane/client/client-parts.js';
 import type { ControlPlaneClientOptions } from '../controlplane/client/config.js';
 import { localRejection } from '../controlplane/client/control-plane-client.js';
@@ -119,16 +119,14 @@ export class PlatformDataClient extends HttpApiClient {
 
   /**
    * Milliseconds until the buckets a session lookup draws from hold `share` of their capacity
-   * (0: they do now). Lookups that can wait (a tracing project recorded after its deployment)
-   * spend only what the deployments of the same key leave spare.
+   * and no interactive request has waited on them for `quietMs` (0: now). Lookups that can
+   * wait (a tracing project recorded after its deployment) spend only what the deployments of
+   * the same key leave spare.
    */
-  msUntilSessionLookupHeadroom(share: number): number {
+  msUntilSessionLookupSpare(share: number, quietMs: number): number {
     const path = `${this.endpoint.pathPrefix}${PLATFORM_ROUTES.sessions}`;
-    return msUntilHeadroom(
-      this.budget,
-      { method: 'GET', path, credentialFingerprint: this.credentialFingerprint },
-      share,
-    );
+    const request = { method: 'GET', path, credentialFingerprint: this.credentialFingerprint };
+    return msUntilSpare(this.budget, request, share, quietMs);
   }
 
   /** The session with this id in the caller's workspace; undefined when it has none (404). */

@@ -1,7 +1,7 @@
 // The spare share of a request's budget and how soon it comes back: what optional work (the
 // tracing-project lookups, the fleet poller's early lists) waits on.
 import { describe, expect, it } from 'vitest';
-import { budgetHeadroom, msUntilHeadroom } from '../../src/controlplane/budget/headroom.js';
+import { budgetHeadroom, msUntilSpare } from '../../src/controlplane/budget/headroom.js';
 import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/rate-budget.js';
 import { FakeClock } from './support/fake-clock.js';
 
@@ -18,21 +18,21 @@ describe('budget headroom', () => {
   it('a full budget is all spare, now', () => {
     const budget = spentTo(new FakeClock(), 1);
     expect(budgetHeadroom(budget, request)).toBe(1);
-    expect(msUntilHeadroom(budget, request, 0.5)).toBe(0);
+    expect(msUntilSpare(budget, request, 0.5)).toBe(0);
   });
 
   it('a drained budget is spare again after the time it says, and not a moment before', () => {
     const clock = new FakeClock();
     const budget = spentTo(clock, 0.1);
     expect(budgetHeadroom(budget, request)).toBeLessThan(0.5);
-    const waitMs = msUntilHeadroom(budget, request, 0.5);
+    const waitMs = msUntilSpare(budget, request, 0.5);
     expect(waitMs).toBeGreaterThan(0);
     clock.advance(waitMs - 50);
     expect(budgetHeadroom(budget, request)).toBeLessThan(0.5);
-    expect(msUntilHeadroom(budget, request, 0.5)).toBeGreaterThan(0);
+    expect(msUntilSpare(budget, request, 0.5)).toBeGreaterThan(0);
     clock.advance(50);
     expect(budgetHeadroom(budget, request)).toBeGreaterThanOrEqual(0.5 - 1e-9);
-    expect(msUntilHeadroom(budget, request, 0.5)).toBe(0);
+    expect(msUntilSpare(budget, request, 0.5)).toBe(0);
   });
 
   it('a bucket the server holds after a 429 has nothing spare until the hold ends', () => {
@@ -40,6 +40,26 @@ describe('budget headroom', () => {
     const budget = spentTo(clock, 1);
     budget.throttled(request, clock.now(), 3_000);
     expect(budgetHeadroom(budget, request)).toBe(0);
-    expect(msUntilHeadroom(budget, request, 0.5)).toBeGreaterThan(3_000);
+    expect(msUntilSpare(budget, request, 0.5)).toBeGreaterThan(3_000);
+  });
+
+  it('keeps optional work off a bucket for the quiet time after an interactive request found it empty', () => {
+    const clock = new FakeClock();
+    const budget = spentTo(clock, 0);
+    expect(budget.reserve(request).ok).toBe(false);
+    const bulk = { ...request, priority: 'bulk' as const };
+    clock.advance(msUntilSpare(budget, request, 0.5));
+    expect(budgetHeadroom(budget, request)).toBeGreaterThanOrEqual(0.5 - 1e-9);
+    // Full enough, but the refused create waited less than 2 s ago.
+    const since = msUntilSpare(budget, request, 0, 0);
+    expect(since).toBe(0);
+    const quietLeft = msUntilSpare(budget, request, 0.5, 2_000);
+    expect(quietLeft).toBeGreaterThan(0);
+    clock.advance(quietLeft);
+    expect(msUntilSpare(budget, request, 0.5, 2_000)).toBe(0);
+    // A bulk request refused a token is not a rollout waiting: it starts no quiet time.
+    const bulkBudget = spentTo(clock, 0);
+    expect(bulkBudget.reserve(bulk).ok).toBe(false);
+    expect(msUntilSpare(bulkBudget, request, 0, 2_000)).toBe(0);
   });
 });

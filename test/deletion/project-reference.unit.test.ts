@@ -36,7 +36,7 @@ function ports(
         label: 'default',
         client: {
           findSessionByName: () => Promise.resolve({ ok: true, value: undefined }),
-          msUntilSessionLookupHeadroom: () => 0,
+          msUntilSessionLookupSpare: () => 0,
           readSession: (id) =>
             Promise.resolve({
               ok: true,

@@ -28,8 +28,8 @@ function setUp(spareInMs: () => number) {
   const written: unknown[] = [];
   let object: AgentDeploymentObject | undefined = owned();
   const client: SessionReader = {
-    msUntilSessionLookupHeadroom: (share) => {
-      expect(share).toBe(0.5);
+    msUntilSessionLookupSpare: (share, quietMs) => {
+      expect([share, quietMs]).toEqual([0.5, 2_000]);
       return spareInMs();
     },
     findSessionByName: (name) => {
@@ -49,6 +49,7 @@ function setUp(spareInMs: () => number) {
     sessionsFor: () => ({ ok: true, client, label: 'default' }),
     recheckMs: 30_000,
     spareShare: 0.5,
+    spareQuietMs: 2_000,
     maxDeferMs: 60_000,
     logger: pino({ level: 'silent' }),
     now: () => now,

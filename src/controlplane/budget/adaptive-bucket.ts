@@ -79,6 +79,8 @@ export interface BucketSnapshot {
   /** Tokens it adds per second now: below limit.count / window by the safety margin, and lowered after 429s. */
   refillPerSecond: number;
   blockedForMs: number;
+  /** Milliseconds since an interactive request last found no token here (Infinity: never). */
+  msSinceInteractiveWait: number;
 }
 
 const TOKEN_EPSILON = 1e-9;
@@ -92,6 +94,7 @@ export class AdaptiveBucket {
   private readonly spending: SpendingLog;
   private blockedUntil = Number.NEGATIVE_INFINITY;
   private consecutiveThrottles = 0;
+  private interactiveWaitedAt = Number.NEGATIVE_INFINITY;
   private lastTightenedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -172,6 +175,14 @@ export class AdaptiveBucket {
     this.blockedUntil = Math.max(this.blockedUntil, now + blockMs);
   }
 
+  /**
+   * An interactive request found no token and waits (or comes back later): the key is being
+   * spent as fast as it refills, so optional work keeps off it for a while (see headroom.ts).
+   */
+  interactiveWaited(now: number): void {
+    this.interactiveWaitedAt = now;
+  }
+
   /** A response that was not a 429: the streak of throttles is over. */
   succeeded(): void {
     this.consecutiveThrottles = 0;
@@ -203,6 +214,7 @@ export class AdaptiveBucket {
       capacity: this.shape.capacity,
       refillPerSecond: this.shape.refillPerMs * this.factorAt(now) * 1000,
       blockedForMs: Math.max(0, this.blockedUntil - now),
+      msSinceInteractiveWait: now - this.interactiveWaitedAt,
     };
   }
 

@@ -133,8 +133,12 @@ export class RateBudget {
   reserve(request: BudgetRequest): Reservation {
     const buckets = this.bucketsFor(request);
     const now = this.clock.now();
-    const waitMs = this.waitMs(buckets, request.priority === 'bulk', now);
-    if (waitMs > 0) return { ok: false, waitMs };
+    const bulk = request.priority === 'bulk';
+    const waitMs = this.waitMs(buckets, bulk, now);
+    if (waitMs > 0) {
+      if (!bulk) for (const bucket of buckets) bucket.interactiveWaited(now);
+      return { ok: false, waitMs };
+    }
     for (const bucket of buckets) bucket.take(now);
     return { ok: true };
   }
@@ -158,6 +162,7 @@ export class RateBudget {
       for (const bucket of buckets) bucket.take(now);
       return Promise.resolve(0);
     }
+    if (!bulk) for (const bucket of buckets) bucket.interactiveWaited(now);
     return new Promise<number>((resolve, reject) => {
       const waiter: Waiter = { buckets, bulk, resolve, reject, enqueuedAt: now, detach: () => undefined };
       if (signal) {

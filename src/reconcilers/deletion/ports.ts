@@ -22,7 +22,7 @@ export type PlatformAccess =
  */
 export type SessionReader = Pick<
   PlatformDataClient,
-  'findSessionByName' | 'readSession' | 'msUntilSessionLookupHeadroom'
+  'findSessionByName' | 'readSession' | 'msUntilSessionLookupSpare'
 >;
 
 export type SessionAccess =

@@ -5,9 +5,9 @@
 // field, so the AgentDeployment controller's own status writes keep it.
 //
 // Nothing waits for the project id, so a lookup spends only spare budget: while the buckets of
-// its key are under `spareShare` full (a rollout of many objects is spending them), it comes
-// back when they could be, and goes ahead anyway once it has waited `maxDeferMs` (a key that is
-// never spare still gets its projects recorded). Measured: at 1,000 objects created at once the
+// its key are under `spareShare` full, or an interactive request (a rollout's create) waited on
+// them in the last `spareQuietMs`, it comes back when they could be spare, and goes ahead anyway
+// once it has waited `maxDeferMs` (a key that is never spare still gets its projects recorded). Measured: at 1,000 objects created at once the
 // lookups took half a call per deployment from the rollout (docs/benchmarks.md).
 import type { Logger } from 'pino';
 import {
@@ -30,6 +30,8 @@ export interface TracingProjectReconcilerOptions {
   recheckMs: number;
   /** A lookup goes ahead when its key's buckets are at least this full (0..1)... */
   spareShare: number;
+  /** ...and no interactive request has waited on them for this long... */
+  spareQuietMs: number;
   /** ...or when it has waited this long for that. */
   maxDeferMs: number;
   logger: Logger;
@@ -66,7 +68,10 @@ export class TracingProjectReconciler {
       );
       return requeueAfter(this.options.recheckMs);
     }
-    const deferMs = this.deferral(key, access.client.msUntilSessionLookupHeadroom(this.options.spareShare));
+    const deferMs = this.deferral(
+      key,
+      access.client.msUntilSessionLookupSpare(this.options.spareShare, this.options.spareQuietMs),
+    );
     if (deferMs > 0) return requeueAfter(deferMs);
     const found = await access.client.findSessionByName(step.name, { signal, priority: 'bulk' });
     if (!found.ok)

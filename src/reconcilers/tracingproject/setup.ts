@@ -20,6 +20,8 @@ const RECHECK_MS = 30_000;
  * deployment controller's own optional calls (revision polls, early lists) do...
  */
 const LOOKUP_SPARE_SHARE = 0.5;
+/** ...and no create or poll has waited on them for two seconds (a rollout is not spending them)... */
+const LOOKUP_QUIET_MS = 2_000;
 /** ...or after waiting this long for that: a key busy for longer still gets its projects recorded. */
 const MAX_LOOKUP_DEFERRAL_MS = 5 * 60_000;
 
@@ -41,6 +43,7 @@ export function setUpTracingProjects(
     sessionsFor: sessionsForReading,
     recheckMs: context.timings?.blockedRecheckMs ?? RECHECK_MS,
     spareShare: LOOKUP_SPARE_SHARE,
+    spareQuietMs: LOOKUP_QUIET_MS,
     maxDeferMs: MAX_LOOKUP_DEFERRAL_MS,
     logger: context.logger.child({ controller: TRACING_PROJECT_CONTROLLER }),
   });
