@@ -73,9 +73,21 @@ export function startWatch(
   response.flushHeaders();
 
   let firstTable = true;
+  let corked = false;
   const write = (eventType: string, object: unknown): void => {
     // After end() (a timeout) and before 'finish', a write would be an error event on the response.
-    if (!response.destroyed && !response.writableEnded) response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+    if (response.destroyed || response.writableEnded) return;
+    // The events of one tick (a replay, a burst of writes) leave in one chunked write: one
+    // syscall each was a fifth of the emulator's time while 1,000 objects were created at once.
+    if (!corked) {
+      corked = true;
+      response.cork();
+      process.nextTick(() => {
+        corked = false;
+        response.uncork();
+      });
+    }
+    response.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
   const send = (eventType: EventType, object: KubeObject): void => {
     if (!table) return write(eventType, object);
