@@ -126,6 +126,31 @@ describe('WorkQueue', () => {
     expect(queue.length).toBe(0);
   });
 
+  it('releases many delayed keys in the order they fall due, each once', async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    const delays = Array.from({ length: 200 }, (_, i) => ((i * 7919) % 1000) + 1);
+    delays.forEach((delay, i) => queue.addAfter(`k${i}`, delay));
+    // Rescheduled earlier: the later entry left behind must not bring the key back.
+    queue.addAfter('k0', 1);
+    const released: string[] = [];
+    for (let elapsed = 0; elapsed < 1_200; elapsed += 1) {
+      await clock.advance(1);
+      while (queue.length > 0) {
+        const key = await queue.get();
+        if (key === undefined) break;
+        released.push(key);
+        queue.done(key);
+      }
+    }
+    const expected = delays
+      .map((delay, i) => ({ key: `k${i}`, at: i === 0 ? 1 : delay }))
+      .sort((a, b) => a.at - b.at || Number(a.key.slice(1)) - Number(b.key.slice(1)));
+    expect(new Set(released).size).toBe(200);
+    expect(released.map((key) => expected.find((e) => e.key === key)?.at)).toEqual(expected.map((e) => e.at));
+    expect(queue.waitingCount).toBe(0);
+  });
+
   it('a delayed key that is also added now is processed now and once', async () => {
     const clock = new FakeClock();
     const queue = queueWith(clock);

@@ -7,6 +7,7 @@
 // - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList).
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+import { DueHeap } from './due-heap.js';
 import { FairReadyList } from './fair-ready-list.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { workQueueMetrics, type WorkQueueMetrics } from './metrics.js';
@@ -37,6 +38,8 @@ export class WorkQueue {
   private readonly addedAt = new Map<string, number>();
   /** Keys scheduled for later, with the time they become ready. */
   private readonly waiting = new Map<string, number>();
+  /** The same keys by due time; an entry whose time is no longer the key's in `waiting` is stale. */
+  private readonly waitingOrder = new DueHeap();
   private waitingTimer: { handle: TimerHandle; at: number } | undefined;
 
   private readonly getters: Array<(key: string | undefined) => void> = [];
@@ -78,6 +81,7 @@ export class WorkQueue {
     const scheduled = this.waiting.get(key);
     if (scheduled !== undefined && scheduled <= readyAt) return;
     this.waiting.set(key, readyAt);
+    this.waitingOrder.push({ at: readyAt, key });
     this.scheduleWaitingTimer();
   }
 
@@ -150,6 +154,7 @@ export class WorkQueue {
       if (this.waitingTimer) this.clock.clearTimeout(this.waitingTimer.handle);
       this.waitingTimer = undefined;
       this.waiting.clear();
+      this.waitingOrder.clear();
       this.queue.clear();
       this.dirty.clear();
       this.addedAt.clear();
@@ -198,23 +203,31 @@ export class WorkQueue {
   }
 
   private scheduleWaitingTimer(): void {
-    let earliest = Infinity;
-    for (const at of this.waiting.values()) earliest = Math.min(earliest, at);
-    if (earliest === Infinity) return;
+    const earliest = this.earliestWaiting();
+    if (earliest === undefined) return;
     if (this.waitingTimer && this.waitingTimer.at <= earliest) return;
     if (this.waitingTimer) this.clock.clearTimeout(this.waitingTimer.handle);
     const handle = this.clock.setTimeout(() => this.releaseReady(), earliest - this.clock.now());
     this.waitingTimer = { handle, at: earliest };
   }
 
+  /** The earliest due time of a waiting key, dropping the stale entries on top of the heap. */
+  private earliestWaiting(): number | undefined {
+    for (let top = this.waitingOrder.peek(); top !== undefined; top = this.waitingOrder.peek()) {
+      if (this.waiting.get(top.key) === top.at) return top.at;
+      this.waitingOrder.pop();
+    }
+    return undefined;
+  }
+
   private releaseReady(): void {
     this.waitingTimer = undefined;
     const now = this.clock.now();
-    for (const [key, at] of [...this.waiting]) {
-      if (at <= now) {
-        this.waiting.delete(key);
-        this.add(key);
-      }
+    for (let at = this.earliestWaiting(); at !== undefined && at <= now; at = this.earliestWaiting()) {
+      const entry = this.waitingOrder.pop();
+      if (entry === undefined) break;
+      this.waiting.delete(entry.key);
+      this.add(entry.key);
     }
     this.scheduleWaitingTimer();
   }
