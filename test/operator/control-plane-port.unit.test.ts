@@ -73,4 +73,30 @@ describe('controlPlanePort: waiting in place for the budget', () => {
     await Promise.all([1, 2, 3].map(() => port.getDeployment('id', signal)));
     expect(calls.count).toBe(3 * 4);
   });
+
+  it('tells a create the budget cannot admit soon its place in line before anything is written', () => {
+    let waitMs = 60;
+    const held: number[] = [];
+    const port = controlPlanePort({
+      client: alwaysEmpty({ count: 0 }),
+      allowedRatePerSecond: 100,
+      budgetHeadroom: () => 0,
+      createWaitMs: () => waitMs,
+      holdBulkFor: (ms) => held.push(ms),
+    });
+    // A short wait is the create's own to take in place.
+    expect(port.createThrottled()).toBeUndefined();
+    waitMs = 2_000;
+    const first = port.createThrottled();
+    const second = port.createThrottled();
+    expect(first).toMatchObject({ kind: 'Throttled' });
+    expect(first?.retryAfterMs).toBeGreaterThanOrEqual(1_990);
+    // The next one is placed behind it, about one token (10 ms at 100/s) later.
+    expect((second?.retryAfterMs ?? 0) - (first?.retryAfterMs ?? 0)).toBeGreaterThan(5);
+    // Its message names no wait, so that the next pass finds the same status.
+    expect(first?.message).toBe(second?.message);
+    expect(first?.message).not.toMatch(/\d+ ms/);
+    // Bulk work stays back until the places come.
+    expect(held).toHaveLength(2);
+  });
 });

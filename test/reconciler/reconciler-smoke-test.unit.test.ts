@@ -40,6 +40,7 @@ function setup() {
     getRevision: unused,
     allowedRatePerSecond: () => 100,
     budgetHeadroom: () => 1,
+    createThrottled: () => undefined,
   };
   const events: string[] = [];
   const kube: KubePort<AgentDeploymentView> = {

@@ -77,6 +77,7 @@ function recordingPort(cpCalls: string[]): ControlPlanePort {
     },
     allowedRatePerSecond: () => 100,
     budgetHeadroom: () => 1,
+    createThrottled: () => undefined,
   };
 }
 
@@ -96,13 +97,17 @@ function setup(
     namedIds?: { listener?: string };
     desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
     getSecret?: (name: string) => SecretSource | undefined;
+    createThrottled?: ControlPlanePort['createThrottled'];
   } = {},
 ) {
   let current = start;
   const cpCalls: string[] = [];
   const statusWrites: unknown[] = [];
   const events: string[] = [];
-  const controlPlane = recordingPort(cpCalls);
+  const controlPlane = {
+    ...recordingPort(cpCalls),
+    ...(options.createThrottled === undefined ? {} : { createThrottled: options.createThrottled }),
+  };
   const kube: KubePort<AgentDeploymentView> = {
     get: () => current,
     getSecret: (_namespace, name) => options.getSecret?.(name),
@@ -150,6 +155,31 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     });
     expect(s.current().status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
     expect(s.events).toEqual(['Normal Created']);
+  });
+
+  it('a create the budget refuses now writes no intent: no POST, one Throttled status, back at its place in line', async () => {
+    let throttled = true;
+    const s = setup(object(), {
+      createThrottled: () =>
+        throttled
+          ? { kind: 'Throttled', message: 'no token for this create now', retryAfterMs: 1_500 }
+          : undefined,
+    });
+    expect(await s.run()).toEqual({ kind: 'requeueAfter', ms: 1_500 });
+    expect(s.cpCalls).toEqual([]);
+    expect(s.statusWrites).toHaveLength(1);
+    expect(s.current().status?.ownership?.createRequestedAt).toBeUndefined();
+    expect(s.current().status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'Throttled',
+    });
+    // The same answer on the next pass changes nothing, so nothing is written.
+    expect(await s.run()).toEqual({ kind: 'requeueAfter', ms: 1_500 });
+    expect(s.statusWrites).toHaveLength(1);
+    throttled = false;
+    await s.run();
+    expect(s.cpCalls).toEqual(['POST']);
+    expect(s.current().status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
   });
 
   it('writes nothing when a pass finds nothing new (no identical status lines for kubectl get -w)', async () => {

@@ -45,6 +45,7 @@ export class ConnectionLanes {
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
       budgetHeadroom: budgetHeadroomProbe(client),
+      createWaitMs: () => client.budget.deferWaitMs(createRequest(client)),
       sustainedRatePerSecond: sustainedRateProbe(client),
       // Trace deletions on this key (bulk) must not take the tokens throttled reconciles wait for.
       holdBulkFor: (ms) => client.budget.holdBulkFor(ms),
@@ -108,6 +109,14 @@ function lookup(resolution: NameResolution): NameLookup {
 function deploymentsRequest(client: ControlPlaneClient) {
   return {
     method: 'GET',
+    path: `${client.endpoint.pathPrefix}/v2/deployments`,
+    credentialFingerprint: client.credentialFingerprint,
+  };
+}
+
+function createRequest(client: ControlPlaneClient) {
+  return {
+    method: 'POST',
     path: `${client.endpoint.pathPrefix}/v2/deployments`,
     credentialFingerprint: client.credentialFingerprint,
   };

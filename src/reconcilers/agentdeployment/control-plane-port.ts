@@ -28,6 +28,8 @@ const SHORT_WAITS = 3;
  * event loop), and the token it was promised should still be there.
  */
 const BULK_HOLD_MARGIN_MS = 100;
+const EARLY_THROTTLE_MESSAGE =
+  'POST /v2/deployments: the rate budget has no token for this create now; it waits for its place in line';
 
 /**
  * Workers waiting in place for one budget. A saturated key (its objects always find the
@@ -70,6 +72,11 @@ export interface ControlPlanePortOptions {
   /** Share of the budget free right now, 0..1. */
   budgetHeadroom: () => number;
   /**
+   * How long a create would wait for the budget now, for a caller that comes back later (see
+   * RateBudget.deferWaitMs); default 0: creates find out by sending (tests without a budget).
+   */
+  createWaitMs?: () => number;
+  /**
    * Requests per second the budget really admits now (its refill, below the nominal rate by
    * its safety margin and after 429s), for spacing the throttle line; default the nominal rate.
    */
@@ -97,6 +104,7 @@ export function controlPlanePort({
   allowedRatePerSecond,
   budgetHeadroom,
   maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
+  createWaitMs = () => 0,
   holdBulkFor = () => undefined,
   sustainedRatePerSecond = () => allowedRatePerSecond,
   spreadThrottled = () => true,
@@ -116,6 +124,15 @@ export function controlPlanePort({
     return { ok: false, error: { ...result.error, retryAfterMs: place } };
   };
   return {
+    createThrottled: () => {
+      const waitMs = createWaitMs();
+      // A short wait is taken in place by the create itself (InPlaceWaits).
+      if (waitMs <= SHORT_WAIT_MS) return undefined;
+      const place = spreadThrottled() ? line.place(waitMs) : waitMs;
+      holdBulkFor(place + BULK_HOLD_MARGIN_MS);
+      // Worded without the wait, so that a pass that finds the same answer writes no new status.
+      return { kind: 'Throttled', message: EARLY_THROTTLE_MESSAGE, retryAfterMs: place };
+    },
     createDeployment: async (request, signal) =>
       outcome(await inLine(() => client.createDeployment(request, noWait(signal)), signal)),
     getDeployment: async (id, signal) =>

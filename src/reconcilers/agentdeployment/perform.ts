@@ -163,6 +163,10 @@ export class Performer<Object extends AgentDeploymentView> {
     const { deps, timings } = this.shell;
     const { object, signal, lane, key } = pass;
     const uid = object.metadata.uid ?? '';
+    // A create the budget would refuse now comes back at its place in line before anything is
+    // written: writing the intent and then clearing it cost two Kubernetes writes per pass.
+    const throttled = lane.controlPlane.createThrottled();
+    if (throttled !== undefined) return failure({ object, error: throttled });
     // The intent goes to status first, guarded by resourceVersion: if the object moved (or
     // another replica acted), the write fails with 409 and nothing is sent.
     const intent = await this.publish(

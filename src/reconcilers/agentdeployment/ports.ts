@@ -49,6 +49,12 @@ export interface Failure {
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure };
 
 export interface ControlPlanePort {
+  /**
+   * A Throttled failure, with this create's place in the budget's line, when the budget would
+   * not admit a create within a short wait; undefined when it would. Asked before the create
+   * intent is written, so that a create the budget refuses costs no Kubernetes write.
+   */
+  createThrottled(): Failure | undefined;
   createDeployment(request: DeploymentCreateRequest, signal: AbortSignal): Promise<Outcome<Deployment>>;
   getDeployment(id: string, signal: AbortSignal): Promise<Outcome<Deployment>>;
   /** The deployments among `ids` (at most 100) that exist; absent ids are not returned. */
