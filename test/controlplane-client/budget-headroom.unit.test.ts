@@ -63,13 +63,13 @@ describe('budget headroom', () => {
     expect(msUntilSpare(bulkBudget, request, 0, 2_000)).toBe(0);
   });
 
-  it('a create told to come back later (deferWaitMs) counts as waiting, and takes nothing', () => {
+  it('a refused interactive reserve counts as waiting; a refused bulk one does not; neither takes anything', () => {
     const clock = new FakeClock();
     const budget = spentTo(clock, 0);
     const tokens = budget.report(request)[0]?.tokens;
-    expect(budget.deferWaitMs({ ...request, priority: 'bulk' })).toBeGreaterThan(0);
+    expect(budget.reserve({ ...request, priority: 'bulk' }).ok).toBe(false);
     expect(msUntilSpare(budget, request, 0, 2_000)).toBe(0);
-    expect(budget.deferWaitMs(request)).toBeGreaterThan(0);
+    expect(budget.reserve(request).ok).toBe(false);
     expect(msUntilSpare(budget, request, 0, 2_000)).toBe(2_000);
     expect(budget.report(request)[0]?.tokens).toBe(tokens);
   });

@@ -184,6 +184,16 @@ describe('request executor', () => {
     ).toBeGreaterThan(9000);
   });
 
+  it('firstTokenTaken: the first attempt spends the token the caller took, a retry takes its own', async () => {
+    const { executor, transport, budget } = setup([transportFailure('connect'), ok()], 1);
+    const request = { method: 'POST', path: '/prefix/v2/deployments', credentialFingerprint: 'fp' };
+    expect(budget.reserve(request).ok).toBe(true);
+    // The key's only token is gone: without the flag this would be Throttled, nothing sent.
+    const result = await executor.execute(post, { waitForBudget: false, firstTokenTaken: true });
+    expect(transport.sent).toHaveLength(1);
+    expect(result.ok === false && result.error).toMatchObject({ kind: 'Throttled', attempts: 1 });
+  });
+
   it('with waitForBudget false: a 429 is handed back at once with its retry time', async () => {
     const { executor, transport } = setup([status(429, { 'retry-after': '7' }), ok()]);
     const result = await executor.execute(get, { waitForBudget: false });

@@ -74,29 +74,48 @@ describe('controlPlanePort: waiting in place for the budget', () => {
     expect(calls.count).toBe(3 * 4);
   });
 
-  it('tells a create the budget cannot admit soon its place in line before anything is written', () => {
-    let waitMs = 60;
+  it('takes a create token in place when the budget is only just empty, and sends the POST on it', async () => {
     const held: number[] = [];
+    let refusals = 2;
+    const sent: unknown[] = [];
+    const port = controlPlanePort({
+      client: {
+        createDeployment: (_request: unknown, options: unknown) => {
+          sent.push(options);
+          return Promise.resolve({ ok: true, value: {} });
+        },
+      } as unknown as ControlPlaneApi,
+      allowedRatePerSecond: 100,
+      budgetHeadroom: () => 0,
+      takeCreateToken: () => (refusals-- > 0 ? { ok: false, waitMs: 5 } : { ok: true }),
+      holdBulkFor: (ms) => held.push(ms),
+    });
+    const signal = new AbortController().signal;
+    const token = await port.reserveCreate(signal);
+    expect(token).toEqual({ ok: true, value: { kind: 'CreateToken' } });
+    // Two short waits in place; bulk work stayed back meanwhile.
+    expect(held).toHaveLength(2);
+    if (!token.ok) return;
+    await port.createDeployment({} as never, signal, token.value);
+    expect(sent).toEqual([expect.objectContaining({ waitForBudget: false, firstTokenTaken: true })]);
+  });
+
+  it('gives a create the budget cannot admit soon its place in line, in words that name no wait', async () => {
     const port = controlPlanePort({
       client: alwaysEmpty({ count: 0 }),
       allowedRatePerSecond: 100,
       budgetHeadroom: () => 0,
-      createWaitMs: () => waitMs,
-      holdBulkFor: (ms) => held.push(ms),
+      takeCreateToken: () => ({ ok: false, waitMs: 2_000 }),
     });
-    // A short wait is the create's own to take in place.
-    expect(port.createThrottled()).toBeUndefined();
-    waitMs = 2_000;
-    const first = port.createThrottled();
-    const second = port.createThrottled();
-    expect(first).toMatchObject({ kind: 'Throttled' });
-    expect(first?.retryAfterMs).toBeGreaterThanOrEqual(1_990);
-    // The next one is placed behind it, about one token (10 ms at 100/s) later.
-    expect((second?.retryAfterMs ?? 0) - (first?.retryAfterMs ?? 0)).toBeGreaterThan(5);
-    // Its message names no wait, so that the next pass finds the same status.
-    expect(first?.message).toBe(second?.message);
-    expect(first?.message).not.toMatch(/\d+ ms/);
-    // Bulk work stays back until the places come.
-    expect(held).toHaveLength(2);
+    const signal = new AbortController().signal;
+    const [first, second] = await Promise.all([port.reserveCreate(signal), port.reserveCreate(signal)]);
+    if (first?.ok !== false || second?.ok !== false) throw new Error('expected two refusals');
+    expect(first.error.kind).toBe('Throttled');
+    expect(first.error.retryAfterMs).toBeGreaterThanOrEqual(1_990);
+    // The second is placed behind the first, about one token (10 ms at 100/s) later.
+    expect((second.error.retryAfterMs ?? 0) - (first.error.retryAfterMs ?? 0)).toBeGreaterThan(5);
+    // The next pass with the same answer finds the same status and writes nothing.
+    expect(first.error.message).toBe(second.error.message);
+    expect(first.error.message).not.toMatch(/\d+ ms/);
   });
 });

@@ -40,7 +40,7 @@ function setup() {
     getRevision: unused,
     allowedRatePerSecond: () => 100,
     budgetHeadroom: () => 1,
-    createThrottled: () => undefined,
+    reserveCreate: () => Promise.resolve({ ok: true, value: { kind: 'CreateToken' } }),
   };
   const events: string[] = [];
   const kube: KubePort<AgentDeploymentView> = {

@@ -77,7 +77,7 @@ function recordingPort(cpCalls: string[]): ControlPlanePort {
     },
     allowedRatePerSecond: () => 100,
     budgetHeadroom: () => 1,
-    createThrottled: () => undefined,
+    reserveCreate: () => Promise.resolve({ ok: true, value: { kind: 'CreateToken' } }),
   };
 }
 
@@ -97,7 +97,7 @@ function setup(
     namedIds?: { listener?: string };
     desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
     getSecret?: (name: string) => SecretSource | undefined;
-    createThrottled?: ControlPlanePort['createThrottled'];
+    reserveCreate?: ControlPlanePort['reserveCreate'];
   } = {},
 ) {
   let current = start;
@@ -106,7 +106,7 @@ function setup(
   const events: string[] = [];
   const controlPlane = {
     ...recordingPort(cpCalls),
-    ...(options.createThrottled === undefined ? {} : { createThrottled: options.createThrottled }),
+    ...(options.reserveCreate === undefined ? {} : { reserveCreate: options.reserveCreate }),
   };
   const kube: KubePort<AgentDeploymentView> = {
     get: () => current,
@@ -160,10 +160,15 @@ describe('AgentDeploymentReconciler (the shell)', () => {
   it('a create the budget refuses now writes no intent: no POST, one Throttled status, back at its place in line', async () => {
     let throttled = true;
     const s = setup(object(), {
-      createThrottled: () =>
-        throttled
-          ? { kind: 'Throttled', message: 'no token for this create now', retryAfterMs: 1_500 }
-          : undefined,
+      reserveCreate: () =>
+        Promise.resolve(
+          throttled
+            ? {
+                ok: false,
+                error: { kind: 'Throttled', message: 'no token for this create now', retryAfterMs: 1_500 },
+              }
+            : { ok: true, value: { kind: 'CreateToken' } },
+        ),
     });
     expect(await s.run()).toEqual({ kind: 'requeueAfter', ms: 1_500 });
     expect(s.cpCalls).toEqual([]);

@@ -69,7 +69,7 @@ function setup(byName: Outcome<Deployment[]>) {
     getRevision: () => (cpCalls.push('REVISION'), refuse()),
     allowedRatePerSecond: () => 100,
     budgetHeadroom: () => 1,
-    createThrottled: () => undefined,
+    reserveCreate: () => Promise.resolve({ ok: true, value: { kind: 'CreateToken' } }),
   };
   const written = <T>(value: T): Promise<{ ok: true; value: T }> => Promise.resolve({ ok: true, value });
   const kube: KubePort<AgentDeploymentView> = {

@@ -143,21 +143,6 @@ export class RateBudget {
     return { ok: true };
   }
 
-  /**
-   * For a caller that would come back later rather than wait: how long `request` would wait now
-   * (0: it would go now; nothing is taken either way). Unlike peekWaitMs, an interactive request
-   * told to wait counts as one that found the bucket empty, as a refused reserve() does, so that
-   * optional work keeps off the bucket (see headroom.ts).
-   */
-  deferWaitMs(request: BudgetRequest): number {
-    const buckets = this.bucketsFor(request);
-    const now = this.clock.now();
-    const bulk = request.priority === 'bulk';
-    const waitMs = this.waitMs(buckets, bulk, now);
-    if (waitMs > 0 && !bulk) for (const bucket of buckets) bucket.interactiveWaited(now);
-    return waitMs;
-  }
-
   /** How long reserve() would make this request wait now, without taking anything. */
   peekWaitMs(request: BudgetRequest): number {
     return this.waitMs(this.bucketsFor(request), request.priority === 'bulk', this.clock.now());

@@ -26,6 +26,11 @@ export interface CallOptions {
   deadlineMs?: number;
   /** `bulk` yields the shared rate budget to interactive calls (default: interactive). */
   priority?: BudgetPriority;
+  /**
+   * The caller took the first attempt's token itself (RateBudget.reserve), before writing what
+   * must come before the request; retries take their own.
+   */
+  firstTokenTaken?: boolean;
 }
 
 export interface CallSpec<T> {
@@ -81,7 +86,10 @@ export class RequestExecutor {
     let lastFailure: AttemptFailure | undefined;
 
     for (let attempt = 1; attempt <= deps.retry.maxAttempts; attempt += 1) {
-      const admitted = await this.admit(spec, budgetRequest, waitForBudget, attempt - 1, options.signal);
+      const admitted =
+        attempt === 1 && options.firstTokenTaken === true
+          ? this.taken()
+          : await this.admit(spec, budgetRequest, waitForBudget, attempt - 1, options.signal);
       if (admitted !== true) {
         // Aborted while waiting to retry: the earlier failure says more (and keeps its `unclear`).
         const error =
@@ -194,6 +202,12 @@ export class RequestExecutor {
     }
     // Unreachable: the loop returns on its last attempt.
     throw new Error('retry loop ended without a result');
+  }
+
+  /** The first attempt's token was taken by the caller: sent at once, with no wait. */
+  private taken(): true {
+    this.deps.metrics.budgetWaited(0);
+    return true;
   }
 
   /**

@@ -45,7 +45,7 @@ export class ConnectionLanes {
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
       budgetHeadroom: budgetHeadroomProbe(client),
-      createWaitMs: () => client.budget.deferWaitMs(createRequest(client)),
+      takeCreateToken: () => client.budget.reserve(createRequest(client)),
       sustainedRatePerSecond: sustainedRateProbe(client),
       // Trace deletions on this key (bulk) must not take the tokens throttled reconciles wait for.
       holdBulkFor: (ms) => client.budget.holdBulkFor(ms),

@@ -4,7 +4,8 @@
 // the budget's line (ThrottleLine), so that a thousand throttled objects do not all come back
 // for the same next token.
 import type { ControlPlaneApi, ControlPlaneError, Result } from '../../controlplane/client/index.js';
-import type { ControlPlanePort, Failure, Outcome } from './ports.js';
+import type { Reservation } from '../../controlplane/budget/rate-budget.js';
+import type { ControlPlanePort, CreateToken, Failure, Outcome } from './ports.js';
 import { MAX_IDS_PER_LIST } from './observation/fleet-poller.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import { ThrottleLine } from './throttle-line.js';
@@ -28,8 +29,10 @@ const SHORT_WAITS = 3;
  * event loop), and the token it was promised should still be there.
  */
 const BULK_HOLD_MARGIN_MS = 100;
-const EARLY_THROTTLE_MESSAGE =
+const CREATE_WAITS_MESSAGE =
   'POST /v2/deployments: the rate budget has no token for this create now; it waits for its place in line';
+const CREATE_TOKEN: CreateToken = Object.freeze({ kind: 'CreateToken' });
+const CREATE_ROUTE = { method: 'POST', route: '/v2/deployments' } as const;
 
 /**
  * Workers waiting in place for one budget. A saturated key (its objects always find the
@@ -71,11 +74,8 @@ export interface ControlPlanePortOptions {
   allowedRatePerSecond: number;
   /** Share of the budget free right now, 0..1. */
   budgetHeadroom: () => number;
-  /**
-   * How long a create would wait for the budget now, for a caller that comes back later (see
-   * RateBudget.deferWaitMs); default 0: creates find out by sending (tests without a budget).
-   */
-  createWaitMs?: () => number;
+  /** Takes one create's token from the budget if it has one (RateBudget.reserve); default: always. */
+  takeCreateToken?: () => Reservation;
   /**
    * Requests per second the budget really admits now (its refill, below the nominal rate by
    * its safety margin and after 429s), for spacing the throttle line; default the nominal rate.
@@ -104,7 +104,7 @@ export function controlPlanePort({
   allowedRatePerSecond,
   budgetHeadroom,
   maxInPlaceWaits = () => Number.POSITIVE_INFINITY,
-  createWaitMs = () => 0,
+  takeCreateToken = () => ({ ok: true }),
   holdBulkFor = () => undefined,
   sustainedRatePerSecond = () => allowedRatePerSecond,
   spreadThrottled = () => true,
@@ -124,17 +124,27 @@ export function controlPlanePort({
     return { ok: false, error: { ...result.error, retryAfterMs: place } };
   };
   return {
-    createThrottled: () => {
-      const waitMs = createWaitMs();
-      // A short wait is taken in place by the create itself (InPlaceWaits).
-      if (waitMs <= SHORT_WAIT_MS) return undefined;
-      const place = spreadThrottled() ? line.place(waitMs) : waitMs;
-      holdBulkFor(place + BULK_HOLD_MARGIN_MS);
-      // Worded without the wait, so that a pass that finds the same answer writes no new status.
-      return { kind: 'Throttled', message: EARLY_THROTTLE_MESSAGE, retryAfterMs: place };
+    reserveCreate: async (signal) => {
+      const taken = await inLine(async (): Promise<Result<CreateToken>> => {
+        const reservation = takeCreateToken();
+        if (reservation.ok) return { ok: true, value: CREATE_TOKEN };
+        const { waitMs } = reservation;
+        const error = { ...CREATE_ROUTE, kind: 'Throttled', attempts: 0, retryAfterMs: waitMs } as const;
+        return { ok: false, error: { ...error, message: CREATE_WAITS_MESSAGE } };
+      }, signal);
+      return outcome(taken);
     },
-    createDeployment: async (request, signal) =>
-      outcome(await inLine(() => client.createDeployment(request, noWait(signal)), signal)),
+    createDeployment: async (request, signal, token) =>
+      outcome(
+        await inLine(
+          () =>
+            client.createDeployment(request, {
+              ...noWait(signal),
+              ...(token === undefined ? {} : { firstTokenTaken: true }),
+            }),
+          signal,
+        ),
+      ),
     getDeployment: async (id, signal) =>
       outcome(await inLine(() => client.getDeployment(id, noWait(signal)), signal)),
     listDeploymentsByIds: async (ids, signal) => {

@@ -163,10 +163,11 @@ export class Performer<Object extends AgentDeploymentView> {
     const { deps, timings } = this.shell;
     const { object, signal, lane, key } = pass;
     const uid = object.metadata.uid ?? '';
-    // A create the budget would refuse now comes back at its place in line before anything is
-    // written: writing the intent and then clearing it cost two Kubernetes writes per pass.
-    const throttled = lane.controlPlane.createThrottled();
-    if (throttled !== undefined) return failure({ object, error: throttled });
+    // The create's token first: a create the budget refuses comes back at its place in line
+    // before anything is written (writing the intent, then clearing it when the POST was
+    // refused, cost two Kubernetes writes per throttled pass), and a written intent is sent.
+    const token = await lane.controlPlane.reserveCreate(signal);
+    if (!token.ok) return failure({ object, error: token.error });
     // The intent goes to status first, guarded by resourceVersion: if the object moved (or
     // another replica acted), the write fails with 409 and nothing is sent.
     const intent = await this.publish(
@@ -179,7 +180,7 @@ export class Performer<Object extends AgentDeploymentView> {
     if (!intent.ok) return failure({ object, error: intent.error });
     if (signal.aborted) return awaitChange;
     const current = intent.value;
-    const created = await lane.controlPlane.createDeployment(request, signal);
+    const created = await lane.controlPlane.createDeployment(request, signal, token.value);
     if (!created.ok) {
       const error = created.error;
       const step = decideFailedWrite({ kind: 'create', request, facts, specKey: refusedKey }, error);

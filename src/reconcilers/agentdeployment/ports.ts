@@ -48,14 +48,25 @@ export interface Failure {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Failure };
 
+/** The budget token of one create, taken before its intent is written (see reserveCreate). */
+export interface CreateToken {
+  readonly kind: 'CreateToken';
+}
+
 export interface ControlPlanePort {
   /**
-   * A Throttled failure, with this create's place in the budget's line, when the budget would
-   * not admit a create within a short wait; undefined when it would. Asked before the create
-   * intent is written, so that a create the budget refuses costs no Kubernetes write.
+   * Takes a create's budget token before its intent is written, waiting in place a short while
+   * when the budget is only just empty; Throttled (with the create's place in the budget's line)
+   * when it cannot be had soon. So a create the budget refuses costs no Kubernetes write, and a
+   * written intent is followed by its POST.
    */
-  createThrottled(): Failure | undefined;
-  createDeployment(request: DeploymentCreateRequest, signal: AbortSignal): Promise<Outcome<Deployment>>;
+  reserveCreate(signal: AbortSignal): Promise<Outcome<CreateToken>>;
+  /** With `token`, the POST spends the token reserveCreate took rather than one more. */
+  createDeployment(
+    request: DeploymentCreateRequest,
+    signal: AbortSignal,
+    token?: CreateToken,
+  ): Promise<Outcome<Deployment>>;
   getDeployment(id: string, signal: AbortSignal): Promise<Outcome<Deployment>>;
   /** The deployments among `ids` (at most 100) that exist; absent ids are not returned. */
   listDeploymentsByIds(ids: readonly string[], signal: AbortSignal): Promise<Outcome<Deployment[]>>;
