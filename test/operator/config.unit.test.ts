@@ -61,7 +61,7 @@ describe('agent-operator run configuration', () => {
     expect(parse([])).toMatchObject({
       region: 'us',
       namespaces: [],
-      concurrency: 4,
+      concurrency: 16,
       resyncPeriodMs: 600_000,
       pollIntervalMs: 2_000,
       leaderElect: false,

@@ -77,13 +77,13 @@ describe('values reach the operator as meant', () => {
     return parse({ argv: rendered.args.slice(1), env: environment(rendered.env), readFile: () => 'k' });
   }
 
-  it('defaults: region us, all namespaces, leader election, 4 workers, 10 minute resync', async () => {
+  it('defaults: region us, all namespaces, leader election, 16 workers, 10 minute resync', async () => {
     const config = await configFor('defaults');
     expect(config).toMatchObject({
       region: 'us',
       namespaces: [],
       leaderElect: true,
-      concurrency: 4,
+      concurrency: 16,
       resyncPeriodMs: 600_000,
       pushPollMs: 10_000,
       logLevel: 'info',
