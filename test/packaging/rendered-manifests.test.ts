@@ -240,7 +240,7 @@ describe('choices made by the values', () => {
       expect.arrayContaining([
         'run',
         '--region=us',
-        '--concurrency=4',
+        '--concurrency=16',
         '--resync-period=10m',
         '--push-poll-period=10s',
         '--log-level=info',
