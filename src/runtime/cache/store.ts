@@ -4,12 +4,13 @@
 // Stored objects are deep-frozen: the cache is shared by every reader, and a reconcile that
 // mutated a cached object in place would corrupt what every other reader sees. A new version
 // keeps the parts of the old one it equals (structural-sharing.ts): only what changed is
-// frozen and kept anew.
+// frozen and kept anew, its strings replaced by the process's shared copies (string-interner.ts).
 // An index function that throws (an object that slipped past validation) must not take the
 // cache down: the object is stored, left out of that index, and the error is reported. The
 // values an object was indexed under are remembered, so removing it never calls the index
 // function again (a second throw there once made every relist fail for good).
 import { objectKey, type KubeObject } from '../kube/objects.js';
+import { sharedStrings } from './string-interner.js';
 import { shareUnchangedParts } from './structural-sharing.js';
 
 export type IndexFunction<T extends KubeObject> = (object: T) => string[];
@@ -88,7 +89,9 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const old = this.objects.get(key);
-    const frozen = deepFreeze(old === undefined ? object : shareUnchangedParts(old, object));
+    const kept = old === undefined ? object : shareUnchangedParts(old, object);
+    sharedStrings.internAll(kept);
+    const frozen = deepFreeze(kept);
     this.objects.set(key, frozen);
     this.reindex(key, frozen);
     return old;

@@ -2,6 +2,7 @@
 // poller (batched lists) and by the reconciler (responses of its own calls), read by the
 // reconciler so that a reconcile usually costs no control-plane call at all.
 import type { Deployment } from '../../../controlplane/models/index.js';
+import { sharedStrings } from '../../../runtime/cache/string-interner.js';
 import { sameJson } from '../../../runtime/same-json.js';
 
 export type Observation =
@@ -26,13 +27,14 @@ export class ObservationCache {
    * A deployment equal to the one already held keeps the held object: readers that remember
    * by identity (diff.ts's memo, the status memo) still hold after a poll that found nothing
    * new, and the fresh copy dies young instead of replacing an equal one in the old generation.
+   * A deployment kept anew shares its strings with the cached objects (string-interner.ts).
    */
   recordPresent(deployment: Deployment, now: number): Observation | undefined {
     const previous = this.entries.get(deployment.id);
-    const held =
-      previous?.kind === 'present' && sameJson(previous.deployment, deployment)
-        ? previous.deployment
-        : deployment;
+    const same = previous?.kind === 'present' && sameJson(previous.deployment, deployment);
+    // A deployment kept anew shares its strings (ids, enums) with the cached objects'.
+    if (!same) sharedStrings.internAll(deployment);
+    const held = same ? previous.deployment : deployment;
     this.entries.set(deployment.id, { kind: 'present', deployment: held, observedAt: now });
     return previous;
   }
