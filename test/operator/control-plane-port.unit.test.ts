@@ -100,6 +100,38 @@ describe('controlPlanePort: waiting in place for the budget', () => {
     expect(sent).toEqual([expect.objectContaining({ waitForBudget: false, firstTokenTaken: true })]);
   });
 
+  it('spends a create token on one attempt only: a create sent again after a short wait takes its own', async () => {
+    const sent: Array<{ firstTokenTaken?: boolean }> = [];
+    const port = controlPlanePort({
+      client: {
+        createDeployment: (_request: unknown, options: { firstTokenTaken?: boolean }) => {
+          sent.push(options);
+          // Refused locally, as if its token had not counted: the port waits and calls again.
+          return Promise.resolve(
+            sent.length === 1
+              ? {
+                  ok: false,
+                  error: {
+                    kind: 'Throttled',
+                    retryAfterMs: 5,
+                    attempts: 0,
+                    method: 'POST',
+                    route: '/v2/deployments',
+                    message: 'refused',
+                  },
+                }
+              : { ok: true, value: {} },
+          );
+        },
+      } as unknown as ControlPlaneApi,
+      allowedRatePerSecond: 100,
+      budgetHeadroom: () => 0,
+    });
+    const signal = new AbortController().signal;
+    await port.createDeployment({} as never, signal, { kind: 'CreateToken' });
+    expect(sent.map((options) => options.firstTokenTaken === true)).toEqual([true, false]);
+  });
+
   it('gives a create the budget cannot admit soon its place in line, in words that name no wait', async () => {
     const port = controlPlanePort({
       client: alwaysEmpty({ count: 0 }),

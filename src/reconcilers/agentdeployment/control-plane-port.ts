@@ -134,17 +134,16 @@ export function controlPlanePort({
       }, signal);
       return outcome(taken);
     },
-    createDeployment: async (request, signal, token) =>
-      outcome(
-        await inLine(
-          () =>
-            client.createDeployment(request, {
-              ...noWait(signal),
-              ...(token === undefined ? {} : { firstTokenTaken: true }),
-            }),
-          signal,
-        ),
-      ),
+    createDeployment: async (request, signal, token) => {
+      // The token pays for one attempt: a call made again after a short wait takes its own.
+      let tokenLeft = token !== undefined;
+      const attempt = () => {
+        const options = { ...noWait(signal), ...(tokenLeft ? { firstTokenTaken: true } : {}) };
+        tokenLeft = false;
+        return client.createDeployment(request, options);
+      };
+      return outcome(await inLine(attempt, signal));
+    },
     getDeployment: async (id, signal) =>
       outcome(await inLine(() => client.getDeployment(id, noWait(signal)), signal)),
     listDeploymentsByIds: async (ids, signal) => {
