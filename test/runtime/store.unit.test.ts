@@ -12,6 +12,24 @@ const bySecret = (o: KubeObject): string[] => {
 };
 
 describe('IndexedStore', () => {
+  it('stores every part of an object frozen, nested objects and arrays included, values unchanged', () => {
+    const store = new IndexedStore<KubeObject>({});
+    const object: KubeObject = {
+      metadata: { namespace: 'a', name: 'x', resourceVersion: '1', finalizers: ['f'] },
+      spec: { containers: [{ name: 'c', env: [{ name: 'A', value: 'v' }] }] },
+    };
+    const copy = structuredClone(object);
+    store.upsert(object);
+    const stored = store.get('a/x');
+    expect(stored).toEqual(copy);
+    const containers = (stored?.spec as { containers: Array<{ env: object[] }> }).containers;
+    for (const part of [stored, stored?.metadata, stored?.metadata.finalizers, stored?.spec, containers]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(Object.isFrozen(containers[0])).toBe(true);
+    expect(Object.isFrozen(containers[0]?.env[0])).toBe(true);
+  });
+
   it('keys objects by namespace/name and keeps custom indexes current across updates and deletes', () => {
     const store = new IndexedStore<KubeObject>({ bySecret });
     store.upsert(obj('a', 'x', '1', 'key'));

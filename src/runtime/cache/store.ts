@@ -21,14 +21,6 @@ export interface StoreChange<T extends KubeObject> {
   deleted: T[];
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
 export interface IndexedStoreOptions {
   /** An index function threw for the object at `key`; the object is left out of that index. */
   onIndexError?: (indexName: string, key: string, error: unknown) => void;
@@ -89,9 +81,9 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
   upsert(object: T): T | undefined {
     const key = objectKey(object);
     const old = this.objects.get(key);
-    const kept = old === undefined ? object : shareUnchangedParts(old, object);
-    sharedStrings.internAll(kept);
-    const frozen = deepFreeze(kept);
+    const frozen = old === undefined ? object : shareUnchangedParts(old, object);
+    // One walk over the parts not yet frozen: their strings shared, then each part frozen.
+    sharedStrings.internAll(frozen, Object.freeze);
     this.objects.set(key, frozen);
     this.reindex(key, frozen);
     return old;

@@ -33,23 +33,26 @@ export class StringInterner {
   /**
    * Replaces in place every string held by `value` (a parsed JSON value: plain objects and
    * arrays) with the table's copy. Frozen parts are skipped: they were interned when stored.
+   * `seal`, if given, is called on each object and array walked once its contents are done
+   * (the informer store freezes them in the same walk).
    */
-  internAll(value: unknown): void {
+  internAll(value: unknown, seal?: (walked: object) => void): void {
     if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i += 1) {
         const item: unknown = value[i];
         if (typeof item === 'string') value[i] = this.intern(item);
-        else this.internAll(item);
+        else this.internAll(item, seal);
       }
-      return;
+    } else {
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const item = record[key];
+        if (typeof item === 'string') record[key] = this.intern(item);
+        else this.internAll(item, seal);
+      }
     }
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const item = record[key];
-      if (typeof item === 'string') record[key] = this.intern(item);
-      else this.internAll(item);
-    }
+    seal?.(value);
   }
 
   get size(): number {
