@@ -45,7 +45,7 @@ export class ConnectionLanes {
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
       budgetHeadroom: budgetHeadroomProbe(client),
-      takeCreateToken: () => client.budget.reserve(createRequest(client)),
+      takeCreateToken: () => client.budget.reserve(deploymentsRequest(client, 'POST')),
       sustainedRatePerSecond: sustainedRateProbe(client),
       // Trace deletions on this key (bulk) must not take the tokens throttled reconciles wait for.
       holdBulkFor: (ms) => client.budget.holdBulkFor(ms),
@@ -105,18 +105,14 @@ function lookup(resolution: NameResolution): NameLookup {
     : { ok: false, error: failure(resolution.error) };
 }
 
-/** The request every deployment call counts as: they all fall in the key's default row. */
-function deploymentsRequest(client: ControlPlaneClient) {
+/**
+ * A call on /v2/deployments as the budget sees it. GET is the request every deployment call
+ * counts as (they all fall in the key's default row); POST is a create, whose token is taken
+ * before its intent is written.
+ */
+function deploymentsRequest(client: ControlPlaneClient, method: 'GET' | 'POST' = 'GET') {
   return {
-    method: 'GET',
-    path: `${client.endpoint.pathPrefix}/v2/deployments`,
-    credentialFingerprint: client.credentialFingerprint,
-  };
-}
-
-function createRequest(client: ControlPlaneClient) {
-  return {
-    method: 'POST',
+    method,
     path: `${client.endpoint.pathPrefix}/v2/deployments`,
     credentialFingerprint: client.credentialFingerprint,
   };

@@ -7,8 +7,9 @@
 // Nothing waits for the project id, so a lookup spends only spare budget: while the buckets of
 // its key are under `spareShare` full, or an interactive request (a rollout's create) waited on
 // them in the last `spareQuietMs`, it comes back when they could be spare, and goes ahead anyway
-// once it has waited `maxDeferMs` (a key that is never spare still gets its projects recorded). Measured: at 1,000 objects created at once the
-// lookups took half a call per deployment from the rollout (docs/benchmarks.md).
+// once it has waited `maxDeferMs` (a key that is never spare still gets its projects recorded).
+// Measured: at 1,000 objects created at once the lookups took half a call per deployment from
+// the rollout (docs/benchmarks.md).
 import type { Logger } from 'pino';
 import {
   awaitChange,
@@ -55,11 +56,9 @@ export class TracingProjectReconciler {
 
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const object = this.options.objects.get(key);
-    const step = object === undefined ? undefined : decideTracingProject(object);
-    if (object === undefined || step === undefined || step.kind === 'none') {
-      this.deferredSince.delete(key);
-      return awaitChange;
-    }
+    if (object === undefined) return this.done(key);
+    const step = decideTracingProject(object);
+    if (step.kind === 'none') return this.done(key);
     const access = this.options.sessionsFor(object);
     if (!access.ok) {
       this.options.logger.debug(
@@ -81,6 +80,12 @@ export class TracingProjectReconciler {
     const written = await this.options.kube.patchStatus(object, { ...object.status, tracingProject }, signal);
     if (written.ok || written.reason === 'Gone') return awaitChange;
     return written.reason === 'Conflict' ? requeueNow : failed(new Error(`write failed: ${written.message}`));
+  }
+
+  /** Nothing to look up for this key (any more): it no longer waits for spare budget. */
+  private done(key: string): ReconcileResult {
+    this.deferredSince.delete(key);
+    return awaitChange;
   }
 
   /** How long this key's lookup waits for spare budget (0: it goes now). */
