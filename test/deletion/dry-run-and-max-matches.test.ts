@@ -67,7 +67,13 @@ describe('dryRun and maxMatches', () => {
     expect(ready(done)).toMatchObject({ status: 'True', reason: 'DryRun' });
     expect(await callsTo(stack, DATA_DELETE_ROUTES)).toBe(before);
     expect(await tracesReadable(tagged)).toBe(4);
-    const reasons = (await stack.events('dry-traces')).map((event) => event.reason);
+    const reasons = (
+      await stack.eventsOnce(
+        'dry-traces',
+        (events) => events.some((event) => event.reason === 'DryRun'),
+        'DryRun',
+      )
+    ).map((event) => event.reason);
     expect(reasons).toEqual(['DryRun']);
   });
 

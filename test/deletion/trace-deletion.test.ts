@@ -67,7 +67,13 @@ describe('TraceDeletion', () => {
     expect(done.status?.verifiedAt).toEqual(expect.any(String));
     expect(done.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(await remainingTraces(stack, session, real)).toEqual([]);
-    const reasons = (await stack.events('weekend')).map((event) => event.reason);
+    const reasons = (
+      await stack.eventsOnce(
+        'weekend',
+        (events) => events.some((event) => event.reason === 'Completed'),
+        'Completed',
+      )
+    ).map((event) => event.reason);
     expect(reasons).toEqual(expect.arrayContaining(['Submitting', 'Submitted', 'Verifying', 'Completed']));
   });
 

@@ -143,7 +143,7 @@ describe('suspend (defect 7)', () => {
     await stack.waitGone('paused');
     expect(await calls(writes)).toBe(writesBefore);
     expect((await stack.deployments()).map((d) => d.id)).toEqual([id]);
-    const orphaned = (await stack.events('paused')).find((event) => event.reason === 'Orphaned');
+    const [orphaned] = await stack.eventsWithReason('paused', 'Orphaned');
     expect(orphaned?.note).toContain('suspended');
   });
 });
@@ -199,7 +199,7 @@ describe('redeploy-at and reconcile-requested-at', () => {
     await annotate('again', { unrelated: 'x' });
     await stack.waitForReconciles(2, 'again, after the unrelated annotation');
     expect((await stack.deployments())[0]?.latest_revision_id).toBe(second);
-    const newRevisions = (await stack.events('again')).filter((event) => event.reason === 'NewRevision');
+    const newRevisions = await stack.eventsWithReason('again', 'NewRevision');
     expect(newRevisions).toHaveLength(1);
   });
 

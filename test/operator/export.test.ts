@@ -171,7 +171,11 @@ describe('spec.export', () => {
       (cm) => cm?.data?.['ACTIVE_REVISION_ID'] === second.status?.activeRevisionId,
       'the new revision exported',
     );
-    const events = await stack.events('alpha');
+    const events = await stack.eventsOnce(
+      'alpha',
+      (seen) => seen.some((event) => event.note === 'Updated ConfigMap alpha-agent'),
+      'the new revision Exported',
+    );
     expect(events.filter((event) => event.reason === 'Exported').map((event) => event.type)).toContain(
       'Normal',
     );
@@ -226,7 +230,7 @@ describe('spec.export', () => {
     const after = await configMap('billing-settings');
     expect(after?.metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
     expect(after?.data).toEqual({ RATE: '42' });
-    const conflicts = (await stack.events('beta')).filter((event) => event.reason === 'ExportConflict');
+    const conflicts = await stack.eventsWithReason('beta', 'ExportConflict');
     expect(conflicts.map((event) => event.type)).toEqual(['Warning']);
 
     // Its removal leaves that ConfigMap alone too.

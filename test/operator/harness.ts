@@ -313,6 +313,41 @@ export class Stack {
     return list.items.filter((event) => name === undefined || event.regarding?.name === name);
   }
 
+  /**
+   * Waits until the events about `name` satisfy `ready`, and returns them. Events are recorded
+   * after the action they report and without holding up the reconcile, so a test that has just
+   * seen the action (a status, a deployment, a ConfigMap) may read the events a moment early.
+   */
+  async eventsOnce(
+    name: string,
+    ready: (events: Array<{ reason?: string; note?: string; type?: string }>) => boolean,
+    what: string,
+    timeoutMs = 20_000,
+  ): Promise<Array<{ reason?: string; note?: string; type?: string; regarding?: { name?: string } }>> {
+    let seen: Awaited<ReturnType<Stack['events']>> = [];
+    await this.waitUntil(
+      async () => ready((seen = await this.events(name))),
+      `the events of ${name} show ${what}`,
+      timeoutMs,
+    );
+    return seen;
+  }
+
+  /** Waits until at least one event about `name` has `reason`, and returns those events. */
+  async eventsWithReason(
+    name: string,
+    reason: string,
+    timeoutMs = 20_000,
+  ): Promise<Awaited<ReturnType<Stack['events']>>> {
+    const seen = await this.eventsOnce(
+      name,
+      (events) => events.some((event) => event.reason === reason),
+      reason,
+      timeoutMs,
+    );
+    return seen.filter((event) => event.reason === reason);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.operators.map((operator) => operator.stop()));
     await this.kube.close();

@@ -66,8 +66,14 @@ describe('AgentDeployment lifecycle', () => {
     const [deployment] = await stack.deployments();
     expect(deployment?.source_revision_config.image_uri).toBe('registry.example/agent:2');
     expect(second.status?.activeRevisionId).toBe(deployment?.active_revision_id);
-    const reasons = (await stack.events('beta')).map((event) => event.reason);
-    expect(reasons).toEqual(expect.arrayContaining(['Created', 'Updated', 'NewRevision', 'Deployed']));
+    const expected = ['Created', 'Updated', 'NewRevision', 'Deployed'];
+    const events = await stack.eventsOnce(
+      'beta',
+      (seen) =>
+        seen.some((event) => event.note === `Revision ${second.status?.activeRevisionId} is deployed`),
+      'the new revision Deployed',
+    );
+    expect(events.map((event) => event.reason)).toEqual(expect.arrayContaining(expected));
   });
 
   it('makes no control-plane write when nothing changed', async () => {
@@ -220,7 +226,7 @@ describe('AgentDeployment lifecycle', () => {
         (await stack.deployments())[0]?.source_revision_config.image_uri === 'registry.example/agent:1',
       'the image is re-applied',
     );
-    const drift = (await stack.events('iota')).find((event) => event.reason === 'DriftCorrected');
+    const [drift] = await stack.eventsWithReason('iota', 'DriftCorrected');
     expect(drift?.note).toContain('spec.sourceRevisionConfig.imageUri');
     await stack.waitFor('iota', isReady, 'Ready again');
   });

@@ -107,7 +107,7 @@ describe('a refused create (defect 1)', () => {
     await stack.waitForReconciles(1, 'the refused object, woken by an annotation', { since: mark });
     expect((await calls()) - before).toBe(0);
     expect(await stack.deployments()).toHaveLength(0);
-    const rejections = (await stack.events('refused')).filter((event) => event.reason === 'Rejected');
+    const rejections = await stack.eventsWithReason('refused', 'Rejected');
     expect(rejections).toHaveLength(1);
 
     // A new generation is a new request, sent at once (and refused once more).

@@ -30,7 +30,13 @@ describe('control-plane refusals name the spec path the user wrote', () => {
       'spec.sourceConfig.listenerId: names something that does not exist in this tenant',
     );
     expect(message).not.toMatch(/source_config|listener_id/);
-    const notes = (await stack.events('lost')).map((event) => event.note ?? '');
+    const notes = (
+      await stack.eventsOnce(
+        'lost',
+        (events) => events.some((event) => event.reason === 'Rejected'),
+        'Rejected',
+      )
+    ).map((event) => event.note ?? '');
     expect(notes.some((note) => note.includes('spec.sourceConfig.listenerId'))).toBe(true);
     expect(notes.filter((note) => /source_config|listener_id/.test(note))).toEqual([]);
     expect(await stack.deployments()).toEqual([]);

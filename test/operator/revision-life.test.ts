@@ -103,7 +103,12 @@ describe('build on push', () => {
       'Ready on the pushed revision',
     );
     expect(revisions(deployed).activeRevision).toMatchObject({ shortId: pushed.id.slice(0, 8), commit: sha });
-    const events = await stack.events('pushed');
+    const events = await stack.eventsOnce(
+      'pushed',
+      (seen) =>
+        seen.some((event) => event.reason === 'NewRevision' && event.note?.includes(sha.slice(0, 12))),
+      'the pushed NewRevision',
+    );
     expect(events.find((event) => event.reason === 'NewRevision')?.note).toContain(
       `commit ${sha.slice(0, 12)} of main`,
     );
@@ -150,10 +155,8 @@ describe('rollback', () => {
     );
     expect(revisions(rolledBack).rollback).toMatchObject({ revisionId: good });
     expect(revisions(rolledBack).rollback?.reason).toMatch(/ended DEPLOY_FAILED$/);
-    const events = await stack.events('back');
-    expect(events.find((event) => event.reason === 'RolledBack')?.note).toContain(
-      'image registry.example/agent:1',
-    );
+    const [rolledBackEvent] = await stack.eventsWithReason('back', 'RolledBack');
+    expect(rolledBackEvent?.note).toContain('image registry.example/agent:1');
     // It stops: looked at again, the failed spec is not sent, no new revision is made.
     const latest = deployment?.latest_revision_id;
     await stack.waitForReconciles(2, 'back, rolled back');

@@ -111,7 +111,13 @@ describe('spec.smokeTest', () => {
     expect(second.status?.smokeTest?.revisionId).toBe(second.status?.activeRevisionId);
     expect(second.status?.smokeTest?.message).toContain('registry.example/agent:2');
     expect(sum(await runWaitCalls())).toBe(2);
-    const passed = (await stack.events('alpha')).filter((event) => event.reason === 'SmokeTestPassed');
+    const passed = (
+      await stack.eventsOnce(
+        'alpha',
+        (seen) => seen.filter((event) => event.reason === 'SmokeTestPassed').length >= 2,
+        'the second SmokeTestPassed',
+      )
+    ).filter((event) => event.reason === 'SmokeTestPassed');
     expect(passed.map((event) => event.type)).toEqual(['Normal', 'Normal']);
 
     const metrics = await stack.operators[0]?.registry.getSingleMetricAsString(
@@ -145,7 +151,7 @@ describe('spec.smokeTest', () => {
     // A reply that cannot change on retry is not retried.
     await reconcileOnce('beta');
     expect(sum(await runWaitCalls())).toBe(1);
-    const warnings = (await stack.events('beta')).filter((event) => event.reason === 'SmokeTestFailed');
+    const warnings = await stack.eventsWithReason('beta', 'SmokeTestFailed');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.type).toBe('Warning');
 
