@@ -132,6 +132,30 @@ describe('FleetPoller', () => {
     expect(calls).toEqual([['d2']]);
   });
 
+  it('counts each mode and finds what a key owns as entries move between modes and keys', async () => {
+    const { poller, calls, advance } = setup();
+    poller.track('d1', 'ns/a', 'inflight');
+    poller.track('d2', 'ns/a', 'inflight');
+    poller.track('d3', 'ns/b', 'follow');
+    poller.want('d4', 'ns/c');
+    expect([poller.inflightCount, poller.followedCount, poller.trackedCount]).toEqual([3, 1, 4]);
+    poller.track('d1', 'ns/a', 'steady');
+    poller.track('d3', 'ns/b', 'inflight');
+    expect([poller.inflightCount, poller.followedCount, poller.trackedCount]).toEqual([3, 0, 4]);
+    // d2 is now wanted by another key: the first key's departure must not take it along.
+    poller.want('d2', 'ns/c');
+    poller.untrackKey('ns/a');
+    expect([poller.inflightCount, poller.followedCount, poller.trackedCount]).toEqual([3, 0, 3]);
+    poller.untrack('d3');
+    poller.untrack('d3');
+    expect([poller.inflightCount, poller.trackedCount]).toEqual([2, 2]);
+    poller.untrackKey('ns/c');
+    expect([poller.inflightCount, poller.trackedCount]).toEqual([0, 0]);
+    advance(60_000);
+    await poller.tick();
+    expect(calls).toEqual([]);
+  });
+
   it('not coalescing (a lane alone), polls no in-flight id early: it would wait a whole interval for its next look', async () => {
     const { poller, calls, advance } = setup({ budgetHeadroom: () => 0, coalesce: () => false });
     poller.track('d1', 'ns/a', 'inflight');

@@ -81,6 +81,13 @@ const FOLLOW_EARLY_SHARE = 0.5;
 
 export class FleetPoller {
   private readonly tracked = new Map<string, Tracked>();
+  /**
+   * How many tracked ids are in each mode, and which ids each key owns: kept as entries change,
+   * because a create asks for the in-flight count and a departing key for its ids, and
+   * counting over every tracked id each time made a burst of N creates cost N x N.
+   */
+  private readonly modeCounts: Record<TrackMode, number> = { inflight: 0, steady: 0, follow: 0 };
+  private readonly idsByKey = new Map<string, Set<string>>();
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly inflightPollMs: number;
@@ -122,7 +129,7 @@ export class FleetPoller {
     const existing = this.tracked.get(id);
     if (existing && existing.mode === mode && existing.key === key) return;
     const nextPollAt = this.nextPollTime(mode);
-    this.tracked.set(id, {
+    this.store(id, existing, {
       key,
       mode,
       wanted: existing?.wanted ?? false,
@@ -134,12 +141,30 @@ export class FleetPoller {
   /** Asks for an observation of `id` as soon as possible; `key` is enqueued when it arrives. */
   want(id: string, key: string): void {
     const existing = this.tracked.get(id);
-    if (existing) {
+    if (existing?.key === key) {
       existing.wanted = true;
-      existing.key = key;
+    } else if (existing) {
+      this.store(id, existing, { ...existing, wanted: true, key });
     } else {
-      this.tracked.set(id, { key, mode: 'inflight', wanted: true, nextPollAt: this.now() });
+      this.store(id, undefined, { key, mode: 'inflight', wanted: true, nextPollAt: this.now() });
     }
+  }
+
+  /** Puts `entry` in `previous`'s place, keeping the counts and the key index in step. */
+  private store(id: string, previous: Tracked | undefined, entry: Tracked): void {
+    if (previous !== undefined) this.unindex(id, previous);
+    this.tracked.set(id, entry);
+    this.modeCounts[entry.mode] += 1;
+    let ids = this.idsByKey.get(entry.key);
+    if (ids === undefined) this.idsByKey.set(entry.key, (ids = new Set()));
+    ids.add(id);
+  }
+
+  private unindex(id: string, entry: Tracked): void {
+    this.modeCounts[entry.mode] -= 1;
+    const ids = this.idsByKey.get(entry.key);
+    ids?.delete(id);
+    if (ids?.size === 0) this.idsByKey.delete(entry.key);
   }
 
   /** The key the poller wakes for `id`, if it follows it. */
@@ -148,13 +173,15 @@ export class FleetPoller {
   }
 
   untrack(id: string): void {
+    const entry = this.tracked.get(id);
+    if (entry !== undefined) this.unindex(id, entry);
     this.tracked.delete(id);
     this.options.cache.forget(id);
   }
 
   /** Stops following whatever `key` owned: its object is gone (even without our finalizer). */
   untrackKey(key: string): void {
-    for (const [id, entry] of this.tracked) if (entry.key === key) this.untrack(id);
+    for (const id of [...(this.idsByKey.get(key) ?? [])]) this.untrack(id);
   }
 
   get trackedCount(): number {
@@ -162,15 +189,11 @@ export class FleetPoller {
   }
 
   get followedCount(): number {
-    let count = 0;
-    for (const entry of this.tracked.values()) if (entry.mode === 'follow') count += 1;
-    return count;
+    return this.modeCounts.follow;
   }
 
   get inflightCount(): number {
-    let count = 0;
-    for (const entry of this.tracked.values()) if (entry.mode === 'inflight') count += 1;
-    return count;
+    return this.modeCounts.inflight;
   }
 
   start(): void {
