@@ -20,6 +20,15 @@ export type CredentialResolution =
     }
   | { ok: false; message: string };
 
+/**
+ * Resolutions by Secret object, then by what the connection asks of it. Every reconcile of
+ * every object resolves its connection, and decoding the key and hashing its fingerprint
+ * was about 4% of the operator's CPU while 10,000 objects converged. The caches replace a
+ * Secret object when it changes (a rotated key is a new object), so a resolution is reused
+ * only while its Secret is the very same object, and goes when the Secret does.
+ */
+const resolvedBySecret = new WeakMap<SecretSource, Map<string, CredentialResolution>>();
+
 export function resolveCredentials(
   spec: ConnectionSpec,
   secretNamespace: string,
@@ -34,6 +43,31 @@ export function resolveCredentials(
   if (secret === undefined) {
     return { ok: false, message: `${field}: Secret "${secretNamespace}/${ref.name}" not found` };
   }
+  let resolutions = resolvedBySecret.get(secret);
+  if (resolutions === undefined) resolvedBySecret.set(secret, (resolutions = new Map()));
+  const asked = JSON.stringify([bearer, secretNamespace, ref.name, ref.key, spec.tenantId ?? null]);
+  let resolution = resolutions.get(asked);
+  if (resolution === undefined) {
+    // Frozen: every caller of this Secret gets the same object.
+    resolution = deepFrozen(
+      fromSecret(secret, { field, bearer, secretNamespace, ref, tenantId: spec.tenantId }),
+    );
+    resolutions.set(asked, resolution);
+  }
+  return resolution;
+}
+
+function fromSecret(
+  secret: SecretSource,
+  asked: {
+    field: string;
+    bearer: boolean;
+    secretNamespace: string;
+    ref: { name: string; key: string };
+    tenantId: string | undefined;
+  },
+): CredentialResolution {
+  const { field, bearer, secretNamespace, ref } = asked;
   const plain = secret.stringData?.[ref.key];
   const encoded = secret.data?.[ref.key];
   if (plain === undefined && encoded === undefined) {
@@ -49,11 +83,16 @@ export function resolveCredentials(
       message: `${field}: key "${ref.key}" of Secret "${secretNamespace}/${ref.name}" is empty or spans several lines`,
     };
   }
-  const tenant = spec.tenantId === undefined ? {} : { tenantId: spec.tenantId };
+  const tenant = asked.tenantId === undefined ? {} : { tenantId: asked.tenantId };
   return {
     ok: true,
     credentials: bearer ? { bearerToken: value, ...tenant } : { apiKey: value, ...tenant },
     fingerprint: credentialFingerprint(value),
     version: `${secretNamespace}/${ref.name}@${secret.metadata?.resourceVersion ?? ''}`,
   };
+}
+
+function deepFrozen(resolution: CredentialResolution): CredentialResolution {
+  if (resolution.ok) Object.freeze(resolution.credentials);
+  return Object.freeze(resolution);
 }

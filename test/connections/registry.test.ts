@@ -12,6 +12,8 @@ import {
   resolveObjectConnection,
 } from '../../src/connections/agentdeployment-connection.js';
 import { startControlPlaneEmulator, type ControlPlaneEmulator } from '../../src/sim/controlplane/index.js';
+import { resolveCredentials } from '../../src/connections/credentials.js';
+import type { SecretSource } from '../../src/reconcilers/agentdeployment/secrets.js';
 import { connection, MapLookup, secret } from './support/objects.js';
 
 const KEY_A = 'registry-key-aaaaaaaaaaaa';
@@ -305,6 +307,42 @@ describe('key rotation', () => {
   });
 });
 
+describe('credential resolution', () => {
+  it('is kept per Secret object and per reference: each key and tenant of one Secret is its own', () => {
+    const shared: SecretSource = {
+      metadata: { resourceVersion: '1' },
+      data: { a: Buffer.from(KEY_A).toString('base64'), b: Buffer.from(KEY_B).toString('base64') },
+    };
+    const lookupShared = (namespace: string, name: string) =>
+      namespace === 'team-a' && name === 'platform-key' ? shared : undefined;
+    const byKey = (key: string, tenantId?: string) => ({
+      ...selfHosted(),
+      apiKeySecretRef: { name: 'platform-key', key },
+      ...(tenantId === undefined ? {} : { tenantId }),
+    });
+    const first = resolveCredentials(byKey('a'), 'team-a', lookupShared);
+    expect(resolveCredentials(byKey('a'), 'team-a', lookupShared)).toBe(first);
+    expect(first).toMatchObject({ ok: true, credentials: { apiKey: KEY_A } });
+    expect(resolveCredentials(byKey('b'), 'team-a', lookupShared)).toMatchObject({
+      ok: true,
+      credentials: { apiKey: KEY_B },
+    });
+    const tenant = '11111111-1111-4111-8111-111111111111';
+    expect(resolveCredentials(byKey('a', tenant), 'team-a', lookupShared)).toMatchObject({
+      ok: true,
+      credentials: { apiKey: KEY_A, tenantId: tenant },
+    });
+    expect(resolveCredentials(byKey('missing'), 'team-a', lookupShared)).toMatchObject({ ok: false });
+    // A changed Secret is a new object in the cache: read afresh.
+    const rotated = { ...shared, data: { a: Buffer.from(KEY_B).toString('base64') } };
+    expect(resolveCredentials(byKey('a'), 'team-a', () => rotated)).toMatchObject({
+      ok: true,
+      credentials: { apiKey: KEY_B },
+    });
+    expect(Object.isFrozen(first.ok ? first.credentials : undefined)).toBe(true);
+  });
+});
+
 describe('secrecy', () => {
   it('no refusal message carries the key or a fragment of it', () => {
     lookup.add(
@@ -343,5 +381,18 @@ describe('the AgentDeployment side', () => {
     ]);
     expect(connectionIndexValues(user({ kind: 'Secret', name: 'eu' }))).toEqual([]);
     expect(resolveObjectConnection(registry, user(undefined))).toMatchObject({ ok: true, kind: 'Default' });
+  });
+
+  it('reads a frozen reference (a cached object) the same each time, valid or not', () => {
+    const frozenUser = (connectionRef: object) => ({
+      metadata: { namespace: 'team-a', name: 'agent' },
+      spec: { source: 'internal_container', connectionRef: Object.freeze(connectionRef) },
+    });
+    const good = frozenUser({ kind: 'ClusterPlatformConnection', name: 'eu' });
+    const bad = frozenUser({ kind: 'Secret', name: 'eu' });
+    for (let pass = 0; pass < 2; pass += 1) {
+      expect(connectionIndexValues(good)).toEqual(['ClusterPlatformConnection//eu']);
+      expect(connectionIndexValues(bad)).toEqual([]);
+    }
   });
 });
