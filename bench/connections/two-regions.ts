@@ -20,7 +20,6 @@ import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.
 import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
-import { startOkServer } from '../../test/connections/support/platform.js';
 
 const { values } = parseArgs({
   options: {
@@ -99,7 +98,6 @@ function sampleCalls(regions: Region[]): { stop: () => void } {
 
 async function main(): Promise<void> {
   const regions: Region[] = [];
-  const ok = await startOkServer();
   let operator: OperatorProcess | undefined;
   let tracker: ReadyTracker | undefined;
   try {
@@ -130,7 +128,8 @@ async function main(): Promise<void> {
         metadata: { name: region.name, namespace: BENCH_NAMESPACE },
         spec: {
           controlPlaneUrl: region.emulators.controlPlaneUrl,
-          platformApiUrl: ok.url,
+          // The emulator serves the platform data API on the same address (tracing projects).
+          platformApiUrl: region.emulators.controlPlaneUrl,
           apiKeySecretRef: { name: 'workspace-key', key: 'apiKey' },
           rateLimits: {
             default: {
@@ -226,7 +225,6 @@ async function main(): Promise<void> {
     await tracker?.stop();
     await operator?.stop();
     for (const region of regions) await region.emulators.close();
-    await ok.close();
   }
 }
 

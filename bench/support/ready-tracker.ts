@@ -9,6 +9,8 @@ import { BENCH_NAMESPACE } from './emulators.js';
 export class ReadyTracker {
   /** name -> ms after origin at which it was first seen Ready. */
   readonly readyAt = new Map<string, number>();
+  /** name -> ms after origin at which its status first named its tracing project. */
+  readonly tracingProjectAt = new Map<string, number>();
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -58,6 +60,10 @@ export class ReadyTracker {
 
   private observe(object: AgentDeploymentObject): void {
     const name = object.metadata.name ?? '';
+    const project = (object.status as { tracingProject?: { id?: string } } | undefined)?.tracingProject;
+    if (project?.id !== undefined && !this.tracingProjectAt.has(name)) {
+      this.tracingProjectAt.set(name, performance.now() - this.origin);
+    }
     if (this.readyAt.has(name) || !isReady(object)) return;
     this.readyAt.set(name, performance.now() - this.origin);
     const due = this.waiters.filter((waiter) => this.readyAt.size >= waiter.count);
