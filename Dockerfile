@@ -42,5 +42,7 @@ USER 65532:65532
 EXPOSE 8080
 # No HEALTHCHECK: Kubernetes ignores Docker's HEALTHCHECK; the chart's liveness and readiness
 # probes call /healthz and /readyz on the metrics port instead.
-ENTRYPOINT ["node", "dist/cli.js"]
+# --expose-gc lets `run` give back the old-space pages a burst of work left behind (the heap
+# settle, docs/operations.md); nothing else calls it.
+ENTRYPOINT ["node", "--expose-gc", "dist/cli.js"]
 CMD ["run"]

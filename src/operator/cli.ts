@@ -5,6 +5,7 @@ import { flagErrorLine, USAGE_EXIT_CODE } from '../command-line/flag-error.js';
 import { loadKubeTarget } from '../command-line/kubeconfig.js';
 import { createLogger } from '../observability/logger.js';
 import { ConfigError, RUN_USAGE, parseOperatorConfig, type OperatorConfig } from './config.js';
+import { startHeapSettle } from './heap-settle.js';
 import { startOperator } from './operator.js';
 
 const RUN_EXAMPLES = `
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
   const { config } = parsed;
   const logger = createLogger({ level: config.logLevel, name: 'agent-operator' });
   const operator = await startOperator({ config, logger, ...(await contextAccess(config)) });
+  const heapSettle = startHeapSettle(logger, operator.registry);
 
   const shutdown = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -39,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   const reason = await Promise.race([shutdown, operator.done.then(() => 'manager stopped')]);
   logger.info({ reason }, 'shutting down');
+  heapSettle?.stop();
   await operator.stop();
   logger.info('stopped');
   return 0;

@@ -115,9 +115,9 @@ describe('Dockerfile', () => {
     );
   });
 
-  it('starts the operator through the CLI: ENTRYPOINT node dist/cli.js, CMD run', () => {
+  it('starts the operator through the CLI, with gc exposed for the heap settle: ENTRYPOINT node --expose-gc dist/cli.js, CMD run', () => {
     const last = (keyword: string) => runtime.instructions.filter((i) => i.keyword === keyword).at(-1)?.args;
-    expect(JSON.parse(last('ENTRYPOINT') ?? 'null')).toEqual(['node', 'dist/cli.js']);
+    expect(JSON.parse(last('ENTRYPOINT') ?? 'null')).toEqual(['node', '--expose-gc', 'dist/cli.js']);
     expect(JSON.parse(last('CMD') ?? 'null')).toEqual(['run']);
   });
 

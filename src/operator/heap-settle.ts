@@ -1,0 +1,47 @@
+// The `run` process's heap settle (src/runtime/heap-settle.ts): on when Node exposes `gc`
+// (--expose-gc, which the image's entrypoint passes), off otherwise. One per process, so it
+// is started by `run`, not by each operator a test or the demo starts in one process.
+import { getHeapSpaceStatistics } from 'node:v8';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+import { systemClock } from '../runtime/clock.js';
+import { HeapSettler, type OldSpace } from '../runtime/heap-settle.js';
+
+function oldSpace(): OldSpace {
+  const space = getHeapSpaceStatistics().find((entry) => entry.space_name === 'old_space');
+  return { committedBytes: space?.physical_space_size ?? 0, usedBytes: space?.space_used_size ?? 0 };
+}
+
+const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
+
+/** Starts the settle when `gc` is exposed; returns it (to stop), or undefined when it cannot run. */
+export function startHeapSettle(logger: Logger, registry: Registry): HeapSettler | undefined {
+  const collect = (globalThis as { gc?: unknown }).gc;
+  if (typeof collect !== 'function') {
+    logger.debug('no heap settle: node runs without --expose-gc');
+    return undefined;
+  }
+  const collections = new Counter({
+    name: 'agent_operator_heap_settle_collections_total',
+    help: 'Full garbage collections the operator ran to give back the old-space pages a burst left behind.',
+    registers: [registry],
+  });
+  const settler = new HeapSettler({
+    collect: () => (collect as () => void)(),
+    oldSpace,
+    clock: systemClock,
+    onSettled: ({ before, after, passes }) => {
+      collections.inc(passes);
+      logger.debug(
+        {
+          collections: passes,
+          oldSpaceCommittedMiB: [mib(before.committedBytes), mib(after.committedBytes)],
+          oldSpaceUsedMiB: [mib(before.usedBytes), mib(after.usedBytes)],
+        },
+        'heap settled',
+      );
+    },
+  });
+  settler.start();
+  return settler;
+}

@@ -1,0 +1,117 @@
+// Gives back the old-space pages a burst left behind. While an operator creates or adopts
+// thousands of objects, the short-lived objects of in-flight requests live through two young
+// collections and are promoted; when the burst ends they die where they lie, and the old
+// space keeps its pages, each holding a few survivors. A full collection compacts only a few
+// such pages, and V8's memory reducer, which would compact the rest, waits for an idle
+// mutator: an operator resyncing thousands of objects is never idle enough. Measured at
+// 5,000 objects created through four connections (docs/benchmarks.md): 144 MiB of old space
+// committed for 48 MiB used after the burst; successive full collections took it to 123, 95,
+// 76, 63 MiB, and the process's RSS from 254 to 173 MiB.
+//
+// So the process checks its old space every `checkEveryMs`. When the free part of what it
+// committed is both large (`minSlackBytes`) and a large share of it (`slackShare`), it runs up
+// to `maxPasses` full collections, `passGapMs` apart so that reconciles run in between, and
+// stops when a collection gave back less than `minGainBytes` or less than that is left to
+// give. At most one settle per `cooldownMs`: a long burst costs a few collections a minute
+// (tens of ms each at 10,000 objects), which V8 would mostly run anyway.
+//
+// The collections need `gc`, which Node exposes only with --expose-gc (the image's entrypoint
+// passes it); without it there is nothing to call and nothing runs.
+import type { Clock, TimerHandle } from './clock.js';
+
+export interface OldSpace {
+  committedBytes: number;
+  usedBytes: number;
+}
+
+export interface HeapSettleOptions {
+  /** A full collection (Node's `gc` under --expose-gc). */
+  collect: () => void;
+  /** The old space's committed and used bytes now. */
+  oldSpace: () => OldSpace;
+  clock: Clock;
+  checkEveryMs?: number;
+  minSlackBytes?: number;
+  slackShare?: number;
+  minGainBytes?: number;
+  maxPasses?: number;
+  passGapMs?: number;
+  cooldownMs?: number;
+  /** Told after each settle: the old space before and after, and the collections it took. */
+  onSettled?: (settle: { before: OldSpace; after: OldSpace; passes: number }) => void;
+}
+
+const MiB = 2 ** 20;
+
+export class HeapSettler {
+  private readonly checkEveryMs: number;
+  private readonly minSlackBytes: number;
+  private readonly slackShare: number;
+  private readonly minGainBytes: number;
+  private readonly maxPasses: number;
+  private readonly passGapMs: number;
+  private readonly cooldownMs: number;
+  private timer: TimerHandle | undefined;
+  private lastSettledAt = Number.NEGATIVE_INFINITY;
+  private stopped = true;
+
+  constructor(private readonly options: HeapSettleOptions) {
+    this.checkEveryMs = options.checkEveryMs ?? 10_000;
+    this.minSlackBytes = options.minSlackBytes ?? 32 * MiB;
+    this.slackShare = options.slackShare ?? 0.5;
+    this.minGainBytes = options.minGainBytes ?? 8 * MiB;
+    this.maxPasses = options.maxPasses ?? 4;
+    this.passGapMs = options.passGapMs ?? 1_000;
+    this.cooldownMs = options.cooldownMs ?? 60_000;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(this.checkEveryMs, () => this.check());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Whether the old space holds enough free committed memory to be worth compacting. */
+  private fragmented(space: OldSpace): boolean {
+    const slack = space.committedBytes - space.usedBytes;
+    return slack >= this.minSlackBytes && slack >= space.committedBytes * this.slackShare;
+  }
+
+  private check(): void {
+    const now = this.options.clock.now();
+    const before = this.options.oldSpace();
+    if (now - this.lastSettledAt < this.cooldownMs || !this.fragmented(before)) {
+      this.schedule(this.checkEveryMs, () => this.check());
+      return;
+    }
+    this.lastSettledAt = now;
+    this.pass(before, before, 1);
+  }
+
+  private pass(before: OldSpace, previous: OldSpace, passes: number): void {
+    this.options.collect();
+    const after = this.options.oldSpace();
+    const gained = previous.committedBytes - after.committedBytes;
+    const left = after.committedBytes - after.usedBytes;
+    if (passes < this.maxPasses && gained >= this.minGainBytes && left >= this.minGainBytes) {
+      this.schedule(this.passGapMs, () => this.pass(before, after, passes + 1));
+      return;
+    }
+    this.options.onSettled?.({ before, after, passes });
+    this.schedule(this.checkEveryMs, () => this.check());
+  }
+
+  private schedule(delayMs: number, next: () => void): void {
+    if (this.stopped) return;
+    this.timer = this.options.clock.setTimeout(() => {
+      this.timer = undefined;
+      if (!this.stopped) next();
+    }, delayMs);
+  }
+}

@@ -1,0 +1,118 @@
+// The heap settle: full collections only when the old space is mostly free committed memory,
+// spaced out, stopped once the slack is small, at most one settle per cooldown, and nothing
+// after stop.
+import { describe, expect, it } from 'vitest';
+import { HeapSettler, type OldSpace } from '../../src/runtime/heap-settle.js';
+import { FakeClock } from './support/fake-clock.js';
+
+const MiB = 2 ** 20;
+
+/** An old space that each collection compacts by `perCollection` MiB, down to what is used. */
+function fragmentedHeap(committedMiB: number, usedMiB: number, perCollection: number) {
+  const space = { committedBytes: committedMiB * MiB, usedBytes: usedMiB * MiB };
+  let collections = 0;
+  return {
+    space,
+    collections: () => collections,
+    collect: () => {
+      collections += 1;
+      space.committedBytes = Math.max(space.usedBytes, space.committedBytes - perCollection * MiB);
+    },
+    oldSpace: (): OldSpace => ({ ...space }),
+  };
+}
+
+function settler(heap: ReturnType<typeof fragmentedHeap>, clock: FakeClock) {
+  const settles: Array<{ before: OldSpace; after: OldSpace; passes: number }> = [];
+  const instance = new HeapSettler({
+    collect: heap.collect,
+    oldSpace: heap.oldSpace,
+    clock,
+    checkEveryMs: 10_000,
+    passGapMs: 1_000,
+    cooldownMs: 60_000,
+    onSettled: (settle) => settles.push(settle),
+  });
+  return { instance, settles };
+}
+
+describe('HeapSettler', () => {
+  it('compacts a fragmented old space, one collection per gap, until the slack is small', async () => {
+    const clock = new FakeClock();
+    const heap = fragmentedHeap(250, 85, 60);
+    const { instance, settles } = settler(heap, clock);
+    instance.start();
+    await clock.advance(9_999);
+    expect(heap.collections()).toBe(0);
+    await clock.advance(1);
+    expect(heap.collections()).toBe(1);
+    await clock.advance(1_000);
+    expect(heap.collections()).toBe(2);
+    // 250 -> 190 -> 130 -> 85: the third leaves nothing to give back, so there is no fourth.
+    await clock.advance(5_000);
+    expect(heap.collections()).toBe(3);
+    expect(settles).toEqual([
+      {
+        before: { committedBytes: 250 * MiB, usedBytes: 85 * MiB },
+        after: { committedBytes: 85 * MiB, usedBytes: 85 * MiB },
+        passes: 3,
+      },
+    ]);
+    instance.stop();
+  });
+
+  it('leaves a heap alone whose slack is small, or only a small share of what it committed', async () => {
+    const clock = new FakeClock();
+    for (const [committed, used] of [
+      [100, 80], // 20 MiB free: under the minimum
+      [300, 200], // 100 MiB free, but a third of it
+    ] as const) {
+      const heap = fragmentedHeap(committed, used, 50);
+      const { instance } = settler(heap, clock);
+      instance.start();
+      await clock.advance(120_000);
+      expect(heap.collections()).toBe(0);
+      instance.stop();
+    }
+  });
+
+  it('stops after at most four collections, or when one gives back little', async () => {
+    const clock = new FakeClock();
+    const heap = fragmentedHeap(200, 60, 5);
+    const { instance, settles } = settler(heap, clock);
+    instance.start();
+    await clock.advance(20_000);
+    expect(heap.collections()).toBe(1);
+    expect(settles.map((settle) => settle.passes)).toEqual([1]);
+    instance.stop();
+  });
+
+  it('settles again only after the cooldown', async () => {
+    const clock = new FakeClock();
+    const heap = fragmentedHeap(1_000, 100, 10);
+    const { instance, settles } = settler(heap, clock);
+    instance.start();
+    await clock.advance(10_000 + 3_000);
+    expect(heap.collections()).toBe(4);
+    // Settled at 10 s: the checks at 23 ... 63 s are within the cooldown, the one at 73 s is not.
+    await clock.advance(50_000);
+    expect(heap.collections()).toBe(4);
+    await clock.advance(13_000);
+    expect(heap.collections()).toBe(8);
+    expect(settles.map((settle) => settle.passes)).toEqual([4, 4]);
+    instance.stop();
+  });
+
+  it('runs nothing once stopped, not even a pass already scheduled', async () => {
+    const clock = new FakeClock();
+    const heap = fragmentedHeap(1_000, 100, 10);
+    const { instance } = settler(heap, clock);
+    instance.start();
+    await clock.advance(10_000);
+    expect(heap.collections()).toBe(1);
+    instance.stop();
+    await clock.advance(600_000);
+    expect(heap.collections()).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
