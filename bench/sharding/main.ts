@@ -24,7 +24,7 @@ import { floorSeconds } from '../converge/floor.js';
 import { agentDeployment, createAll } from '../support/agent-deployments.js';
 import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { OperatorProcess } from '../support/operator-process.js';
-import { ROOT } from '../support/processes.js';
+import { peakRssBytesOf, ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { tenantIdForKey } from '../../src/sim/http/api-keys.js';
 
@@ -176,6 +176,7 @@ async function steadyState(replicas: Replica[]) {
       return {
         shard: r.shard,
         rssMiB: Math.round(probe.rssBytes / 2 ** 20),
+        peakRssMiB: Math.round(peakRssBytesOf(r.operator.pid) / 2 ** 20),
         heapUsedMiB: Math.round(probe.heapUsedBytes / 2 ** 20),
         heapCommittedMiB: Math.round(probe.heapTotalBytes / 2 ** 20),
         externalMiB: Math.round(probe.externalBytes / 2 ** 20),

@@ -103,8 +103,17 @@ export function cpuSecondsOf(pid: number): number {
 
 /** Resident set size of a process in bytes (Linux /proc). */
 export function rssBytesOf(pid: number): number {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** The largest resident set size the process has had (Linux /proc): what a memory limit must allow. */
+export function peakRssBytesOf(pid: number): number {
+  return statusBytes(pid, 'VmHWM');
+}
+
+function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  if (kb === undefined) throw new Error(`no VmRSS for pid ${pid}`);
+  const kb = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no ${field} for pid ${pid}`);
   return Number(kb) * 1024;
 }
