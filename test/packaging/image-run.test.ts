@@ -165,6 +165,11 @@ describe.skipIf(unavailable !== undefined && !IN_CI)('the operator image, run re
     expect(await status(`${metricsUrl}/healthz`)).toBe(200);
   });
 
+  it('runs the heap settle: the entry point exposes gc to run', async () => {
+    const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^# TYPE agent_operator_heap_settle_collections_total counter$/m);
+  });
+
   it('runs its process as uid and gid 65532, on a root filesystem it cannot write', async () => {
     const pid = await podmanOk(['inspect', '--format', '{{.State.Pid}}', container]);
     // The host's view of the process, not what the image claims: the real and effective ids.
@@ -173,7 +178,7 @@ describe.skipIf(unavailable !== undefined && !IN_CI)('the operator image, run re
     expect(procStatus).toMatch(new RegExp(`^Gid:\\s+${NONROOT}\\s+${NONROOT}\\s`, 'm'));
     // The image's own entry point and command, then the arguments given to `podman run`.
     expect(await readFile(`/proc/${pid}/cmdline`, 'utf8')).toMatch(
-      /^node\0dist\/cli\.js\0run\0--kubeconfig\0/,
+      /^node\0--expose-gc\0dist\/cli\.js\0run\0--kubeconfig\0/,
     );
 
     const probe = await podman([
