@@ -32,7 +32,6 @@ export class ObservationCache {
   recordPresent(deployment: Deployment, now: number): Observation | undefined {
     const previous = this.entries.get(deployment.id);
     const same = previous?.kind === 'present' && sameJson(previous.deployment, deployment);
-    // A deployment kept anew shares its strings (ids, enums) with the cached objects'.
     if (!same) sharedStrings.internAll(deployment);
     const held = same ? previous.deployment : deployment;
     this.entries.set(deployment.id, { kind: 'present', deployment: held, observedAt: now });
