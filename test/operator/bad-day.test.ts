@@ -92,11 +92,11 @@ describe('a control plane that refuses the key (defects 4 and 5)', () => {
 describe('a restart of a converged operator (defect 6)', () => {
   it('emits no event and counts no revision again', async () => {
     await readyAgent('calm');
-    await stack.waitUntil(
-      async () => (await stack.events('calm')).some((event) => event.reason === 'Deployed'),
-      'the Deployed event is recorded',
+    const eventsBefore = await stack.eventsOnce(
+      'calm',
+      (events) => events.some((event) => event.reason === 'Deployed'),
+      'the Deployed event',
     );
-    const eventsBefore = await stack.events('calm');
     const countsBefore = eventsBefore.map((event) => [
       event.reason,
       (event as { series?: { count?: number } }).series?.count,
@@ -172,11 +172,7 @@ describe('fields removed from the spec (defect 9)', () => {
       'the sidecar is gone on the control plane',
     );
     await stack.waitFor('trim', isReady, 'Ready');
-    await stack.waitUntil(
-      async () => (await stack.events('trim')).some((event) => event.reason === 'CannotClear'),
-      'a CannotClear warning',
-    );
-    const warning = (await stack.events('trim')).find((event) => event.reason === 'CannotClear');
+    const [warning] = await stack.eventsWithReason('trim', 'CannotClear');
     expect(warning?.type).toBe('Warning');
     expect(warning?.note).toContain('spec.secrets');
     expect(warning?.note).not.toContain('hunter2');

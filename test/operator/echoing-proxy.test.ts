@@ -63,10 +63,7 @@ describe('a proxy that echoes the request body in a 400 detail', () => {
       (o) => condition(o, 'Stalled')?.status === 'True',
       'Stalled after the rejection',
     );
-    await stack.waitUntil(
-      async () => (await stack.events('echoed')).some((event) => event.reason === 'Rejected'),
-      'a Rejected event',
-    );
+    await stack.eventsWithReason('echoed', 'Rejected');
     const stalled = condition(rejected, 'Stalled');
     expect(stalled?.message).toMatch(/HTTP 400/);
 

@@ -81,6 +81,14 @@ export interface StackOptions {
   withoutOperator?: boolean;
 }
 
+/** An events.k8s.io/v1 Event as the tests read it. */
+export interface RecordedEvent {
+  reason?: string;
+  note?: string;
+  type?: string;
+  regarding?: { name?: string };
+}
+
 export class Stack {
   readonly logLines: string[] = [];
   operators: RunningOperator[] = [];
@@ -304,12 +312,8 @@ export class Stack {
     );
   }
 
-  async events(
-    name?: string,
-  ): Promise<Array<{ reason?: string; note?: string; type?: string; regarding?: { name?: string } }>> {
-    const list = await this.client.list<
-      KubeObject & { reason?: string; note?: string; type?: string; regarding?: { name?: string } }
-    >(EVENTS, { namespace: NAMESPACE });
+  async events(name?: string): Promise<RecordedEvent[]> {
+    const list = await this.client.list<KubeObject & RecordedEvent>(EVENTS, { namespace: NAMESPACE });
     return list.items.filter((event) => name === undefined || event.regarding?.name === name);
   }
 
@@ -320,11 +324,11 @@ export class Stack {
    */
   async eventsOnce(
     name: string,
-    ready: (events: Array<{ reason?: string; note?: string; type?: string }>) => boolean,
+    ready: (events: RecordedEvent[]) => boolean,
     what: string,
     timeoutMs = 20_000,
-  ): Promise<Array<{ reason?: string; note?: string; type?: string; regarding?: { name?: string } }>> {
-    let seen: Awaited<ReturnType<Stack['events']>> = [];
+  ): Promise<RecordedEvent[]> {
+    let seen: RecordedEvent[] = [];
     await this.waitUntil(
       async () => ready((seen = await this.events(name))),
       `the events of ${name} show ${what}`,
@@ -334,11 +338,7 @@ export class Stack {
   }
 
   /** Waits until at least one event about `name` has `reason`, and returns those events. */
-  async eventsWithReason(
-    name: string,
-    reason: string,
-    timeoutMs = 20_000,
-  ): Promise<Awaited<ReturnType<Stack['events']>>> {
+  async eventsWithReason(name: string, reason: string, timeoutMs = 20_000): Promise<RecordedEvent[]> {
     const seen = await this.eventsOnce(
       name,
       (events) => events.some((event) => event.reason === reason),

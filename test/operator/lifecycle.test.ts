@@ -127,9 +127,10 @@ describe('AgentDeployment lifecycle', () => {
     expect(condition(waiting, 'Reconciling')?.status).toBe('True');
     expect(await stack.deployments()).toHaveLength(0);
     // Besides the condition, a Warning event that `kubectl describe` and event exporters show.
-    await stack.waitUntil(
-      async () =>
-        (await stack.events('epsilon')).some(
+    await stack.eventsOnce(
+      'epsilon',
+      (events) =>
+        events.some(
           (event) =>
             event.type === 'Warning' &&
             event.reason === 'SecretNotFound' &&

@@ -190,10 +190,7 @@ describe('rollback', () => {
         metadata: { annotations: { 'agentplatform.io/rollback-to': value } },
       });
     await annotate('deadbeef');
-    await stack.waitUntil(
-      async () => (await stack.events('manual')).some((event) => event.reason === 'RollbackRefused'),
-      'a RollbackRefused event',
-    );
+    await stack.eventsWithReason('manual', 'RollbackRefused');
     await annotate(first.status?.activeRevisionId?.slice(0, 8) ?? '');
     const back = await stack.waitFor(
       'manual',
