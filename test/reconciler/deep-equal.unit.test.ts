@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { equalIgnoringUnset } from '../../src/reconcilers/agentdeployment/deep-equal.js';
+import { equalIgnoringUnset } from '../../src/runtime/equal-ignoring-unset.js';
 
 describe('equalIgnoringUnset', () => {
   it('treats null, undefined and absent as the same, at every depth and on either side', () => {

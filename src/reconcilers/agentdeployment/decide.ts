@@ -21,7 +21,7 @@ import type { SmokeTestStatus } from '../../api/agentdeployment/index.js';
 import type { Action, EventSpec, PublishOptions, Tracking } from './action.js';
 import { isReadyAt } from './conditions.js';
 import type { ReconcilerTimings } from './defaults.js';
-import { equalIgnoringUnset } from './deep-equal.js';
+import { equalIgnoringUnset } from '../../runtime/equal-ignoring-unset.js';
 import { diffDeploymentRemembered } from './diff.js';
 import { chooseAgentCredential } from '../../egress/agent-credential.js';
 import { smokeTestRetryDelayMs } from './error-policy.js';

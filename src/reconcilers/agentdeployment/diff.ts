@@ -14,7 +14,7 @@ import type {
   SourceConfig,
   SourceRevisionConfigRequest,
 } from '../../controlplane/models/index.js';
-import { equalIgnoringUnset, isUnset } from './deep-equal.js';
+import { equalIgnoringUnset, isUnset } from '../../runtime/equal-ignoring-unset.js';
 import { normalizeResourceSpec } from './normalize-resource-spec.js';
 
 export interface DeploymentDiff {

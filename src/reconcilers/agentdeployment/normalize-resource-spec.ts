@@ -4,7 +4,7 @@
 // Comparing the observed spec with this normalised form is what lets the operator tell a
 // real difference from the server's defaulting.
 import { CPU_FIELDS, type ResourceSpec } from '../../controlplane/models/index.js';
-import { isUnset } from './deep-equal.js';
+import { isUnset } from '../../runtime/equal-ignoring-unset.js';
 
 type NumericKey = {
   [K in keyof ResourceSpec]-?: NonNullable<ResourceSpec[K]> extends number ? K : never;

@@ -5,7 +5,7 @@
 import type { Deployment } from '../../controlplane/models/index.js';
 import type { RollbackRecord, SmokeTestStatus } from '../../api/agentdeployment/index.js';
 import { setConditions, withoutCondition, type ConditionUpdate } from './conditions.js';
-import { equalIgnoringUnset } from './deep-equal.js';
+import { equalIgnoringUnset } from '../../runtime/equal-ignoring-unset.js';
 import { nextRevisionHistory, revisionSummaries } from './history.js';
 import {
   generationOf,

@@ -10,6 +10,7 @@ import {
   CONNECTION_FINALIZER,
   type ConnectionStatus,
   type PlatformConnectionObject,
+  type ShardUsers,
 } from '../../api/connection/index.js';
 import type { ConnectionRegistry } from '../../connections/registry.js';
 import { describeConnection } from '../../connections/reference.js';
@@ -226,7 +227,7 @@ export class ConnectionReconciler {
         return awaitChange;
       }
       case 'holdForUsers': {
-        const message = `Deletion waits: ${holdMessage(action.users, action.otherShards)}`;
+        const message = `Deletion waits: ${holdMessage(action.users, base.shardUsers)}`;
         const update: ConnectionConditionUpdate = {
           type: 'Ready',
           status: 'False',
@@ -357,23 +358,22 @@ export class ConnectionReconciler {
   }
 }
 
-/** Who holds a deleting connection: this shard's users by name (ten at most), other shards' by count. */
-function holdMessage(
-  users: readonly string[],
-  otherShards: ReadonlyArray<{ shard: string; usedBy: number }>,
-): string {
-  const parts: string[] = [];
-  if (users.length > 0) {
-    const shown = users.slice(0, 10).join(', ');
-    const more = users.length > 10 ? ` and ${users.length - 10} more` : '';
-    parts.push(`${users.length} AgentDeployment(s) still use this connection: ${shown}${more}`);
+/**
+ * Who holds a deleting connection. Unsharded, this process sees every user: it names them (ten
+ * at most). Sharded, every shard's leader writes this condition, each seeing only its own
+ * users: the message is built from the entries all shards agree on (this shard's count folded
+ * in), so that each shard writes the same words and none rewrites the others' every recheck.
+ */
+function holdMessage(users: readonly string[], shardUsers: readonly ShardUsers[] | undefined): string {
+  if (shardUsers !== undefined) {
+    const using = shardUsers.filter((entry) => entry.usedBy > 0);
+    const total = using.reduce((sum, entry) => sum + entry.usedBy, 0);
+    const shards = using.map((entry) => `${entry.shard}: ${entry.usedBy}`).join(', ');
+    return `${total} AgentDeployment(s) still use this connection, by shard: ${shards}`;
   }
-  if (otherShards.length > 0) {
-    const total = otherShards.reduce((sum, entry) => sum + entry.usedBy, 0);
-    const shards = otherShards.map((entry) => `${entry.shard}: ${entry.usedBy}`).join(', ');
-    parts.push(`${total} AgentDeployment(s) of other shards still use this connection (${shards})`);
-  }
-  return parts.join('; ');
+  const shown = users.slice(0, 10).join(', ');
+  const more = users.length > 10 ? ` and ${users.length - 10} more` : '';
+  return `${users.length} AgentDeployment(s) still use this connection: ${shown}${more}`;
 }
 
 function labelsOf(connection: PlatformConnectionObject): ConnectionLabels {

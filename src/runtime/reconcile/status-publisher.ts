@@ -3,6 +3,7 @@
 // that a pass which writes nothing says nothing.
 import type { ObjectPort, PortObject, StatusWriteOptions, WriteOutcome } from './object-port.js';
 import { failed, requeueNow, awaitChange, type ReconcileResult } from './result.js';
+import { equalIgnoringUnset } from '../equal-ignoring-unset.js';
 
 /** A status condition as every kind writes it (the kit needs only these fields). */
 export interface ConditionLike {
@@ -20,7 +21,7 @@ export type Published<T> =
   | { kind: 'failed'; outcome: Extract<WriteOutcome<T>, { ok: false }> };
 
 export interface PublishOptions<S> extends StatusWriteOptions {
-  /** Whether two statuses differ for the reader (default: as JSON; e.g. ignore a sync timestamp). */
+  /** Whether two statuses differ for the reader (default: as stored documents; e.g. ignore a sync timestamp). */
   changed?: (before: S | undefined, after: S) => boolean;
 }
 
@@ -31,7 +32,7 @@ export async function publishStatus<T extends PortObject>(
   signal: AbortSignal,
   options: PublishOptions<NonNullable<T['status']>> = {},
 ): Promise<Published<T>> {
-  const changed = options.changed ?? differAsJson;
+  const changed = options.changed ?? differAsDocuments;
   if (!changed(object.status as NonNullable<T['status']> | undefined, status) || signal.aborted)
     return { kind: 'unchanged', object };
   const written = await port.patchStatus(object, status, signal, options);
@@ -74,6 +75,11 @@ export function conditionTransitions<C extends ConditionLike>(
   });
 }
 
-function differAsJson(before: unknown, after: unknown): boolean {
-  return JSON.stringify(before ?? {}) !== JSON.stringify(after);
+/**
+ * The default: the documents differ as the API server would store them. Key order is not part
+ * of that (a status rebuilt from the one read may set a field again and move it), and neither
+ * is a field left undefined, which the merge patch does not send.
+ */
+function differAsDocuments(before: unknown, after: unknown): boolean {
+  return !equalIgnoringUnset(before ?? {}, after);
 }

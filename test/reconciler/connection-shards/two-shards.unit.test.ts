@@ -66,7 +66,10 @@ beforeEach(() => {
   lookup = new MapLookup();
   lookup.secrets.set('team-a/platform-key', secret('shard-test-key-1c9e'));
   pool = new ControlPlaneClientPool();
-  defaultClient = new ControlPlaneClient({ baseUrl: 'http://127.0.0.1:9', credentials: { apiKey: 'default' } });
+  defaultClient = new ControlPlaneClient({
+    baseUrl: 'http://127.0.0.1:9',
+    credentials: { apiKey: 'default' },
+  });
   registry = new ConnectionRegistry({
     lookup,
     pool,
@@ -146,12 +149,42 @@ describe('a connection used in two shards', () => {
     expect(server.read()?.metadata.finalizers).toEqual([CONNECTION_FINALIZER]);
     expect(ready()?.reason).toBe('InUse');
     expect(ready()?.message).toBe(
-      'Deletion waits: 1 AgentDeployment(s) of other shards still use this connection (b: 1)',
+      'Deletion waits: 1 AgentDeployment(s) still use this connection, by shard: b: 1',
     );
 
     b.users = [];
     await pass(b);
     expect(server.read()).toBeUndefined();
+  });
+
+  it('deleting: every shard that holds it writes the same message, so none rewrites the others', async () => {
+    const a = shard('a');
+    const b = shard('b');
+    a.users = ['team-a/one'];
+    b.users = ['team-b/two', 'team-b/three'];
+    await settle(a);
+    await settle(b);
+    server.delete();
+    await pass(a);
+    await pass(b);
+    await pass(a);
+    const held = 'Deletion waits: 3 AgentDeployment(s) still use this connection, by shard: a: 1, b: 2';
+    expect(ready()?.message).toBe(held);
+    // Each shard's next look (its 30 s recheck) finds nothing to write.
+    const settled = server.read()?.metadata.resourceVersion;
+    await pass(b);
+    await pass(a);
+    expect(server.read()?.metadata.resourceVersion).toBe(settled);
+    expect(ready()?.message).toBe(held);
+
+    // One shard's users go: it writes its count, and the message the other would write too.
+    b.users = [];
+    await pass(b);
+    const afterB = 'Deletion waits: 1 AgentDeployment(s) still use this connection, by shard: a: 1';
+    expect(ready()?.message).toBe(afterB);
+    const rewritten = server.read()?.metadata.resourceVersion;
+    await pass(a);
+    expect(server.read()?.metadata.resourceVersion).toBe(rewritten);
   });
 
   it('deleting: an entry of a shard whose Lease ended long ago no longer holds it', async () => {

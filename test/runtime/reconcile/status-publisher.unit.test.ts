@@ -57,6 +57,19 @@ describe('publishStatus', () => {
     expect(writes).toEqual([{ phase: 'B', syncedAt: 't2' }]);
   });
 
+  it("by default, a status equal but for its keys' order or an unset field is unchanged", async () => {
+    const { port, writes } = portAnswering((object, status) => ({ ok: true, value: { ...object, status } }));
+    const signal = new AbortController().signal;
+    // A status rebuilt from the one read (a field set again, so moved to the end) says the same.
+    const reordered: NonNullable<Thing['status']> = { syncedAt: 't1', phase: 'A' };
+    expect((await publishStatus(port, thing, reordered, signal)).kind).toBe('unchanged');
+    const withUnset: NonNullable<Thing['status']> = { phase: 'A', syncedAt: 't1' };
+    Object.assign(withUnset, { reason: undefined });
+    expect((await publishStatus(port, thing, withUnset, signal)).kind).toBe('unchanged');
+    expect(writes).toEqual([]);
+    expect((await publishStatus(port, thing, { syncedAt: 't1', phase: 'B' }, signal)).kind).toBe('written');
+  });
+
   it('writes nothing once the pass is aborted (leadership lost)', async () => {
     const { port, writes } = portAnswering((object) => ({ ok: true, value: object }));
     const aborted = new AbortController();

@@ -1,6 +1,8 @@
-// Equality as the control plane sees it: a field that is null, absent or undefined means
-// "not set", on both sides and at every depth. Without this, the server echoing
-// `"subPath": null` for a mount the user wrote without one would look like drift forever.
+// Equality of JSON documents as an API server sees them: a field that is null, absent or
+// undefined means "not set", on both sides and at every depth, and key order means nothing.
+// Without this, the control plane echoing `"subPath": null` for a mount the user wrote without
+// one would look like drift forever, and a status rebuilt with its keys in another order would
+// be written again every pass.
 
 export function isUnset(value: unknown): value is null | undefined {
   return value === null || value === undefined;
