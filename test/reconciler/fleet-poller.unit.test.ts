@@ -209,6 +209,123 @@ describe('FleetPoller', () => {
   });
 });
 
+describe('FleetPoller between rounds', () => {
+  // A tick with nothing due returns without looking at each tracked id again (it remembers the
+  // earliest due time): whatever brings an id's turn forward must still be served on time.
+  it('serves a want, an id switched to in-flight and a new id after quiet ticks', async () => {
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 1 });
+    for (let i = 0; i < 300; i += 1) poller.track(`s${i}`, `ns/s${i}`, 'steady');
+    for (let i = 0; i < 20; i += 1) {
+      advance(200);
+      await poller.tick();
+    }
+    expect(calls).toEqual([]);
+    poller.want('s7', 'ns/s7');
+    await poller.tick();
+    expect(calls.map((ids) => ids[0])).toEqual(['s7']);
+    calls.length = 0;
+
+    poller.track('s9', 'ns/s9', 'inflight');
+    poller.track('new', 'ns/new', 'inflight');
+    advance(800);
+    await poller.tick();
+    expect(calls).toEqual([]);
+    advance(200);
+    await poller.tick();
+    expect(
+      calls
+        .flat()
+        .filter((id) => id === 's9' || id === 'new')
+        .sort(),
+    ).toEqual(['new', 's9']);
+  });
+
+  /** A poller over 50 settled ids, whose lists `answer` gives; `clock.now` is its time. */
+  function pollerListing(
+    answer: (ids: readonly string[], signal: AbortSignal) => Promise<Outcome<Deployment[]>>,
+  ) {
+    const clock = { now: 0 };
+    const calls: Array<{ at: number; ids: string[] }> = [];
+    const poller = new FleetPoller({
+      cache: new ObservationCache(),
+      now: () => clock.now,
+      random: () => 0.5,
+      inflightPollMs: 1_000,
+      resyncPeriodMs: 60_000,
+      backoff: { initialMs: 1_000, maxMs: 1_000 },
+      enqueue: () => undefined,
+      controlPlane: {
+        budgetHeadroom: () => 1,
+        listDeploymentsByIds: (ids, signal) => {
+          calls.push({ at: clock.now, ids: [...ids] });
+          return answer(ids, signal);
+        },
+      },
+    });
+    for (let i = 0; i < 50; i += 1) poller.track(`s${i}`, `ns/s${i}`, 'steady');
+    return { poller, calls, clock };
+  }
+  const found = (ids: readonly string[]): Outcome<Deployment[]> => ({
+    ok: true,
+    value: ids.map((id) => deployment(id)),
+  });
+
+  it('serves a want that arrives while a round is listing', async () => {
+    let release: () => void = () => undefined;
+    const { poller, calls, clock } = pollerListing(async (ids) => {
+      if (calls.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return found(ids);
+    });
+    poller.want('first', 'ns/first');
+    const round = poller.tick();
+    await Promise.resolve();
+    poller.want('second', 'ns/second');
+    release();
+    await round;
+    clock.now += 200;
+    await poller.tick();
+    expect(calls.map((call) => call.ids[0])).toEqual(['first', 'second']);
+  });
+
+  it('lists again, after a restart, the ids of a round stopped mid-list', async () => {
+    let listed: () => void = () => undefined;
+    const { poller, calls, clock } = pollerListing((ids, signal) => {
+      listed();
+      return new Promise((resolve) => {
+        if (calls.length > 1) resolve(found(ids));
+        else signal.addEventListener('abort', () => resolve(found(ids)), { once: true });
+      });
+    });
+    poller.want('d1', 'ns/d1');
+    const first = new Promise<void>((resolve) => (listed = resolve));
+    const round = poller.tick();
+    await first;
+    await poller.stop();
+    await round;
+    poller.start();
+    await poller.stop();
+    clock.now += 200;
+    await poller.tick();
+    expect(calls.map((call) => call.ids[0])).toEqual(['d1', 'd1']);
+  });
+
+  it('lists the ids of a failed round again once its pause is over', async () => {
+    let failing = true;
+    const { poller, calls, clock } = pollerListing((ids) =>
+      Promise.resolve(
+        failing ? { ok: false, error: { kind: 'Transient', message: 'HTTP 503', status: 503 } } : found(ids),
+      ),
+    );
+    poller.want('d1', 'ns/d1');
+    await poller.tick();
+    failing = false;
+    // The pause is at most 1 s (a jittered backoff); d1's next turn after that is 1 s later.
+    for (clock.now = 200; clock.now <= 1_400; clock.now += 200) await poller.tick();
+    expect(calls.map((call) => call.ids.includes('d1'))).toEqual([true, true]);
+    expect(calls[1]?.at).toBeLessThanOrEqual(1_200);
+  });
+});
+
 describe('FleetPoller resync cost', () => {
   it('fills list calls with settled deployments due soon, so resync stays near N/100 calls per period', async () => {
     let now = 0;
