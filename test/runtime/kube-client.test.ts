@@ -1,5 +1,6 @@
 // The client against a stub HTTP server: what goes on the wire (paths, content types,
 // credentials from the kubeconfig) and how answers and broken streams come back.
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -20,6 +21,7 @@ interface Seen {
 const seen: Seen[] = [];
 let server: http.Server;
 let client: KubeClient;
+let transport: KubeConfigTransport;
 const WIDGETS = { group: 'example.com', version: 'v1', plural: 'widgets' };
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -40,6 +42,8 @@ beforeAll(async () => {
         body,
       });
       const url = new URL(req.url ?? '/', 'http://x');
+      // Never answered: the request's deadline or its caller must end it.
+      if (url.pathname.endsWith('/silent')) return;
       if (url.pathname.endsWith('/missing'))
         return send(res, 404, {
           kind: 'Status',
@@ -95,10 +99,12 @@ beforeAll(async () => {
     contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
     currentContext: 'ctx',
   });
-  client = new KubeClient(new KubeConfigTransport(config));
+  transport = new KubeConfigTransport(config);
+  client = new KubeClient(transport);
 });
 
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -211,6 +217,30 @@ describe('KubeClient', () => {
     };
     expect(body.spec.renewTime).toBe('2025-01-02T03:04:05.678000Z');
     expect(body.spec.acquireTime).toBe('2025-01-02T03:04:05.678000Z');
+  });
+
+  it("ends a request at its deadline (Timeout) or when its caller aborts (Aborted), and lets go of the caller's signal", async () => {
+    const path = '/apis/example.com/v1/namespaces/default/widgets/silent';
+    const caller = new AbortController();
+    await expect(
+      transport.json({ method: 'GET', path, timeoutMs: 50, signal: caller.signal }),
+    ).rejects.toMatchObject({
+      reason: 'Timeout',
+    });
+    const pending = transport.json({ method: 'GET', path, signal: caller.signal });
+    caller.abort();
+    await expect(pending).rejects.toMatchObject({ reason: 'Aborted' });
+
+    // Answered requests leave nothing registered on a long-lived caller's signal.
+    const controller = new AbortController();
+    for (let i = 0; i < 20; i += 1) {
+      await transport.json({
+        method: 'GET',
+        path: '/apis/example.com/v1/namespaces/default/widgets/w',
+        signal: controller.signal,
+      });
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('retries a read once when the server closed the kept-alive connection it reused; a write is not repeated', async () => {

@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { ClusterAccess } from './cluster-access.js';
 import { KubeApiError } from './errors.js';
 import { linesOf } from './json-lines.js';
+import { RequestDeadline } from '../request-deadline.js';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -49,10 +50,15 @@ export class KubeConfigTransport implements KubeTransport {
   }
 
   async json(request: KubeRequest): Promise<unknown> {
-    const timeout = AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-    const response = await this.send({ ...request, signal });
-    const text = await readBody(response, signal);
+    const deadline = new RequestDeadline(request.signal, request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    let response: http.IncomingMessage;
+    let text: string;
+    try {
+      response = await this.send({ ...request, signal: deadline.signal });
+      text = await readBody(response, deadline.signal);
+    } finally {
+      deadline.release();
+    }
     const parsed = parseJson(text);
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {

@@ -20,6 +20,7 @@ import type { Registry } from 'prom-client';
 import type { RandomSource } from '../backoff.js';
 import { sleep, systemClock, type Clock } from '../clock.js';
 import { gaugeIn } from '../metrics/registry-metrics.js';
+import { RequestDeadline } from '../request-deadline.js';
 import type { LeaderRecord, LeaseStore, StoredLease } from './lease-store.js';
 
 export interface LeaderElectionTimings {
@@ -185,7 +186,11 @@ export class LeaderElector {
         watchdog = undefined;
         this.leaseHeldUntil = 0;
         this.logger?.warn(
-          { lease: this.store.description, identity: this.identity, sinceRenewalMs: this.clock.now() - lastRenew },
+          {
+            lease: this.store.description,
+            identity: this.identity,
+            sinceRenewalMs: this.clock.now() - lastRenew,
+          },
           'renew deadline passed by the local clock (renewals failing, or this process was paused): stopping work',
         );
         work.abort();
@@ -243,7 +248,9 @@ export class LeaderElector {
 
   /** One attempt: true when this candidate holds the lease afterwards. */
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]);
+    // Every 2 s against the elector's own long-lived signal: released when the attempt ends.
+    const deadline = new RequestDeadline(signal, this.renewDeadlineMs);
+    const callSignal = deadline.signal;
     const now = this.clock.now();
     const wanted: LeaderRecord = {
       holderIdentity: this.identity,
@@ -279,6 +286,8 @@ export class LeaderElector {
       if (!signal.aborted)
         this.logger?.warn({ lease: this.store.description, error: describe(error) }, 'lease update failed');
       return false;
+    } finally {
+      deadline.release();
     }
   }
 
