@@ -58,6 +58,19 @@ describe('GET /v2/deployments', () => {
     expect(deleting.body.resources).toHaveLength(0);
   });
 
+  it('answers deployment_ids in creation order, each once, whatever order and repeats they come in', async () => {
+    const unknown = '00000000-0000-4000-8000-00000000beef';
+    const ids = [created[9]?.id, unknown, created[2]?.id, created[9]?.id, created[4]?.id].join(',');
+    const response = await client.call<Page>('GET', `/v2/deployments?deployment_ids=${ids}&limit=100`);
+    expect(response.body.resources.map((d) => d.id)).toEqual([
+      created[2]?.id,
+      created[4]?.id,
+      created[9]?.id,
+    ]);
+    const paged = await client.call<Page>('GET', `/v2/deployments?deployment_ids=${ids}&limit=1&offset=1`);
+    expect(paged.body.resources.map((d) => d.id)).toEqual([created[4]?.id]);
+  });
+
   it.each([
     ['limit=0', ['query', 'limit'], 'greater_than_equal'],
     ['limit=101', ['query', 'limit'], 'less_than_equal'],

@@ -45,6 +45,8 @@ export interface RevisionRecord {
 
 export interface DeploymentRecord {
   id: string;
+  /** Creation order across the store: a list by ids answers in it without scanning the tenant. */
+  sequence: number;
   tenantId: string;
   name: string;
   source: Source;
@@ -81,6 +83,7 @@ export class EmulatorStore {
   private readonly deploymentsById = new Map<string, DeploymentRecord>();
   private readonly tracingProjects = new Map<string, TracingProjectRecord>();
   private failureInjections: FailureInjection[] = [];
+  private nextSequence = 0;
   /** Deleted deployments in deletion order; with one phase length, that is also expiry order. */
   private pendingDeletions: DeploymentRecord[] = [];
   /** Where deployments' runtimes answer (`<url>/agents/`); known once the server listens. */
@@ -191,6 +194,7 @@ export class EmulatorStore {
     const record: DeploymentRecord = {
       ...fields,
       id: newUuid(),
+      sequence: this.nextSequence++,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
