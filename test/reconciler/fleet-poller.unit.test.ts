@@ -309,6 +309,17 @@ describe('FleetPoller between rounds', () => {
     expect(calls.map((call) => call.ids[0])).toEqual(['d1', 'd1']);
   });
 
+  it('lists again the ids of a round whose list threw', async () => {
+    const { poller, calls, clock } = pollerListing((ids) =>
+      calls.length === 1 ? Promise.reject(new Error('socket hang up')) : Promise.resolve(found(ids)),
+    );
+    poller.want('d1', 'ns/d1');
+    await expect(poller.tick()).rejects.toThrow('socket hang up');
+    clock.now += 200;
+    await poller.tick();
+    expect(calls.map((call) => call.ids[0])).toEqual(['d1', 'd1']);
+  });
+
   it('lists the ids of a failed round again once its pause is over', async () => {
     let failing = true;
     const { poller, calls, clock } = pollerListing((ids) =>

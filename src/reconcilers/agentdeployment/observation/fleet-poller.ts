@@ -267,8 +267,9 @@ export class FleetPoller {
           early.push({ id, at: entry.nextPollAt });
       }
     }
-    // Set before any await: an id brought forward while this round lists lowers it again. Due
-    // ids left for a later tick (coalescing, more than the round's batches) keep it at now.
+    // Set before any await: an id brought forward while this round lists lowers it again. A
+    // round with ids due keeps it at now, so the next tick looks again whatever became of this
+    // round's lists (answered, failed, thrown, aborted, or left for a later tick).
     this.earliestDueAt = due.length === 0 ? nextDueAt : now;
     if (due.length === 0) return;
     // Only followed ids are due: wait for a full batch or a quarter interval (see FOLLOW_COALESCE_SHARE).
@@ -291,7 +292,6 @@ export class FleetPoller {
     for (let i = 0; i < due.length && batches.length < this.maxConcurrentLists; i += MAX_IDS_PER_LIST) {
       batches.push(due.slice(i, i + MAX_IDS_PER_LIST));
     }
-    if (batches.length * MAX_IDS_PER_LIST >= due.length) this.earliestDueAt = nextDueAt;
     const last = batches[batches.length - 1];
     if (last && last.length < MAX_IDS_PER_LIST && early.length > 0) {
       early.sort((a, b) => a.at - b.at);
