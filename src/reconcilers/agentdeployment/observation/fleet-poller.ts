@@ -91,7 +91,8 @@ export class FleetPoller {
   /**
    * No tracked id is due before this time: a tick earlier than it returns without looking at
    * every id (10,000 of them five times a second in a settled fleet). The last full look sets
-   * it; whatever brings an id's turn forward (track, want, a refresh) lowers it.
+   * it; whatever brings an id's turn forward between rounds (track, want) lowers it. A round
+   * that lists leaves it at the round's start, so its refreshes need not touch it.
    */
   private earliestDueAt = Number.NEGATIVE_INFINITY;
   private readonly now: () => number;
@@ -304,18 +305,12 @@ export class FleetPoller {
     const signal = this.lists.signal;
     const result = await this.options.controlPlane.listDeploymentsByIds(ids, signal);
     const now = this.now();
-    if (signal.aborted) {
-      // Stopped mid-list (the lease lost): these ids were not looked at, whoever runs next must.
-      this.dueBy(Number.NEGATIVE_INFINITY);
-      return;
-    }
+    if (signal.aborted) return;
     if (!result.ok) {
       // Throttled says how long; anything else backs off exponentially.
       const wait =
         result.error.kind === 'Throttled' ? (result.error.retryAfterMs ?? this.tickMs) : this.backoff.next();
       this.pausedUntil = Math.max(this.pausedUntil, now + wait);
-      // Its ids are still due: the first tick after the pause looks at everything again.
-      this.dueBy(Number.NEGATIVE_INFINITY);
       if (result.error.kind !== 'Throttled') {
         this.failure = result.error;
         this.options.onHealthChange?.(result.error);
@@ -355,7 +350,6 @@ export class FleetPoller {
     }
     entry.wanted = false;
     entry.nextPollAt = this.nextPollTime(entry.mode);
-    this.dueBy(entry.nextPollAt);
     if (changed || wasWanted || resyncDue) this.options.enqueue(entry.key);
   }
 
