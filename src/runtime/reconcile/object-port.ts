@@ -6,7 +6,11 @@
 // may still hold the object as it was before, and a pass reading it would, for instance, not
 // see the id it just recorded and create the thing again, or meet a 409 on its own write. So
 // the port remembers the object its last write returned and serves that until the cache has
-// delivered the write (or anything newer) for that key.
+// delivered the write (or anything newer) for that key. "Newer" is by resourceVersion order
+// where the API server's versions are comparable: an unguarded status patch lands on top of
+// writes this process never read (a spec change), and the watch delivers those after the patch
+// returned; they are older than the write and must not hide it. Where versions are opaque, only
+// the versions this port itself saw before its writes count as older.
 import type { Logger } from 'pino';
 import type { EventType } from '../events/recorder.js';
 import { referenceTo, type EventRecorder } from '../events/recorder.js';
@@ -14,6 +18,7 @@ import type { KubeClient } from '../kube/client.js';
 import { trimForCache } from '../kube/cache-trim.js';
 import { KubeApiError } from '../kube/errors.js';
 import { objectKey, type KubeObject } from '../kube/objects.js';
+import { compareResourceVersions } from '../kube/resource-version.js';
 import type { ResourceType } from '../kube/resource.js';
 import { mergePatchBetween } from './merge-patch.js';
 
@@ -74,7 +79,7 @@ export interface CachedObjectPortOptions<T extends PortObject> {
 
 interface Overlay<T> {
   object: T;
-  /** resourceVersions older than `object`'s that the cache may still show. */
+  /** resourceVersions older than `object`'s that the cache may still show (for opaque versions). */
   older: Set<string>;
 }
 
@@ -99,7 +104,7 @@ export class CachedObjectPort<T extends KubeObject & PortObject> implements Obje
       this.overlays.delete(key);
       return undefined;
     }
-    if (overlay && overlay.older.has(cached.metadata.resourceVersion ?? '')) return overlay.object;
+    if (overlay && cacheIsBehind(cached.metadata.resourceVersion ?? '', overlay)) return overlay.object;
     this.overlays.delete(key);
     return cached;
   }
@@ -190,4 +195,10 @@ export class CachedObjectPort<T extends KubeObject & PortObject> implements Obje
     for (const key of [...this.overlays.keys()]) this.get(key);
     this.sweepAt = Math.max(SWEEP_FLOOR, this.overlays.size * 2);
   }
+}
+
+/** Whether the cache's version of an object predates the port's own write of it. */
+function cacheIsBehind<T extends PortObject>(cachedVersion: string, overlay: Overlay<T>): boolean {
+  const order = compareResourceVersions(cachedVersion, overlay.object.metadata.resourceVersion ?? '');
+  return order === undefined ? overlay.older.has(cachedVersion) : order < 0;
 }

@@ -85,7 +85,6 @@ describe('CachedObjectPort', () => {
     expect(port.overlayCount).toBeLessThan(64);
   });
 
-
   it('serves its own write until the cache has it, then the cache again', async () => {
     const { port, cache } = setUp(() => widget('2', { phase: 'New' }));
     const before = port.get('team-a/w');
@@ -100,6 +99,31 @@ describe('CachedObjectPort', () => {
     // Gone from the cache: gone, whatever was written.
     cache.delete('team-a/w');
     expect(port.get('team-a/w')).toBeUndefined();
+  });
+
+  it('keeps serving its own write while the cache shows a version written by another between its read and its write', async () => {
+    // Read at 1; someone changes the spec (2); the unguarded status patch lands on top (3). The
+    // watch then delivers 2: older than the write, though this port never saw it. Serving it
+    // would hide the status just written, and the next pass would write (and announce) it again.
+    const { port, cache } = setUp(() => widget('3', { phase: 'New' }));
+    const written = await port.patchStatus(port.get('team-a/w') as Widget, { phase: 'New' }, signal);
+    expect(written).toMatchObject({ ok: true });
+    cache.set('team-a/w', widget('2', { phase: 'Old' }));
+    expect(port.get('team-a/w')?.status?.phase).toBe('New');
+    cache.set('team-a/w', widget('3', { phase: 'New' }));
+    expect(port.get('team-a/w')?.metadata.resourceVersion).toBe('3');
+    cache.set('team-a/w', widget('10', { phase: 'Later' }));
+    expect(port.get('team-a/w')?.status?.phase).toBe('Later');
+  });
+
+  it('falls back to the versions it saw when a resourceVersion is not a comparable integer', async () => {
+    const { port, cache } = setUp(() => widget('c', { phase: 'New' }));
+    cache.set('team-a/w', widget('a', { phase: 'Old' }));
+    await port.patchStatus(port.get('team-a/w') as Widget, { phase: 'New' }, signal);
+    expect(port.get('team-a/w')?.status?.phase).toBe('New');
+    // An opaque version never seen: it can only be taken as the newer.
+    cache.set('team-a/w', widget('b', { phase: 'Other' }));
+    expect(port.get('team-a/w')?.status?.phase).toBe('Other');
   });
 
   it('sends no request for an unchanged status, a diff for a changed one, and a precondition when guarded', async () => {
