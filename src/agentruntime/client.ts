@@ -5,6 +5,7 @@
 // (the caller owns backoff), and returns failures as values that never carry the key.
 import { Client } from '@langchain/langgraph-sdk';
 import { callError, kindOfStatus, type AgentCallError, type AgentCallResult } from './errors.js';
+import { RequestDeadline } from '../runtime/request-deadline.js';
 
 export const AUTH_SCHEME_HEADER = 'x-auth-scheme';
 export const AUTH_SCHEME = 'platform-api-key';
@@ -78,24 +79,37 @@ function graphError(values: unknown): { error: string; message: string } | undef
   return { error: String(error ?? 'Error'), message: String(message ?? '') };
 }
 
-/** One call's deadline joined with the caller's signal, so a failure can say which fired. */
+/**
+ * One call's deadline joined with the caller's signal, so a failure can say which fired. A
+ * RequestDeadline underneath: released when the call (a whole stream, too) ends, so neither its
+ * timer nor a listener on the caller's signal outlives the call.
+ */
 class Deadline {
-  private readonly timeout: AbortSignal;
-  readonly signal: AbortSignal;
+  private readonly request: RequestDeadline;
 
   constructor(
-    private readonly caller: AbortSignal | undefined,
+    caller: AbortSignal | undefined,
     readonly timeoutMs: number,
   ) {
-    this.timeout = AbortSignal.timeout(timeoutMs);
-    this.signal = caller ? AbortSignal.any([caller, this.timeout]) : this.timeout;
+    this.request = new RequestDeadline(caller, timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  release(): void {
+    this.request.release();
   }
 
   /** The error for a call that failed, or undefined when neither signal fired. */
   failure(apiKey: string | readonly string[]): AgentCallError | undefined {
-    if (this.caller?.aborted) return callError('aborted', 'the call was aborted', apiKey);
-    if (this.timeout.aborted) return callError('timeout', `no answer within ${this.timeoutMs} ms`, apiKey);
-    return undefined;
+    if (!this.signal.aborted) return undefined;
+    // The reason is whichever fired first: the deadline's own TimeoutError, or the caller's.
+    const reason: unknown = this.signal.reason;
+    return reason instanceof DOMException && reason.name === 'TimeoutError'
+      ? callError('timeout', `no answer within ${this.timeoutMs} ms`, apiKey)
+      : callError('aborted', 'the call was aborted', apiKey);
   }
 }
 
@@ -166,6 +180,8 @@ export class AgentRuntimeClient {
       return { ok: false, error: this.failure({ status: response.status, text }, deadline) };
     } catch (error) {
       return { ok: false, error: this.failure(error, deadline) };
+    } finally {
+      deadline.release();
     }
   }
 
@@ -176,6 +192,8 @@ export class AgentRuntimeClient {
       return { ok: true, value: { threadId: thread.thread_id } };
     } catch (error) {
       return { ok: false, error: this.failure(error, deadline) };
+    } finally {
+      deadline.release();
     }
   }
 
@@ -221,6 +239,8 @@ export class AgentRuntimeClient {
       };
     } catch (error) {
       return { ok: false, error: this.failure(error, deadline) };
+    } finally {
+      deadline.release();
     }
   }
 
@@ -259,6 +279,9 @@ export class AgentRuntimeClient {
       if (fired) yield { kind: 'failed', error: fired };
     } catch (error) {
       yield { kind: 'failed', error: this.failure(error, deadline) };
+    } finally {
+      // Also when the consumer stops early: the generator's return() runs this.
+      deadline.release();
     }
   }
 }
