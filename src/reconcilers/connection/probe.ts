@@ -7,6 +7,7 @@ import type { ControlPlaneApi } from '../../controlplane/client/index.js';
 import type { AddressPolicy } from '../../egress/address-policy.js';
 import { AddressNotAllowedError, guardedAgent, urlAddressProblem } from '../../egress/guarded-lookup.js';
 import type { ConnectionEndpoints } from '../../connections/endpoints.js';
+import { RequestDeadline } from '../../runtime/request-deadline.js';
 
 export type AuthOutcome =
   | { kind: 'ok' }
@@ -89,8 +90,9 @@ async function checkOk(
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<ReachOutcome> {
+  const deadline = new RequestDeadline(signal, timeoutMs);
   try {
-    const { status } = await get(url, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+    const { status } = await get(url, deadline.signal);
     return status >= 200 && status < 300
       ? { ok: true }
       : { ok: false, message: `GET ${url} answered HTTP ${status}` };
@@ -104,5 +106,7 @@ async function checkOk(
           ? ((cause as NodeJS.ErrnoException).code ?? cause.message)
           : String(cause);
     return { ok: false, message: `GET ${url} failed: ${reason}` };
+  } finally {
+    deadline.release();
   }
 }
