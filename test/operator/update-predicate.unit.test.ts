@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { shouldReconcileOnUpdate } from '../../src/reconcilers/agentdeployment/update-predicate.js';
+import {
+  needsLookAtStart,
+  shouldReconcileOnUpdate,
+} from '../../src/reconcilers/agentdeployment/update-predicate.js';
+import type { AgentDeploymentView } from '../../src/reconcilers/agentdeployment/object.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 
 const base: KubeObject = {
@@ -42,5 +46,40 @@ describe('which updates wake an AgentDeployment', () => {
 
   it('passes the cache’s periodic re-delivery of the same object (resync)', () => {
     expect(shouldReconcileOnUpdate(base, base)).toBe(true);
+  });
+});
+
+describe('which AgentDeployments a starting leader looks at first', () => {
+  const object = (
+    generation: number,
+    ready?: { status: string; observedGeneration: number },
+    deleting = false,
+  ) =>
+    ({
+      metadata: {
+        name: 'a',
+        namespace: 'n',
+        generation,
+        ...(deleting ? { deletionTimestamp: '2026-11-26T00:00:00Z' } : {}),
+      },
+      ...(ready ? { status: { conditions: [{ type: 'Ready', reason: 'Deployed', ...ready }] } } : {}),
+    }) as unknown as AgentDeploymentView;
+
+  it.each([
+    ['a new object without status', object(1), true],
+    ['an object edited since it was Ready', object(2, { status: 'True', observedGeneration: 1 }), true],
+    [
+      'an object not Ready at its generation (rolling out, stalled)',
+      object(1, { status: 'False', observedGeneration: 1 }),
+      true,
+    ],
+    ['an object being deleted', object(1, { status: 'True', observedGeneration: 1 }, true), true],
+    [
+      'a settled object: Ready at its generation',
+      object(3, { status: 'True', observedGeneration: 3 }),
+      false,
+    ],
+  ])('%s: %s', (_what, candidate, urgent) => {
+    expect(needsLookAtStart(candidate)).toBe(urgent);
   });
 });

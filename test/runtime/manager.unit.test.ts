@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Controller } from '../../src/runtime/controller/controller.js';
 import { KubeApiError } from '../../src/runtime/kube/errors.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { Informer } from '../../src/runtime/manager/informer.js';
 import { Manager, watchOf } from '../../src/runtime/manager/manager.js';
 import { FakeApi } from './support/fake-api.js';
@@ -63,6 +64,76 @@ describe('Manager', () => {
     const health = manager.health();
     expect(health).toMatchObject({ ready: true, live: true, role: 'single', problems: [] });
     expect(health.controllers[0]).toMatchObject({ running: true, queueDepth: 0 });
+  });
+
+  it('serves an object that changes after the start before the rest of the initial list', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    for (let i = 0; i < 5; i += 1) api.upsert(`settled-${i}`);
+    const reconciled: string[] = [];
+    const informer = new Informer({
+      sources: [{ source: api, inScope: () => true }],
+      clock,
+      random: () => 0,
+    });
+    let release: () => void = () => {};
+    const controller = new Controller({
+      name: 'widgets-priority',
+      clock,
+      reconcile: async (key) => {
+        reconciled.push(key);
+        // The first pass holds the only worker until the new object has arrived.
+        if (reconciled.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return awaitChange;
+      },
+    });
+    const manager = new Manager({ clock, registry: new Registry(), drainTimeoutMs: 1_000 });
+    manager.addController(controller, [watchOf(informer)]);
+    managers.push(manager);
+    void manager.start();
+    await flush();
+    expect(reconciled).toEqual(['default/settled-0']);
+    api.upsert('new');
+    await flush();
+    release();
+    await flush();
+    expect(reconciled.slice(0, 2)).toEqual(['default/settled-0', 'default/new']);
+    expect(reconciled).toHaveLength(6);
+  });
+
+  it('serves the objects the watch calls urgent at the start before the settled ones', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    // Listed in name order: the edited object comes last.
+    for (const name of ['settled-0', 'settled-1', 'settled-2', 'settled-3', 'z-edited']) api.upsert(name);
+    const reconciled: string[] = [];
+    const informer = new Informer({
+      sources: [{ source: api, inScope: () => true }],
+      clock,
+      random: () => 0,
+    });
+    const controller = new Controller({
+      name: 'widgets-urgent',
+      clock,
+      reconcile: (key) => {
+        reconciled.push(key);
+        return Promise.resolve(awaitChange);
+      },
+    });
+    const manager = new Manager({ clock, registry: new Registry(), drainTimeoutMs: 1_000 });
+    const urgent = (object: KubeObject) => object.metadata.name === 'z-edited';
+    manager.addController(controller, [watchOf(informer, undefined, undefined, urgent)]);
+    managers.push(manager);
+    void manager.start();
+    await flush();
+    // The idle worker takes the first key listed at once; the edited one is next.
+    expect(reconciled).toEqual([
+      'default/settled-0',
+      'default/z-edited',
+      'default/settled-1',
+      'default/settled-2',
+      'default/settled-3',
+    ]);
   });
 
   it('runs caches on the standby but controllers only on the leader, and hands over on stop', async () => {

@@ -240,3 +240,59 @@ describe('WorkQueue sharded fairly', () => {
     expect([await queue.get(), await queue.get(), await queue.get()]).toEqual(['eu/1', 'eu/2', 'us/1']);
   });
 });
+
+describe('WorkQueue priorities', () => {
+  it('serves every normal key before any key added at low priority', async () => {
+    const queue = queueWith();
+    for (const key of ['settled-1', 'settled-2', 'settled-3']) queue.add(key, 'low');
+    queue.add('new');
+    expect(queue.length).toBe(4);
+    expect(await queue.get()).toBe('new');
+    queue.add('edited');
+    expect([await queue.get(), await queue.get(), await queue.get(), await queue.get()]).toEqual([
+      'edited',
+      'settled-1',
+      'settled-2',
+      'settled-3',
+    ]);
+    expect(queue.length).toBe(0);
+  });
+
+  it('promotes a low key that is added normally, and hands it out once', async () => {
+    const queue = queueWith();
+    queue.add('a', 'low');
+    queue.add('b', 'low');
+    queue.add('b');
+    queue.add('b', 'low');
+    expect(queue.length).toBe(2);
+    expect(await queue.get()).toBe('b');
+    expect(await queue.get()).toBe('a');
+    expect(queue.length).toBe(0);
+    queue.done('b');
+    queue.done('a');
+    let next: string | undefined;
+    void queue.get().then((key) => (next = key));
+    await flush();
+    expect(next).toBeUndefined();
+  });
+
+  it('requeues a key re-added while processing at the priority it was re-added with', async () => {
+    const queue = queueWith();
+    queue.add('a');
+    expect(await queue.get()).toBe('a');
+    queue.add('a', 'low');
+    queue.done('a');
+    queue.add('b');
+    expect([await queue.get(), await queue.get()]).toEqual(['b', 'a']);
+    queue.done('a');
+    queue.done('b');
+    // Raised while it was processing: it comes back at normal priority.
+    queue.add('c', 'low');
+    queue.add('a');
+    expect(await queue.get()).toBe('a');
+    queue.add('a', 'low');
+    queue.add('a');
+    queue.done('a');
+    expect([await queue.get(), await queue.get()]).toEqual(['a', 'c']);
+  });
+});

@@ -46,7 +46,7 @@ import type { FleetPort, LaneResolution } from './ports.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentReconciler } from './reconciler.js';
 import { referencedConfigMapNames, referencedSecretNames, secretKeyValue } from './secrets.js';
-import { shouldReconcileOnUpdate } from './update-predicate.js';
+import { needsLookAtStart, shouldReconcileOnUpdate } from './update-predicate.js';
 import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
@@ -304,6 +304,7 @@ export async function setUpAgentDeployments(
         ]),
       ],
       shouldReconcileOnUpdate,
+      needsLookAtStart,
     ),
     watchOf(options.secrets, (secret: KubeObject) =>
       objects.store

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
-import { WorkQueue } from '../workqueue/queue.js';
+import { WorkQueue, type Priority } from '../workqueue/queue.js';
 import type { ReconcileResult } from '../reconcile/result.js';
 import { controllerMetrics, type ControllerMetrics, type ReconcileOutcome } from './metrics.js';
 
@@ -77,8 +77,8 @@ export class Controller {
   }
 
   /** Asks for `key` to be reconciled; ignored while the controller is stopped. */
-  enqueue(key: string): void {
-    this.queue?.add(key);
+  enqueue(key: string, priority: Priority = 'normal'): void {
+    this.queue?.add(key, priority);
   }
 
   enqueueAfter(key: string, delayMs: number): void {
@@ -138,7 +138,10 @@ export class Controller {
       result = await this.reconcile(key, signal);
     } catch (error) {
       // A bug, not a failure class: count and log it like controller-runtime does a panic.
-      result = { kind: 'backoff', failure: { message: error instanceof Error ? error.message : String(error) } };
+      result = {
+        kind: 'backoff',
+        failure: { message: error instanceof Error ? error.message : String(error) },
+      };
     }
     switch (result.kind) {
       case 'requeueAfter':

@@ -18,6 +18,7 @@ import { LeaderElector, type LeaderElectionTimings } from '../leaderelection/lea
 import { KubeLeaseStore, type LeaseStore } from '../leaderelection/lease-store.js';
 import type { ControllerHealth, HealthSnapshot, ManagerRole } from './health.js';
 import type { Informer } from './informer.js';
+import type { Priority } from '../workqueue/queue.js';
 
 export interface LeaderElectionConfig extends LeaderElectionTimings {
   /** Where the Lease lives, and its name (also the metric's `name` label). */
@@ -49,6 +50,12 @@ export interface Watch<T extends KubeObject = KubeObject> {
    * predicates: a controller filters out its own status writes here.
    */
   onUpdate?: (old: T, current: T) => boolean;
+  /**
+   * Of the objects already in the cache when the controller starts, those that need a look
+   * soon (not settled: new, edited, being deleted); they are queued at normal priority, the
+   * rest low, behind any change (default: none, all low, as controller-runtime's priority queue).
+   */
+  urgentAtStart?: (object: T) => boolean;
 }
 
 /** A `Watch` for an informer of any object type (the manager stores them side by side). */
@@ -56,8 +63,9 @@ export function watchOf<T extends KubeObject>(
   informer: Informer<T>,
   keysFor?: (object: T) => string[],
   onUpdate?: (old: T, current: T) => boolean,
+  urgentAtStart?: (object: T) => boolean,
 ): Watch<KubeObject> {
-  return { informer, keysFor, onUpdate } as unknown as Watch<KubeObject>;
+  return { informer, keysFor, onUpdate, urgentAtStart } as unknown as Watch<KubeObject>;
 }
 
 /**
@@ -310,18 +318,23 @@ export class Manager {
     controller.start();
     for (const watch of watches) {
       const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
-      const enqueue = (object: KubeObject): void => keysFor(object).forEach((key) => controller.enqueue(key));
+      const enqueue = (object: KubeObject, priority: Priority = 'normal'): void =>
+        keysFor(object).forEach((key) => controller.enqueue(key, priority));
       const wanted = watch.onUpdate ?? (() => true);
       registration.detach.push(
         watch.informer.addHandler({
-          onAdd: enqueue,
+          onAdd: (object) => enqueue(object),
           onUpdate: (old, current) => {
-            if (wanted(old, current)) enqueue(current);
+            // A resync re-delivers an unchanged object: a look, not news.
+            if (wanted(old, current)) enqueue(current, unchanged(old, current) ? 'low' : 'normal');
           },
-          onDelete: enqueue,
+          onDelete: (object) => enqueue(object),
         }),
       );
-      watch.informer.store.list().forEach(enqueue);
+      // The objects already there when leading began: the settled ones (most, after a restart
+      // or a hand-over) wait behind any change and any unsettled object (WorkQueue priorities).
+      const urgent = watch.urgentAtStart ?? (() => false);
+      for (const object of watch.informer.store.list()) enqueue(object, urgent(object) ? 'normal' : 'low');
     }
   }
 
@@ -358,4 +371,9 @@ export class Manager {
     };
     this.heartbeat = this.clock.setTimeout(beat, HEARTBEAT_MS);
   }
+}
+
+/** The same version of an object delivered again (an informer's resync), not a change. */
+function unchanged(old: KubeObject, current: KubeObject): boolean {
+  return old === current || old.metadata.resourceVersion === current.metadata.resourceVersion;
 }

@@ -4,7 +4,11 @@
 //   dirty, and it is queued again when that worker calls `done`;
 // - failures requeue through a rate limiter (per-key backoff plus an overall bucket);
 // - `addAfter` schedules a later look, and the earliest requested time wins;
-// - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList).
+// - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList);
+// - a key added at low priority waits until no normal key is ready, as in controller-runtime's
+//   priority queue: the initial list and resyncs of settled objects are low, so a key that
+//   changed (a new object, an edit) is not served behind thousands being adopted. A normal
+//   add of a low key raises it.
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../clock.js';
 import { DueHeap } from './due-heap.js';
@@ -23,6 +27,9 @@ export interface WorkQueueOptions {
   shardOf?: (key: string) => string;
 }
 
+/** 'low': served only when no normal key is ready (a start's initial list, a resync). */
+export type Priority = 'normal' | 'low';
+
 export class WorkQueue {
   readonly name: string;
   private readonly clock: Clock;
@@ -30,8 +37,17 @@ export class WorkQueue {
   private readonly metrics: WorkQueueMetrics | undefined;
 
   private readonly queue: FairReadyList;
+  /**
+   * Low-priority ready keys. An entry whose key was raised (pushed to `queue`) or handed out
+   * since is stale and skipped: removing it from the middle of the list would cost a scan.
+   */
+  private readonly background: FairReadyList;
   /** Keys that need processing: waiting in `queue`, or re-added while being processed. */
   private readonly dirty = new Set<string>();
+  /** The dirty keys at low priority (queued in `background`, or processing and re-added low). */
+  private readonly low = new Set<string>();
+  /** Live entries in `background`: the low keys not being processed. */
+  private lowQueued = 0;
   /** Keys handed to a worker and not yet `done`, with the time they were handed out. */
   private readonly processing = new Map<string, number>();
   /** When each queued key was added, for the queue-duration histogram. */
@@ -51,6 +67,7 @@ export class WorkQueue {
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     this.queue = new FairReadyList(options.shardOf ?? (() => ''));
+    this.background = new FairReadyList(options.shardOf ?? (() => ''));
     this.metrics = options.registry
       ? workQueueMetrics(options.registry, {
           name: this.name,
@@ -61,11 +78,15 @@ export class WorkQueue {
   }
 
   /** Marks `key` as needing processing. Ignored once shutting down. */
-  add(key: string): void {
+  add(key: string, priority: Priority = 'normal'): void {
     if (this.shuttingDown) return;
-    if (this.dirty.has(key)) return;
+    if (this.dirty.has(key)) {
+      if (priority === 'normal' && this.low.delete(key)) this.raise(key);
+      return;
+    }
     this.metrics?.adds.inc({ name: this.name });
     this.dirty.add(key);
+    if (priority === 'low') this.low.add(key);
     if (this.processing.has(key)) return;
     this.enqueue(key);
   }
@@ -123,7 +144,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.queue.length;
+    return this.queue.length + this.lowQueued;
   }
 
   get processingCount(): number {
@@ -156,7 +177,10 @@ export class WorkQueue {
       this.waiting.clear();
       this.waitingOrder.clear();
       this.queue.clear();
+      this.background.clear();
       this.dirty.clear();
+      this.low.clear();
+      this.lowQueued = 0;
       this.addedAt.clear();
       this.metrics?.depth.set({ name: this.name }, 0);
       this.getters.splice(0).forEach((resolve) => resolve(undefined));
@@ -179,18 +203,31 @@ export class WorkQueue {
     const getter = this.getters.shift();
     if (getter) {
       this.dirty.delete(key);
+      this.low.delete(key);
       this.processing.set(key, this.clock.now());
       this.metrics?.queueDuration.observe({ name: this.name }, 0);
       getter(key);
       return;
     }
-    this.queue.push(key);
+    if (this.low.has(key)) {
+      this.background.push(key);
+      this.lowQueued += 1;
+    } else {
+      this.queue.push(key);
+    }
     this.addedAt.set(key, this.clock.now());
-    this.metrics?.depth.set({ name: this.name }, this.queue.length);
+    this.metrics?.depth.set({ name: this.name }, this.length);
+  }
+
+  /** A low key added normally: queued with the normal keys now (or when its pass is done). */
+  private raise(key: string): void {
+    if (this.processing.has(key)) return;
+    this.lowQueued -= 1;
+    this.queue.push(key);
   }
 
   private take(): string | undefined {
-    const key = this.queue.shift();
+    const key = this.queue.shift() ?? this.takeLow();
     if (key === undefined) return undefined;
     this.dirty.delete(key);
     const now = this.clock.now();
@@ -198,8 +235,19 @@ export class WorkQueue {
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);
     if (added !== undefined) this.metrics?.queueDuration.observe({ name: this.name }, (now - added) / 1000);
-    this.metrics?.depth.set({ name: this.name }, this.queue.length);
+    this.metrics?.depth.set({ name: this.name }, this.length);
     return key;
+  }
+
+  /** The next live low-priority key, dropping stale entries on the way. */
+  private takeLow(): string | undefined {
+    for (let key = this.background.shift(); key !== undefined; key = this.background.shift()) {
+      if (!this.low.has(key) || this.processing.has(key)) continue;
+      this.low.delete(key);
+      this.lowQueued -= 1;
+      return key;
+    }
+    return undefined;
   }
 
   private scheduleWaitingTimer(): void {
