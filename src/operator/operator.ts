@@ -165,6 +165,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     namespaces: config.namespaces,
     connections: connections.registry,
     connectionWatches: connections.userWatches,
+    loadConnectionKey: connections.loadKeySecretOf,
     controlPlane,
     concurrency: config.concurrency,
     timings,
@@ -185,6 +186,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     connections: connections.registry,
     defaultBudget: budget,
     mayCall: holdsLease,
+    loadConnectionKey: connections.loadKeySecretOf,
     agentDeployments: objects,
   });
   let server: ObservabilityServer | undefined;

@@ -3,10 +3,13 @@
 // discovery is not taken from an error, a kind that is not served yet holds no other kind
 // back, and a kind that appears later is served.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
-import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
-import type { KubeObject } from '../../src/runtime/kube/objects.js';
-import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
+import {
+  applyConnectionCrds,
+  connectionReadyStatus,
+  createPlatformConnection,
+  startOkServer,
+  type OkServer,
+} from '../connections/support/platform.js';
 import { applyDeletionCrds } from '../deletion/stack.js';
 import { API_KEY, NAMESPACE, Stack, containerAgent, isReady } from './harness.js';
 
@@ -47,24 +50,15 @@ describe('start-up on a bad day', () => {
     await applyConnectionCrds(stack.client);
     await applyDeletionCrds(stack.client);
     await stack.putSecret('late-key', { apiKey: API_KEY });
-    await stack.client.create(PLATFORM_CONNECTIONS, {
-      apiVersion: 'agentplatform.io/v1alpha1',
-      kind: 'PlatformConnection',
-      metadata: { name: 'late', namespace: NAMESPACE },
-      spec: {
-        controlPlaneUrl: stack.controlPlane.url,
-        platformApiUrl: platform.url,
-        apiKeySecretRef: { name: 'late-key', key: 'apiKey' },
-      },
+    await createPlatformConnection(stack.client, {
+      namespace: NAMESPACE,
+      name: 'late',
+      controlPlaneUrl: stack.controlPlane.url,
+      platformApiUrl: platform.url,
+      secretName: 'late-key',
     });
-    const ready = async () => {
-      const connection = await stack?.client.get<KubeObject & PlatformConnectionObject>(
-        PLATFORM_CONNECTIONS,
-        NAMESPACE,
-        'late',
-      );
-      return connection?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-    };
+    const client = stack.client;
+    const ready = () => connectionReadyStatus(client, NAMESPACE, 'late');
     await stack.waitUntil(async () => (await ready()) === 'True', 'the late connection Ready', 60_000);
     // An AgentDeployment naming it is served through it, not "not found".
     const object = containerAgent('through-late', listenerId);
@@ -72,5 +66,45 @@ describe('start-up on a bad day', () => {
     await stack.apply(object);
     const served = await stack.waitFor('through-late', isReady, 'Ready through the late connection', 30_000);
     expect(served.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('Deployed');
+  }, 120_000);
+
+  it('a restarted operator does not call a Ready connection not Ready before it has read its key', async () => {
+    // A new process (a restart, a new leader) has read no connection's key Secret yet. Its first
+    // passes over settled objects used to resolve the connection before the connection
+    // controller's own pass had read the key, find it "not found", and flip every object they
+    // reached to Ready=False ConnectionNotReady, a Warning each, until the next look.
+    stack = await Stack.start({ withoutOperator: true });
+    platform = await startOkServer();
+    await applyConnectionCrds(stack.client);
+    const listenerId = await stack.listenerId();
+    const first = await stack.startOperator();
+    await stack.putSecret('team-key', { apiKey: API_KEY });
+    await createPlatformConnection(stack.client, {
+      namespace: NAMESPACE,
+      name: 'team',
+      controlPlaneUrl: stack.controlPlane.url,
+      platformApiUrl: platform.url,
+      secretName: 'team-key',
+    });
+    const client = stack.client;
+    const connectionReady = async () => (await connectionReadyStatus(client, NAMESPACE, 'team')) === 'True';
+    await stack.waitUntil(connectionReady, 'the connection Ready', 30_000);
+    const names = Array.from({ length: 8 }, (_, i) => `settled-${i}`);
+    for (const name of names) {
+      const object = containerAgent(name, listenerId);
+      (object.spec as Record<string, unknown>).connectionRef = { kind: 'PlatformConnection', name: 'team' };
+      await stack.apply(object);
+    }
+    for (const name of names) await stack.waitFor(name, isReady, 'Ready through the connection', 30_000);
+    await first.stop();
+
+    const second = await stack.startOperator();
+    await stack.waitForReconciles(names.length, 'the new process looks at every object', {
+      since: 0,
+      operator: second,
+    });
+    const refused = (await stack.events()).filter((event) => event.reason === 'ConnectionNotReady');
+    expect(refused.map((event) => `${event.regarding?.name ?? ''}: ${event.note ?? ''}`)).toEqual([]);
+    for (const name of names) expect(isReady(await stack.get(name))).toBe(true);
   }, 120_000);
 });

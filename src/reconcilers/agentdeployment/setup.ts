@@ -33,6 +33,7 @@ import type { SecretValues } from '../../runtime/secrets/secret-values.js';
 import { configMapMetadataInformer, configMapValues } from '../../runtime/secrets/configmap-values.js';
 import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
 import { BY_CONNECTION } from '../connection/setup.js';
+import { afterConnectionKey, type LoadConnectionKey } from '../../connections/key-before-pass.js';
 import { connectionIndexValues } from '../../connections/agentdeployment-connection.js';
 import { adoptionPolicy } from './adoption-policy.js';
 import { agentCallPort } from './agent-call-port.js';
@@ -97,6 +98,8 @@ export interface AgentDeploymentSetupOptions {
   connections: ConnectionRegistry;
   /** The connections' watches that wake the objects naming a connection. */
   connectionWatches: Array<Watch<KubeObject>>;
+  /** Reads the key Secret of an object's connection before its pass (Connections.loadKeySecretOf). */
+  loadConnectionKey: LoadConnectionKey;
   /** The default connection's client (objects without spec.connectionRef). */
   controlPlane: ControlPlaneClient;
   concurrency: number;
@@ -275,6 +278,11 @@ export async function setUpAgentDeployments(
   });
 
   const departures = new Departures(objects);
+  const reconcileAfterKey = afterConnectionKey(
+    options.loadConnectionKey,
+    (key) => objects.store.get(key),
+    (key, signal) => reconciler.reconcile(key, signal),
+  );
   const controller = new Controller({
     name: CONTROLLER_NAME,
     maxConcurrentReconciles: options.concurrency,
@@ -288,7 +296,7 @@ export async function setUpAgentDeployments(
     // controller-runtime does a panic. An object that leaves the cache (moved to another
     // shard) has its running pass abandoned before the next write.
     reconcile: (key, signal) =>
-      departures.run(key, signal, (passSignal) => reconciler.reconcile(key, passSignal)),
+      departures.run(key, signal, (passSignal) => reconcileAfterKey(key, passSignal)),
   });
   enqueue.to = (key) => controller.enqueue(key);
 

@@ -25,6 +25,7 @@ import {
 } from '../../connections/agentdeployment-connection.js';
 import { budgetIdOf, controlPlaneIdOf, ControlPlaneClientPool } from '../../connections/client-pool.js';
 import { ConnectionRegistry, type ConnectionLookup, type NamespaceList } from '../../connections/registry.js';
+import type { LoadConnectionKey } from '../../connections/key-before-pass.js';
 import type { AddressPolicy } from '../../egress/address-policy.js';
 import type { HostPattern } from '../../egress/host-patterns.js';
 import type { RateBudget } from '../../controlplane/budget/rate-budget.js';
@@ -122,6 +123,14 @@ export interface Connections {
    * Ready status flips or it starts deleting, so that a refusal (ConnectionNotReady) heals.
    */
   userWatches: Array<Watch<KubeObject>>;
+  /**
+   * Reads the key Secret of the connection `user` names, as the connection controller does
+   * before its own passes, so that the registry can resolve it. A user's pass calls this first:
+   * a new process (a restart, a new leader) has read no key yet, and its first passes would
+   * otherwise find a Ready connection's key "not found" and call the connection not Ready.
+   * Undefined (no promise, no await) for a user of the default connection.
+   */
+  loadKeySecretOf: LoadConnectionKey;
   close(): Promise<void>;
 }
 
@@ -328,7 +337,13 @@ export async function setUpConnections<U extends KubeObject & ConnectionUser>(
   ];
   manager.addController(controller, watches);
   for (const informer of informers) manager.addInformer(informer);
-  return { registry, userWatches, close };
+  const loadKeySecretOf: LoadConnectionKey = (user, signal) => {
+    const ref = connectionRefOf(user);
+    if (ref === undefined) return undefined;
+    const namespace = ref.kind === 'PlatformConnection' ? user.metadata.namespace : undefined;
+    return loadKeySecret(connectionIndexValue(ref.kind, namespace, ref.name), signal);
+  };
+  return { registry, userWatches, loadKeySecretOf, close };
 }
 
 /** The controller's key of a connection (also the AgentDeployment index's value). */

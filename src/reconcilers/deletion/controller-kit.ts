@@ -17,6 +17,7 @@ import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js
 import { MAY_BE_ABSENT } from '../connection/setup.js';
 import type { PlatformAccess, DeletionTimings } from './ports.js';
 import type { ConnectionUser } from '../../connections/agentdeployment-connection.js';
+import { afterConnectionKey, type LoadConnectionKey } from '../../connections/key-before-pass.js';
 
 /** Failed submissions and checks back off from 5 s to 10 min. */
 const FAILURE_BACKOFF = { baseDelayMs: 5_000, maxDelayMs: 10 * 60_000 };
@@ -33,14 +34,18 @@ export interface DeletionSetupContext {
   labelSelector?: string;
   concurrency: number;
   platformFor(object: ConnectionUser): PlatformAccess;
+  /** Reads an object's connection key before its pass (see connections/key-before-pass.ts). */
+  loadConnectionKey: LoadConnectionKey;
   /** Aborted when the operator begins to stop: submissions end after their batch in flight. */
   stopping: AbortSignal;
   timings?: Partial<DeletionTimings>;
 }
 
+/** A deletion kind's controller; each pass reads the key of its object's connection first. */
 export function deletionController(
   context: DeletionSetupContext,
   name: string,
+  objectOf: (key: string) => ConnectionUser | undefined,
   reconcile: Reconcile,
 ): Controller {
   return new Controller({
@@ -50,7 +55,7 @@ export function deletionController(
     logger: context.logger,
     rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
     // A throw is the controller's to catch: it counts and backs off as a failed pass.
-    reconcile,
+    reconcile: afterConnectionKey(context.loadConnectionKey, objectOf, reconcile),
   });
 }
 

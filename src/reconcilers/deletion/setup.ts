@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ConnectionRegistry } from '../../connections/registry.js';
+import type { LoadConnectionKey } from '../../connections/key-before-pass.js';
 import type { RateBudget } from '../../controlplane/budget/index.js';
 import type { EventRecorder } from '../../runtime/events/recorder.js';
 import type { KubeClient } from '../../runtime/kube/client.js';
@@ -40,6 +41,8 @@ export interface DeletionsOptions {
   timings?: Partial<DeletionTimings>;
   /** Asked right before each platform request (the lease is held); false: nothing is sent. */
   mayCall?: () => boolean;
+  /** Reads an object's connection key before its pass (Connections.loadKeySecretOf). */
+  loadConnectionKey: LoadConnectionKey;
   /**
    * The AgentDeployment cache: with it, each owned deployment's tracing project is recorded in
    * its status, and a TraceDeletion may name the project by its AgentDeployment.
@@ -74,6 +77,7 @@ export function setUpDeletions(manager: Manager, options: DeletionsOptions): Del
     ...(config.labelSelector === undefined ? {} : { labelSelector: config.labelSelector }),
     concurrency: config.concurrency,
     platformFor: platforms.platformFor.bind(platforms),
+    loadConnectionKey: options.loadConnectionKey,
     stopping: stopping.signal,
     ...(options.timings === undefined ? {} : { timings: options.timings }),
   };

@@ -64,8 +64,11 @@ export function setUpTraceDeletions(
     logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
   });
   context.manager.addController(
-    deletionController(context, TRACE_DELETION_CONTROLLER, (key, signal) =>
-      reconciler.reconcile(key, signal),
+    deletionController(
+      context,
+      TRACE_DELETION_CONTROLLER,
+      (key) => objects.store.get(key),
+      (key, signal) => reconciler.reconcile(key, signal),
     ),
     [watchOf(objects, (object) => [objectKey(object)], specOrDeletionChanged)],
   );

@@ -1,11 +1,14 @@
 // What several connection tests need around the emulators: a loopback server standing for
-// the platform API's /ok, and the connection CRDs applied to the Kubernetes emulator.
+// the platform API's /ok, the connection CRDs applied to the Kubernetes emulator, and a
+// PlatformConnection whose key is a Secret's `apiKey`, with a look at its Ready.
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import yaml from 'js-yaml';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../../src/runtime/kube/objects.js';
+import type { PlatformConnectionObject } from '../../../src/api/connection/index.js';
+import { PLATFORM_CONNECTIONS } from '../../../src/reconcilers/connection/setup.js';
 
 const CRDS = {
   group: 'apiextensions.k8s.io',
@@ -37,4 +40,43 @@ export async function applyConnectionCrds(client: KubeClient): Promise<void> {
     const url = new URL(`../../../crds/agentplatform.io_${plural}.yaml`, import.meta.url);
     await client.create(CRDS, yaml.load(await readFile(url, 'utf8')) as KubeObject);
   }
+}
+
+export interface PlatformConnectionSpecOptions {
+  namespace: string;
+  name: string;
+  controlPlaneUrl: string;
+  platformApiUrl: string;
+  /** The Secret (in `namespace`) whose `apiKey` is the connection's key. */
+  secretName: string;
+}
+
+export async function createPlatformConnection(
+  client: KubeClient,
+  options: PlatformConnectionSpecOptions,
+): Promise<void> {
+  await client.create(PLATFORM_CONNECTIONS, {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'PlatformConnection',
+    metadata: { name: options.name, namespace: options.namespace },
+    spec: {
+      controlPlaneUrl: options.controlPlaneUrl,
+      platformApiUrl: options.platformApiUrl,
+      apiKeySecretRef: { name: options.secretName, key: 'apiKey' },
+    },
+  });
+}
+
+/** The status of the connection's Ready condition, or undefined before it has one. */
+export async function connectionReadyStatus(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<string | undefined> {
+  const connection = await client.get<KubeObject & PlatformConnectionObject>(
+    PLATFORM_CONNECTIONS,
+    namespace,
+    name,
+  );
+  return connection.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 }
