@@ -1,6 +1,6 @@
-// `npm run bench:steady -- [--n 10000] [--resync-period 1m] [--periods 5] [--touch-rounds 3] [--json]`
+// `npm run bench:steady -- [--n 10000] [--resync-period 1m] [--periods 5] [--touch-rounds 3] [--rate-limit 1000/10] [--json]`
 // The operator at rest with N settled AgentDeployments (default 10,000) under the published
-// limit (1000 requests / 10 s): its resident memory after a full GC, its no-op reconcile
+// limit (1000 requests / 10 s; --rate-limit raises it, so that 100,000 are adopted in minutes): its resident memory after a full GC, its no-op reconcile
 // rate per core, and the control-plane calls it makes over one resync period.
 //
 // 1. Seed (seed.ts): deployments POSTed straight to the emulator with its limit off, objects
@@ -31,7 +31,6 @@ import { OperatorProcess } from '../support/operator-process.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { seedSettledObjects } from './seed.js';
 
-const ALLOWED_PER_SECOND = 1000 / 10;
 const RECONCILES = 'controller_runtime_reconcile_total';
 const MB = 1024 * 1024;
 
@@ -41,6 +40,8 @@ const USAGE = `Usage: npm run bench:steady -- [options]
   --resync-period <dur>    the operator's --resync-period, and the window calls are counted over (default 1m)
   --touch-rounds <k>       rounds of no-op reconciles of every object (default 3)
   --periods <k>            consecutive resync periods whose calls are counted (default 5)
+  --rate-limit <count/s>   the emulator's limit after seeding, and the operator's --rate-limit
+                           (default 1000/10, the published limit)
   --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
   --heap-snapshot <file>   write a heap snapshot of the operator at the end (after the last probe)
   --json                   print one JSON object instead of the text report
@@ -53,6 +54,7 @@ interface Args {
   resyncPeriodMs: number;
   touchRounds: number;
   periods: number;
+  rateLimit: { count: number; windowSeconds: number };
   json: boolean;
   verbose: boolean;
   cpuProfile: string | undefined;
@@ -67,6 +69,7 @@ function parse(argv: string[]): Args | 'help' {
       'resync-period': { type: 'string', default: '1m' },
       'touch-rounds': { type: 'string', default: '3' },
       periods: { type: 'string', default: '5' },
+      'rate-limit': { type: 'string', default: '1000/10' },
       json: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
       'heap-snapshot': { type: 'string' },
@@ -89,8 +92,13 @@ function parse(argv: string[]): Args | 'help' {
       `--resync-period: must be a duration of at least 10s such as 2m, got "${values['resync-period']}"`,
     );
   }
+  const [count = '', windowSeconds = ''] = values['rate-limit'].split('/');
   return {
     n: integer('n', values.n, 1),
+    rateLimit: {
+      count: integer('rate-limit', count, 1),
+      windowSeconds: integer('rate-limit', windowSeconds, 1),
+    },
     resyncPeriod: values['resync-period'],
     resyncPeriodMs,
     touchRounds: integer('touch-rounds', values['touch-rounds'], 1),
@@ -214,7 +222,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await progress(`seeding ${args.n} deployments and objects`);
     const seedStart = performance.now();
-    await seedSettledObjects(emulators, args.n);
+    await seedSettledObjects(emulators, args.n, args.rateLimit);
     const seedSeconds = (performance.now() - seedStart) / 1000;
     await tracker.start();
 
@@ -227,7 +235,14 @@ export async function main(argv: string[]): Promise<number> {
       // The seeded objects carry deployment-id hints, as an operator before ownership records
       // left them: following a hint is adoption, which a platform team upgrading from there
       // permits for its own namespace (the default permits none).
-      flags: ['--resync-period', args.resyncPeriod, '--adoption-namespaces', BENCH_NAMESPACE],
+      flags: [
+        '--resync-period',
+        args.resyncPeriod,
+        '--adoption-namespaces',
+        BENCH_NAMESPACE,
+        '--rate-limit',
+        `${args.rateLimit.count}/${args.rateLimit.windowSeconds}`,
+      ],
       verbose: args.verbose,
     });
     await tracker.waitForReady(args.n, 600_000);
@@ -288,7 +303,8 @@ export async function main(argv: string[]): Promise<number> {
       await operator.writeHeapSnapshot(resolvePath(args.heapSnapshot));
       await progress(`heap snapshot written to ${args.heapSnapshot}`);
     }
-    const budgetPerPeriod = (ALLOWED_PER_SECOND * args.resyncPeriodMs) / 1000;
+    const allowedPerSecond = args.rateLimit.count / args.rateLimit.windowSeconds;
+    const budgetPerPeriod = (allowedPerSecond * args.resyncPeriodMs) / 1000;
     const worst = periods.reduce((a, b) => (b.total > a.total ? b : a));
 
     const report = {
@@ -321,7 +337,7 @@ export async function main(argv: string[]): Promise<number> {
     } else {
       process.stdout.write(
         [
-          `N = ${args.n} settled AgentDeployments, limit 1000 requests / 10 s, ${availableParallelism()} cores, node ${process.version}`,
+          `N = ${args.n} settled AgentDeployments, limit ${args.rateLimit.count} requests / ${args.rateLimit.windowSeconds} s, ${availableParallelism()} cores, node ${process.version}`,
           `seeded in ${report.seedSeconds} s; the operator adopted all in ${report.adoptSeconds} s with ${adoptCalls} calls`,
           `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB); at the last probe ${JSON.stringify(report.memoryAtLastProbe)}`,
           `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds), ${report.noopReconcilesPerSecond}/s wall`,

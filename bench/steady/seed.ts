@@ -17,7 +17,11 @@ import type { Emulators } from '../support/emulators.js';
 
 const PARALLEL = 32;
 
-export async function seedSettledObjects(emulators: Emulators, n: number): Promise<void> {
+export async function seedSettledObjects(
+  emulators: Emulators,
+  n: number,
+  limit: { count: number; windowSeconds: number } = { count: 1000, windowSeconds: 10 },
+): Promise<void> {
   const listenerId = await emulators.listenerId();
   const objects: AgentDeploymentObject[] = Array.from({ length: n }, (_, i) =>
     agentDeployment(benchObjectName(i), listenerId),
@@ -32,7 +36,8 @@ export async function seedSettledObjects(emulators: Emulators, n: number): Promi
     object.metadata.annotations = { [DEPLOYMENT_ID_ANNOTATION]: created.id };
     object.metadata.finalizers = [FINALIZER];
   });
-  // The published limit from here on: the measurements run under it.
-  await emulators.admin('PUT', '/rate-limit', { count: 1000, windowSeconds: 10 });
+  // The limit (the published one unless the run says otherwise) from here on: the
+  // measurements run under it.
+  await emulators.admin('PUT', '/rate-limit', limit);
   await createAll(emulators.kube, objects, PARALLEL);
 }
