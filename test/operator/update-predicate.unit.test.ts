@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  needsLookAtStart,
+  isSettled,
   shouldReconcileOnUpdate,
 } from '../../src/reconcilers/agentdeployment/update-predicate.js';
 import type { AgentDeploymentView } from '../../src/reconcilers/agentdeployment/object.js';
@@ -80,6 +80,6 @@ describe('which AgentDeployments a starting leader looks at first', () => {
       false,
     ],
   ])('%s: %s', (_what, candidate, urgent) => {
-    expect(needsLookAtStart(candidate)).toBe(urgent);
+    expect(isSettled(candidate)).toBe(!urgent);
   });
 });

@@ -99,6 +99,30 @@ describe('FleetPoller', () => {
     expect(enqueued).toEqual(['ns/a']);
   });
 
+  it('lists a rollout in flight before the ids that passes over settled objects want, and those before resyncs', async () => {
+    // A new leader looks at every settled object once and each pass wants its deployment: 500
+    // low wants. A rollout started meanwhile must not wait for all of them to be listed.
+    const { poller, calls, advance } = setup();
+    for (let i = 0; i < 200; i += 1) poller.track(`steady${i}`, `ns/s${i}`, 'steady');
+    advance(60_000);
+    for (let i = 0; i < 500; i += 1) poller.want(`settled${i}`, `ns/o${i}`, 'low');
+    poller.track('rollout', 'ns/new', 'inflight');
+    poller.want('edited', 'ns/edited');
+    // The low want of an id also wanted normally stays normal.
+    poller.want('both', 'ns/both');
+    poller.want('both', 'ns/both', 'low');
+    advance(1_000);
+    await poller.tick();
+    const first = calls.flat();
+    expect(first.slice(0, 3)).toEqual(['edited', 'both', 'rollout']);
+    expect(first.slice(3, 300)).toEqual(Array.from({ length: 297 }, (_, i) => `settled${i}`));
+    advance(200);
+    await poller.tick();
+    const second = calls.slice(3).flat();
+    expect(second.slice(0, 203)).toEqual(Array.from({ length: 203 }, (_, i) => `settled${297 + i}`));
+    expect(second.slice(203, 300)).toEqual(Array.from({ length: 97 }, (_, i) => `steady${i}`));
+  });
+
   it('marks ids a list did not return as missing, so that a GET confirms', async () => {
     const { poller, cache } = setup({ exists: () => false });
     poller.want('gone', 'ns/a');

@@ -5,6 +5,7 @@
 import { SMOKE_TEST_DEFAULT_TIMEOUT_SECONDS } from '../../api/agentdeployment/index.js';
 import { specKey } from './decide.js';
 import { olderOwnerOf, rivalFor } from './name-claims.js';
+import { isSettled } from './update-predicate.js';
 import {
   DEPLOYMENT_ID_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
@@ -166,8 +167,9 @@ export class Observer<Object extends AgentDeploymentView> {
       // reads by GET, so that it cannot take the owner's wake-ups.
       const follower = lane.poller.followerOf(id);
       if (cached === undefined && (follower === undefined || follower === key)) {
-        // Batched: the poller fetches it with up to 99 others and enqueues this key.
-        lane.poller.want(id, key);
+        // Batched: the poller fetches it with up to 99 others and enqueues this key; a settled
+        // object's want waits behind the rollouts in flight (a new leader has thousands).
+        lane.poller.want(id, key, isSettled(pass.object) ? 'low' : 'normal');
         // While its rounds fail, say so rather than wait silently (it retries after its backoff).
         const failing = lane.poller.lastFailure;
         if (failing) return { kind: 'failed', error: failing };

@@ -47,7 +47,7 @@ import type { FleetPort, LaneResolution } from './ports.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentReconciler } from './reconciler.js';
 import { referencedConfigMapNames, referencedSecretNames, secretKeyValue } from './secrets.js';
-import { needsLookAtStart, shouldReconcileOnUpdate } from './update-predicate.js';
+import { isSettled, shouldReconcileOnUpdate } from './update-predicate.js';
 import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
@@ -312,7 +312,7 @@ export async function setUpAgentDeployments(
         ]),
       ],
       shouldReconcileOnUpdate,
-      needsLookAtStart,
+      (object) => !isSettled(object),
     ),
     watchOf(options.secrets, (secret: KubeObject) =>
       objects.store

@@ -4,19 +4,19 @@
 // anything that changes the spec (generation), the deletion state, annotations or
 // finalizers does. Runs once per watch event: it compares in place, allocating nothing.
 //
-// And which objects, already there when this replica starts leading, deserve a look before
-// the others: those not Ready at their generation (new, edited, mid-rollout, stalled) or
-// being deleted. After a restart or a hand-over most are settled, and their looks (minutes of
-// them at 25,000 objects) go behind these and behind any change that arrives meanwhile.
+// And which objects are settled: Ready at their generation and not being deleted. After a
+// restart or a hand-over most are, and their first looks (and the observations those want
+// from the fleet poller) go behind everything else: new, edited, rolling-out, stalled and
+// deleting objects, and any change that arrives meanwhile.
 import type { KubeObject } from '../../runtime/kube/objects.js';
 import { isReadyAt } from './conditions.js';
 import { generationOf, type AgentDeploymentView } from './object.js';
 
-/** Not settled: queued at normal priority when a controller starts (manager's `urgentAtStart`). */
-export function needsLookAtStart(object: AgentDeploymentView): boolean {
+/** Ready at its generation and not being deleted: its looks can wait behind the others'. */
+export function isSettled(object: AgentDeploymentView): boolean {
   return (
-    object.metadata.deletionTimestamp !== undefined ||
-    !isReadyAt(object.status?.conditions, generationOf(object))
+    object.metadata.deletionTimestamp === undefined &&
+    isReadyAt(object.status?.conditions, generationOf(object))
   );
 }
 

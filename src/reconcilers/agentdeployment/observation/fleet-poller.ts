@@ -27,7 +27,16 @@ interface Tracked {
   resyncAt?: number;
   /** Asked for by a reconcile that had no fresh observation: fetch at the next tick. */
   wanted: boolean;
+  /** Wanted only by passes over settled objects (see WantPriority). */
+  background?: boolean;
 }
+
+/**
+ * 'low': the pass that wants it is over a settled object (a new leader's first look at each,
+ * a resync): its id is listed after the rollouts in flight, so that a new leader's thousands
+ * of first looks do not hold back the rollout of an object created meanwhile.
+ */
+export type WantPriority = 'normal' | 'low';
 
 export interface FleetPollerOptions {
   /** With budgetHeadroom, rounds are coalesced only while the budget is short (see COALESCE_SHARE). */
@@ -146,15 +155,18 @@ export class FleetPoller {
   }
 
   /** Asks for an observation of `id` as soon as possible; `key` is enqueued when it arrives. */
-  want(id: string, key: string): void {
+  want(id: string, key: string, priority: WantPriority = 'normal'): void {
     const existing = this.tracked.get(id);
+    // Low only while every want since the last look was low.
+    const background = priority === 'low' && (existing?.wanted !== true || existing.background === true);
     if (existing?.key === key) {
       existing.wanted = true;
+      existing.background = background;
       this.dueBy(Number.NEGATIVE_INFINITY);
     } else if (existing) {
-      this.store(id, existing, { ...existing, wanted: true, key });
+      this.store(id, existing, { ...existing, wanted: true, background, key });
     } else {
-      this.store(id, undefined, { key, mode: 'inflight', wanted: true, nextPollAt: this.now() });
+      this.store(id, undefined, { key, mode: 'inflight', wanted: true, background, nextPollAt: this.now() });
     }
   }
 
@@ -245,6 +257,8 @@ export class FleetPoller {
     const earlyInflightHorizon = budgetShort ? now + this.inflightPollMs * EARLY_INFLIGHT_SHARE : now;
     const followHorizon = now + this.pushPollMs * FOLLOW_EARLY_SHARE;
     let wanted = false;
+    /** Whether any due id goes before the others (a want, a rollout): otherwise no sort. */
+    let ranked = false;
     let oldestDueAt = now;
     let urgent = 0;
     let oldestFollowDueAt = now;
@@ -252,6 +266,7 @@ export class FleetPoller {
     for (const [id, entry] of this.tracked) {
       if (entry.wanted || entry.nextPollAt <= now) {
         due.push(id);
+        if (entry.wanted || entry.mode === 'inflight') ranked = true;
         wanted ||= entry.wanted;
         if (entry.mode === 'follow' && !entry.wanted) {
           oldestFollowDueAt = Math.min(oldestFollowDueAt, entry.nextPollAt);
@@ -287,8 +302,9 @@ export class FleetPoller {
       due.length < MAX_IDS_PER_LIST &&
       now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
     if (coalescing) return;
-    // Wanted ids first: a reconcile is waiting for them.
-    due.sort((a, b) => Number(this.tracked.get(b)?.wanted) - Number(this.tracked.get(a)?.wanted));
+    // Wanted ids first (a reconcile is waiting for them), then rollouts in flight, then the
+    // wants of passes over settled objects, then resyncs; in tracking order within each.
+    if (ranked) due.sort((a, b) => this.rankOf(a) - this.rankOf(b));
     const batches: string[][] = [];
     for (let i = 0; i < due.length && batches.length < this.maxConcurrentLists; i += MAX_IDS_PER_LIST) {
       batches.push(due.slice(i, i + MAX_IDS_PER_LIST));
@@ -349,8 +365,17 @@ export class FleetPoller {
       entry.resyncAt = this.nextResyncTime();
     }
     entry.wanted = false;
+    entry.background = false;
     entry.nextPollAt = this.nextPollTime(entry.mode);
     if (changed || wasWanted || resyncDue) this.options.enqueue(entry.key);
+  }
+
+  /** The order of a due id in a round (lower first), see tick. */
+  private rankOf(id: string): number {
+    const entry = this.tracked.get(id);
+    if (entry === undefined) return 3;
+    if (entry.wanted) return entry.background === true ? 2 : 0;
+    return entry.mode === 'inflight' ? 1 : 3;
   }
 
   private earlyHorizonOf(mode: TrackMode, steady: number, inflight: number, follow: number): number {
