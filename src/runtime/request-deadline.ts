@@ -4,26 +4,23 @@
 // pruned only after a collection) and the timeout's timer lives its whole term (30 s for a
 // Kubernetes request that took 2 ms): per request, against long-lived signals such as a
 // controller's or the leader elector's, that is garbage the old space has to carry.
+//
+// A caller's signal gets one listener however many of its requests are in flight
+// (abort-fanout.ts).
+import { onAbort } from './abort-fanout.js';
 
 export class RequestDeadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout | undefined;
-  private readonly onCallerAbort: (() => void) | undefined;
+  private readonly unfollow: (() => void) | undefined;
 
   /** Aborts when `caller` does (with its reason) or after `ms` (a TimeoutError). */
-  constructor(
-    private readonly caller: AbortSignal | undefined,
-    ms: number,
-  ) {
+  constructor(caller: AbortSignal | undefined, ms: number) {
     if (caller?.aborted) {
       this.controller.abort(caller.reason);
       return;
     }
-    if (caller !== undefined) {
-      const onCallerAbort = () => this.abort(caller.reason);
-      caller.addEventListener('abort', onCallerAbort, { once: true });
-      this.onCallerAbort = onCallerAbort;
-    }
+    if (caller !== undefined) this.unfollow = onAbort(caller, (reason) => this.abort(reason));
     this.timer = setTimeout(
       () => this.abort(new DOMException(`request timed out after ${ms} ms`, 'TimeoutError')),
       ms,
@@ -36,10 +33,10 @@ export class RequestDeadline {
     return this.controller.signal;
   }
 
-  /** The request is over: the timer and the caller's listener go now, not at the deadline. */
+  /** The request is over: the timer and its place on the caller's listener go now, not at the deadline. */
   release(): void {
     clearTimeout(this.timer);
-    if (this.onCallerAbort !== undefined) this.caller?.removeEventListener('abort', this.onCallerAbort);
+    this.unfollow?.();
   }
 
   private abort(reason: unknown): void {

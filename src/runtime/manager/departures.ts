@@ -3,6 +3,7 @@
 // event while it lives on: the other shard now owns it, so a pass still running here must
 // stop before its next write (its signal reaches every call it makes; the pass runner checks it
 // between steps). A real deletion ends the same way: there is nothing left to write to.
+import { onAbort } from '../abort-fanout.js';
 import { objectKey, type KubeObject } from '../kube/objects.js';
 import type { ResourceEventHandler } from '../reflector/handlers.js';
 
@@ -21,16 +22,16 @@ export class Departures<T extends KubeObject> {
   /** Runs `pass` with a signal that aborts with `signal` or when the key's object leaves the cache. */
   async run<R>(key: string, signal: AbortSignal, pass: (signal: AbortSignal) => Promise<R>): Promise<R> {
     const controller = new AbortController();
-    const follow = (): void => controller.abort(signal.reason);
-    if (signal.aborted) follow();
-    else signal.addEventListener('abort', follow, { once: true });
+    // One listener on the controller's signal for all its passes (abort-fanout.ts).
+    const unfollow = signal.aborted ? undefined : onAbort(signal, (reason) => controller.abort(reason));
+    if (signal.aborted) controller.abort(signal.reason);
     const passes = this.running.get(key) ?? new Set<AbortController>();
     passes.add(controller);
     this.running.set(key, passes);
     try {
       return await pass(controller.signal);
     } finally {
-      signal.removeEventListener('abort', follow);
+      unfollow?.();
       passes.delete(controller);
       if (passes.size === 0) this.running.delete(key);
     }
