@@ -123,6 +123,24 @@ describe('FleetPoller', () => {
     expect(second.slice(203, 300)).toEqual(Array.from({ length: 97 }, (_, i) => `steady${i}`));
   });
 
+  it('estimates how long a want waits for its round from the wanted ids ahead of it', async () => {
+    // A new leader's 100,000 first looks each want their deployment: the pass that wants one
+    // must not come back every 4 s while the poller needs minutes to list them all.
+    const { poller, advance } = setup();
+    expect(poller.wantWaitEstimateMs()).toBe(0);
+    for (let i = 0; i < 1000; i += 1) poller.want(`d${i}`, `ns/o${i}`, 'low');
+    // Counted at the next round: 1,000 wanted, 3 lists of 100 a round, a 200 ms tick.
+    advance(200);
+    await poller.tick();
+    // 700 still wanted after this round: 3 more rounds.
+    expect(poller.wantWaitEstimateMs()).toBe(3 * 200);
+    for (let round = 0; round < 3; round += 1) {
+      advance(200);
+      await poller.tick();
+    }
+    expect(poller.wantWaitEstimateMs()).toBe(0);
+  });
+
   it('marks ids a list did not return as missing, so that a GET confirms', async () => {
     const { poller, cache } = setup({ exists: () => false });
     poller.want('gone', 'ns/a');

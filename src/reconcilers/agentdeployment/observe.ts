@@ -173,7 +173,12 @@ export class Observer<Object extends AgentDeploymentView> {
         // While its rounds fail, say so rather than wait silently (it retries after its backoff).
         const failing = lane.poller.lastFailure;
         if (failing) return { kind: 'failed', error: failing };
-        return { kind: 'pending', retryAfterMs: timings.inflightPollMs * 2 };
+        // The poller wakes this key when the observation arrives; this is the safety net, after
+        // the poller's own estimate of the wait (minutes with a new leader's 100,000 wants).
+        return {
+          kind: 'pending',
+          retryAfterMs: timings.inflightPollMs * 2 + 2 * lane.poller.wantWaitEstimateMs(),
+        };
       }
     }
     // Asked for now, or a list did not return it: a GET decides.

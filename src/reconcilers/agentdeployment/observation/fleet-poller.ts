@@ -118,6 +118,9 @@ export class FleetPoller {
   private readonly backoff: Backoff;
   private failure: Failure | undefined;
   private lists = new AbortController();
+  /** Wanted ids left for later rounds by the last round, and how long that round took. */
+  private wantedBacklog = 0;
+  private lastListMs = 0;
 
   constructor(private readonly options: FleetPollerOptions) {
     this.now = options.now ?? Date.now;
@@ -222,6 +225,18 @@ export class FleetPoller {
     return this.modeCounts.inflight;
   }
 
+  /**
+   * How long a want made now may wait for its list: the rounds the wanted ids left by the last
+   * round need (maxConcurrentLists x 100 a round), each a tick plus its lists' time. A pass that
+   * wants an observation comes back after this as well as when it arrives (its safety net):
+   * with a new leader's 100,000 first looks a fixed few seconds would bring every one of them
+   * back many times before its turn.
+   */
+  wantWaitEstimateMs(): number {
+    const perRound = MAX_IDS_PER_LIST * this.maxConcurrentLists;
+    return Math.ceil(this.wantedBacklog / perRound) * (this.tickMs + this.lastListMs);
+  }
+
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
@@ -242,14 +257,17 @@ export class FleetPoller {
   async tick(): Promise<void> {
     const now = this.now();
     if (now < this.pausedUntil || now < this.earliestDueAt) return;
-    const due: string[] = [];
+    // Due ids by rank (see rankOf): the round takes from the first ranks, in tracking order
+    // within each, with no sort (a new leader has 100,000 wanted at once).
+    const dueByRank: string[][] = [[], [], [], []];
+    let dueCount = 0;
     // Settled deployments whose resync is near: they ride along in a list call that is
     // made anyway. Without this, jittered resync times spread out over the periods until
     // every tick lists a handful of ids, and a resync costs up to one call per tick
     // instead of N/100 calls (measured by bench/steady/poller-rounds.ts).
     const early: Array<{ id: string; at: number }> = [];
     const earlyHorizon = now + this.resyncPeriodMs * EARLY_RESYNC_SHARE;
-    // Decided before the ids are sorted: in-flight ids ride along early only when rounds are
+    // Decided before the ids are ranked: in-flight ids ride along early only when rounds are
     // coalesced, since an id polled early waits a whole interval for its next look.
     const budgetShort =
       (this.options.coalesce?.() ?? true) &&
@@ -257,16 +275,16 @@ export class FleetPoller {
     const earlyInflightHorizon = budgetShort ? now + this.inflightPollMs * EARLY_INFLIGHT_SHARE : now;
     const followHorizon = now + this.pushPollMs * FOLLOW_EARLY_SHARE;
     let wanted = false;
-    /** Whether any due id goes before the others (a want, a rollout): otherwise no sort. */
-    let ranked = false;
+    let wantedDue = 0;
     let oldestDueAt = now;
     let urgent = 0;
     let oldestFollowDueAt = now;
     let nextDueAt = Number.POSITIVE_INFINITY;
     for (const [id, entry] of this.tracked) {
       if (entry.wanted || entry.nextPollAt <= now) {
-        due.push(id);
-        if (entry.wanted || entry.mode === 'inflight') ranked = true;
+        dueByRank[rankOf(entry)]?.push(id);
+        dueCount += 1;
+        if (entry.wanted) wantedDue += 1;
         wanted ||= entry.wanted;
         if (entry.mode === 'follow' && !entry.wanted) {
           oldestFollowDueAt = Math.min(oldestFollowDueAt, entry.nextPollAt);
@@ -286,12 +304,13 @@ export class FleetPoller {
     // Set before any await: an id brought forward while this round lists lowers it again. A
     // round with ids due keeps it at now, so the next tick looks again whatever became of this
     // round's lists (answered, failed, thrown, aborted, or left for a later tick).
-    this.earliestDueAt = due.length === 0 ? nextDueAt : now;
-    if (due.length === 0) return;
+    this.earliestDueAt = dueCount === 0 ? nextDueAt : now;
+    this.wantedBacklog = wantedDue;
+    if (dueCount === 0) return;
     // Only followed ids are due: wait for a full batch or a quarter interval (see FOLLOW_COALESCE_SHARE).
     if (
       urgent === 0 &&
-      due.length < MAX_IDS_PER_LIST &&
+      dueCount < MAX_IDS_PER_LIST &&
       now - oldestFollowDueAt < this.pushPollMs * FOLLOW_COALESCE_SHARE
     )
       return;
@@ -299,22 +318,31 @@ export class FleetPoller {
       urgent > 0 &&
       budgetShort &&
       !wanted &&
-      due.length < MAX_IDS_PER_LIST &&
+      dueCount < MAX_IDS_PER_LIST &&
       now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
     if (coalescing) return;
     // Wanted ids first (a reconcile is waiting for them), then rollouts in flight, then the
     // wants of passes over settled objects, then resyncs; in tracking order within each.
-    if (ranked) due.sort((a, b) => this.rankOf(a) - this.rankOf(b));
+    const room = this.maxConcurrentLists * MAX_IDS_PER_LIST;
+    const chosen: string[] = [];
+    let listedWanted = 0;
+    for (const [rank, ids] of dueByRank.entries()) {
+      const taken = ids.slice(0, room - chosen.length);
+      chosen.push(...taken);
+      if (rank === WANTED || rank === WANTED_LOW) listedWanted += taken.length;
+    }
     const batches: string[][] = [];
-    for (let i = 0; i < due.length && batches.length < this.maxConcurrentLists; i += MAX_IDS_PER_LIST) {
-      batches.push(due.slice(i, i + MAX_IDS_PER_LIST));
+    for (let i = 0; i < chosen.length; i += MAX_IDS_PER_LIST) {
+      batches.push(chosen.slice(i, i + MAX_IDS_PER_LIST));
     }
     const last = batches[batches.length - 1];
     if (last && last.length < MAX_IDS_PER_LIST && early.length > 0) {
       early.sort((a, b) => a.at - b.at);
       last.push(...early.slice(0, MAX_IDS_PER_LIST - last.length).map(({ id }) => id));
     }
+    this.wantedBacklog = wantedDue - listedWanted;
     await Promise.all(batches.map((ids) => this.refresh(ids)));
+    this.lastListMs = this.now() - now;
   }
 
   private async refresh(ids: string[]): Promise<void> {
@@ -370,14 +398,6 @@ export class FleetPoller {
     if (changed || wasWanted || resyncDue) this.options.enqueue(entry.key);
   }
 
-  /** The order of a due id in a round (lower first), see tick. */
-  private rankOf(id: string): number {
-    const entry = this.tracked.get(id);
-    if (entry === undefined) return 3;
-    if (entry.wanted) return entry.background === true ? 2 : 0;
-    return entry.mode === 'inflight' ? 1 : 3;
-  }
-
   private earlyHorizonOf(mode: TrackMode, steady: number, inflight: number, follow: number): number {
     if (mode === 'steady') return steady;
     return mode === 'follow' ? follow : inflight;
@@ -406,4 +426,15 @@ export class FleetPoller {
     }, this.tickMs);
     this.timer.unref();
   }
+}
+
+const WANTED = 0;
+const INFLIGHT = 1;
+const WANTED_LOW = 2;
+const OTHER = 3;
+
+/** The order of a due id in a round (lower first), see tick. */
+function rankOf(entry: Tracked): number {
+  if (entry.wanted) return entry.background === true ? WANTED_LOW : WANTED;
+  return entry.mode === 'inflight' ? INFLIGHT : OTHER;
 }
