@@ -111,6 +111,8 @@ describe('FleetPoller', () => {
     // The low want of an id also wanted normally stays normal.
     poller.want('both', 'ns/both');
     poller.want('both', 'ns/both', 'low');
+    // A low want stays low when its pass tracks the id as settled.
+    poller.track('settled0', 'ns/o0', 'steady');
     advance(1_000);
     await poller.tick();
     const first = calls.flat();

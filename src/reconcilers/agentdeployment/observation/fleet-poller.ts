@@ -152,6 +152,8 @@ export class FleetPoller {
       key,
       mode,
       wanted: existing?.wanted ?? false,
+      // A low want stays low when the id changes mode (a settled object's pass tracks it).
+      ...(existing?.background === true ? { background: true } : {}),
       nextPollAt: existing ? Math.min(existing.nextPollAt, nextPollAt) : nextPollAt,
       ...(mode === 'follow' ? { resyncAt: existing?.resyncAt ?? this.nextResyncTime() } : {}),
     });
