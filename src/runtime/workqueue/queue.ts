@@ -66,8 +66,9 @@ export class WorkQueue {
     this.name = options.name;
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
-    this.queue = new FairReadyList(options.shardOf ?? (() => ''));
-    this.background = new FairReadyList(options.shardOf ?? (() => ''));
+    const shardOf = options.shardOf ?? (() => '');
+    this.queue = new FairReadyList(shardOf);
+    this.background = new FairReadyList(shardOf);
     this.metrics = options.registry
       ? workQueueMetrics(options.registry, {
           name: this.name,

@@ -276,7 +276,6 @@ export class FleetPoller {
       (this.options.controlPlane.budgetHeadroom?.() ?? 0) < SHORT_BUDGET_HEADROOM;
     const earlyInflightHorizon = budgetShort ? now + this.inflightPollMs * EARLY_INFLIGHT_SHARE : now;
     const followHorizon = now + this.pushPollMs * FOLLOW_EARLY_SHARE;
-    let wanted = false;
     let wantedDue = 0;
     let oldestDueAt = now;
     let urgent = 0;
@@ -287,7 +286,6 @@ export class FleetPoller {
         dueByRank[rankOf(entry)]?.push(id);
         dueCount += 1;
         if (entry.wanted) wantedDue += 1;
-        wanted ||= entry.wanted;
         if (entry.mode === 'follow' && !entry.wanted) {
           oldestFollowDueAt = Math.min(oldestFollowDueAt, entry.nextPollAt);
         } else {
@@ -319,7 +317,7 @@ export class FleetPoller {
     const coalescing =
       urgent > 0 &&
       budgetShort &&
-      !wanted &&
+      wantedDue === 0 &&
       dueCount < MAX_IDS_PER_LIST &&
       now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
     if (coalescing) return;
