@@ -3,7 +3,10 @@
 // 1. Operator code (src/ except src/sim, src/demo and src/dev-cli.ts) imports neither an
 //    emulator nor the demo: the image is compiled without them.
 // 2. src/runtime, the controller kit, imports nothing from the rest of src/ ("runtime knows
-//    no agents"): no API types, reconcilers, operator, connections or control-plane client.
+//    no agents"): no API types, reconcilers, operator, connections or control-plane client;
+//    only src/signals, the leaf helpers for AbortSignals that the kit and the control-plane
+//    client (which does not depend on the kit) share.
+// 6. src/signals is a leaf: it imports nothing from src/.
 // 3. The emulators (src/sim) import nothing of the operator but its logger: they validate with
 //    schemas of their own, so that a wrong field in the client's models is not agreed to by
 //    the emulator that tests it.
@@ -53,11 +56,23 @@ const DEVELOPMENT_ONLY = {
     'Operator code may not import the emulators (src/sim), the demo (src/demo) or the development CLI: the image is built without them.',
 };
 
-/** 1. Operator code: everything under src/ but the development-only code, src/runtime (2) and the controllers (5). */
+/** 1. Operator code: everything under src/ but the development-only code, src/runtime (2), the controllers (5) and the leaf (6). */
 const operatorCode = restrict(
   ['src/**/*.ts'],
   [DEVELOPMENT_ONLY],
-  ['src/sim/**', 'src/demo/**', 'src/dev-cli.ts', 'src/runtime/**', 'src/reconcilers/**'],
+  ['src/sim/**', 'src/demo/**', 'src/dev-cli.ts', 'src/runtime/**', 'src/reconcilers/**', 'src/signals/**'],
+);
+
+/** 6. src/signals: a specifier that climbs out of it. */
+const signalsLeaf = restrict(
+  ['src/signals/*.ts'],
+  [
+    {
+      regex: '^\\.\\./',
+      message:
+        'src/signals is a leaf shared by the controller kit and the clients: it imports nothing from the rest of src/.',
+    },
+  ],
 );
 
 /** 5. The controllers, one folder each: 1 holds, and nothing of the process is imported. */
@@ -79,7 +94,7 @@ const runtimeKit = [1, 2].map((depth) =>
     [`src/runtime/${'*/'.repeat(depth - 1)}*.ts`],
     [
       {
-        regex: `^${up(depth)}`,
+        regex: `^${up(depth)}(?!signals/)`,
         message:
           'src/runtime is the controller kit and knows no agents: it imports nothing from the rest of src/ (API types, reconcilers, operator, connections, clients).',
       },
@@ -126,4 +141,4 @@ const emulators = [...EMULATORS, 'http'].flatMap((emulator) =>
   ),
 );
 
-export const importBoundaries = [operatorCode, controllers, ...runtimeKit, ...emulators];
+export const importBoundaries = [operatorCode, controllers, signalsLeaf, ...runtimeKit, ...emulators];

@@ -1,6 +1,8 @@
 // Time is injected everywhere in the runtime so that tests can drive backoff, requeue-after,
 // watchdogs and lease expiry with a fake clock instead of sleeping.
 
+import { onAbort } from '../signals/abort-fanout.js';
+
 export type TimerHandle = { readonly id: number } | ReturnType<typeof setTimeout>;
 
 export interface Clock {
@@ -31,14 +33,17 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
       resolve();
       return;
     }
-    const onAbort = (): void => {
-      clock.clearTimeout(handle);
-      resolve();
-    };
     const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unfollow?.();
       resolve();
     }, delayMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // One listener on a long-lived signal however many wait on it (signals/abort-fanout.ts).
+    const unfollow =
+      signal === undefined
+        ? undefined
+        : onAbort(signal, () => {
+            clock.clearTimeout(handle);
+            resolve();
+          });
   });
 }

@@ -7,7 +7,7 @@
 //
 // A caller's signal gets one listener however many of its requests are in flight
 // (abort-fanout.ts).
-import { onAbort } from './abort-fanout.js';
+import { onAbort } from '../signals/abort-fanout.js';
 
 export class RequestDeadline {
   private readonly controller = new AbortController();

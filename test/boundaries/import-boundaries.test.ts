@@ -111,6 +111,18 @@ describe('import boundaries (eslint.config.js)', () => {
       );
       expect(await violations('src/runtime/kube/client.ts', staticImport('./objects.js'))).toEqual([]);
     });
+
+    it('lets it import the leaf src/signals, which imports nothing of src/', async () => {
+      expect(await violations('src/runtime/clock.ts', staticImport('../signals/abort-fanout.js'))).toEqual(
+        [],
+      );
+      expect(
+        await violations('src/runtime/manager/departures.ts', staticImport('../../signals/abort-fanout.js')),
+      ).toEqual([]);
+      expect(
+        (await violations('src/signals/abort-fanout.ts', staticImport('../runtime/clock.js'))).join('\n'),
+      ).toMatch(/is a leaf/);
+    });
   });
 
   describe('the emulators share nothing with the operator but its logger', () => {

@@ -2,7 +2,7 @@
 // the reason, an unfollowed one never, and the listener goes with the last follower.
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { onAbort } from '../../src/runtime/abort-fanout.js';
+import { onAbort } from '../../src/signals/abort-fanout.js';
 import { Departures } from '../../src/runtime/manager/departures.js';
 
 describe('onAbort', () => {

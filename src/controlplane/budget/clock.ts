@@ -3,6 +3,8 @@
 // matches the runtime's Clock (src/runtime/clock.ts) so the operator can pass its own, but it
 // is declared here because the control-plane layer must not depend on the runtime.
 
+import { onAbort } from '../../signals/abort-fanout.js';
+
 export interface Clock {
   /** Milliseconds; only differences are used, so any monotonic-enough origin will do. */
   now(): number;
@@ -38,14 +40,17 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
       reject(new AbortedError());
       return;
     }
-    const onAbort = (): void => {
-      clock.clearTimeout(handle);
-      reject(new AbortedError());
-    };
     const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unfollow?.();
       resolve();
     }, delayMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // One listener on a long-lived signal however many wait on it (signals/abort-fanout.ts).
+    const unfollow =
+      signal === undefined
+        ? undefined
+        : onAbort(signal, () => {
+            clock.clearTimeout(handle);
+            reject(new AbortedError());
+          });
   });
 }

@@ -22,6 +22,7 @@ import {
   type Region,
 } from './rate-table.js';
 import { matchingRows } from './route-matcher.js';
+import { onAbort } from '../../signals/abort-fanout.js';
 
 /** How many routes' matching rows are remembered (see rowsFor). */
 const MAX_REMEMBERED_ROUTES = 512;
@@ -166,14 +167,14 @@ export class RateBudget {
     return new Promise<number>((resolve, reject) => {
       const waiter: Waiter = { buckets, bulk, resolve, reject, enqueuedAt: now, detach: () => undefined };
       if (signal) {
-        const onAbort = (): void => {
+        // Every pass of a controller may wait here on the controller's one signal: one
+        // listener for all of them (signals/abort-fanout.ts).
+        waiter.detach = onAbort(signal, () => {
           const index = this.waiters.indexOf(waiter);
           if (index >= 0) this.waiters.splice(index, 1);
           reject(new AbortedError());
           this.pump();
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-        waiter.detach = () => signal.removeEventListener('abort', onAbort);
+        });
       }
       const firstBulk = this.waiters.findIndex((w) => w.bulk);
       if (bulk || firstBulk < 0) this.waiters.push(waiter);

@@ -9,6 +9,7 @@ import { readBoundedText } from './bounded-body.js';
 import { proxyFor, type ProxyEnvironment } from './proxy-env.js';
 import type { AddressPolicy } from '../../egress/address-policy.js';
 import { guardedConnectOptions, urlAddressProblem } from '../../egress/guarded-lookup.js';
+import { onAbort } from '../../signals/abort-fanout.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -118,8 +119,12 @@ export class HttpTransport implements Transport {
       deadlinePassed = true;
       controller.abort();
     }, exchange.deadlineMs);
-    const onCallerAbort = (): void => controller.abort();
-    exchange.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // A pass's or a controller's signal is followed by all its calls at once: one listener for
+    // them all (signals/abort-fanout.ts).
+    const unfollow =
+      exchange.signal === undefined || exchange.signal.aborted
+        ? undefined
+        : onAbort(exchange.signal, () => controller.abort());
     try {
       if (exchange.signal?.aborted) return { type: 'failure', cause: 'aborted', code: 'ABORTED' };
       if (this.refusedAddress !== undefined) {
@@ -142,7 +147,7 @@ export class HttpTransport implements Transport {
       return { type: 'failure', cause: classifyTransportError(code), code };
     } finally {
       this.clock.clearTimeout(timer);
-      exchange.signal?.removeEventListener('abort', onCallerAbort);
+      unfollow?.();
     }
   }
 

@@ -3,9 +3,10 @@
 // event while it lives on: the other shard now owns it, so a pass still running here must
 // stop before its next write (its signal reaches every call it makes; the pass runner checks it
 // between steps). A real deletion ends the same way: there is nothing left to write to.
-import { onAbort } from '../abort-fanout.js';
+import { onAbort } from '../../signals/abort-fanout.js';
 import { objectKey, type KubeObject } from '../kube/objects.js';
 import type { ResourceEventHandler } from '../reflector/handlers.js';
+import type { Reconcile } from '../controller/controller.js';
 
 /** What this needs of an informer: to hear its deletions. */
 export interface DeletionSource<T extends KubeObject> {
@@ -35,6 +36,11 @@ export class Departures<T extends KubeObject> {
       passes.delete(controller);
       if (passes.size === 0) this.running.delete(key);
     }
+  }
+
+  /** `reconcile`, each pass of it abandoned when its key's object leaves the cache. */
+  around(reconcile: Reconcile): Reconcile {
+    return (key, signal) => this.run(key, signal, (passSignal) => reconcile(key, passSignal));
   }
 
   /** Passes running now (for tests and diagnostics). */

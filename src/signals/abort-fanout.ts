@@ -1,7 +1,10 @@
 // One listener on a long-lived signal for any number of short-lived followers. A controller's
 // signal is followed by every pass (16 workers) and every request of those passes at once; a
 // listener each would pass the 10 at which Node prints a MaxListenersExceededWarning (a leak
-// warning for what is not a leak: each follower goes when its pass or request ends).
+// warning for what is not a leak: each follower goes when its pass or request ends). Every
+// wait or request that follows a caller's signal goes through here (the runtime's and the
+// control-plane client's sleeps, the rate budget's queue, the HTTP exchanges): a leaf with no
+// imports, so that each layer may use it without depending on another.
 // AbortSignal.any avoids the listeners but, in Node 20, keeps each composite registered with
 // the signal until a collection prunes it (see request-deadline.ts).
 
