@@ -16,7 +16,7 @@ import type {
 import type { ControlPlaneError, Result } from '../../src/controlplane/client/errors.js';
 import type { DeletionPlatformClient } from '../../src/reconcilers/deletion/ports.js';
 import type { WriteOutcome } from '../../src/runtime/reconcile/object-port.js';
-import { failed, requeueAfter } from '../../src/runtime/reconcile/result.js';
+import { awaitChange, failed, requeueAfter } from '../../src/runtime/reconcile/result.js';
 import { ExampleDeletionReconciler } from '../../src/reconcilers/exampledeletion/reconciler.js';
 import { TraceDeletionReconciler } from '../../src/reconcilers/tracedeletion/reconciler.js';
 import { MemoryKube, RECHECK_MS, TIMINGS, quietLogger, realClock } from './reconciler-fixture.js';
@@ -38,8 +38,11 @@ class ScriptedPlatform implements DeletionPlatformClient {
   /** Answers for deleteTraces / deleteExamples, in order; `true` accepts. */
   answers: Array<true | ControlPlaneError> = [];
   survivors: string[] = [];
+  /** Called before each delete call is answered, with the number of calls so far. */
+  beforeAnswer: (calls: number) => void = () => undefined;
 
   private next(): true | ControlPlaneError {
+    this.beforeAnswer(this.calls.length);
     return this.answers.shift() ?? true;
   }
 
@@ -86,6 +89,16 @@ const meta = (name: string) => ({ name, namespace: 'privacy', uid: `uid-${name}`
 const condition = (status: { conditions?: Array<{ type: string }> } | undefined, type: string) =>
   status?.conditions?.find((c) => c.type === type);
 const signal = () => new AbortController().signal;
+
+/** What the client answers a call its caller aborted. */
+const ABORTED: ControlPlaneError = {
+  kind: 'Transient',
+  unclear: true,
+  message: 'POST /api/v1/runs/delete: request aborted',
+  method: 'POST',
+  route: '/api/v1/runs/delete',
+  attempts: 1,
+};
 
 function traceRig(configMaps: Map<string, string> = new Map()) {
   const kube = new MemoryKube<TraceDeletionObject, TraceDeletionStatus>();
@@ -311,5 +324,42 @@ describe('a refused connection whose Stalled status cannot be written', () => {
     const key = kube.put({ metadata: meta('unwritable'), spec: { exampleIds: uuids(2), hardDelete: false } });
     expect(await reconciler.reconcile(key, signal())).toEqual(failed({ message: 'write failed: HTTP 500' }));
     expect(kube.events).toEqual([{ type: 'Warning', ...refusal }]);
+  });
+});
+
+describe('a pass stopped in the middle of a submission', () => {
+  // Its object left this operator's cache (relabelled to another shard, or deleted) or the
+  // operator lost its lease: the cut-off batch was not refused, so there is no SubmitFailed, no
+  // error for the backoff, and what was accepted stays recorded for whoever resumes.
+  const leftTheCache = new Error("privacy/x left this operator's cache (deleted, or moved to another shard)");
+
+  it('TraceDeletion: no SubmitFailed, the accepted batch recorded, nothing more sent', async () => {
+    const { kube, platform, reconciler, put } = traceRig();
+    const pass = new AbortController();
+    platform.beforeAnswer = (calls) => {
+      if (calls === 2) pass.abort(leftTheCache);
+    };
+    platform.answers = [true, ABORTED];
+    const key = put('moved-away', { sessionId: 'session-1', traceIds: uuids(2500) });
+
+    expect(await reconciler.reconcile(key, pass.signal)).toEqual(awaitChange);
+    expect(platform.calls.filter((call) => call.method === 'deleteTraces')).toHaveLength(2);
+    expect(kube.events.filter((event) => event.type === 'Warning')).toEqual([]);
+    expect(kube.get(key)?.status).toMatchObject({ phase: 'Submitting', batchesSent: 1, batchesTotal: 3 });
+  });
+
+  it('ExampleDeletion: no SubmitFailed, the accepted batch recorded, nothing more sent', async () => {
+    const { kube, platform, reconciler, put } = exampleRig();
+    const pass = new AbortController();
+    platform.beforeAnswer = (calls) => {
+      if (calls === 2) pass.abort(leftTheCache);
+    };
+    platform.answers = [true, ABORTED];
+    const key = put('moved-away', { exampleIds: uuids(2500), hardDelete: false });
+
+    expect(await reconciler.reconcile(key, pass.signal)).toEqual(awaitChange);
+    expect(platform.calls.filter((call) => call.method === 'deleteExamples')).toHaveLength(2);
+    expect(kube.events.filter((event) => event.type === 'Warning')).toEqual([]);
+    expect(kube.get(key)?.status).toMatchObject({ phase: 'Submitting', batchesSent: 1, batchesTotal: 3 });
   });
 });

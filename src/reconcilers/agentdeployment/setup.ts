@@ -295,8 +295,7 @@ export async function setUpAgentDeployments(
     // A throw is a bug, not a failure class: the controller counts and logs it like
     // controller-runtime does a panic. An object that leaves the cache (moved to another
     // shard) has its running pass abandoned before the next write.
-    reconcile: (key, signal) =>
-      departures.run(key, signal, (passSignal) => reconcileAfterKey(key, passSignal)),
+    reconcile: departures.around(reconcileAfterKey),
   });
   enqueue.to = (key) => controller.enqueue(key);
 

@@ -12,6 +12,7 @@ import type { Manager } from '../../runtime/manager/manager.js';
 import { defaultControllerRateLimiter } from '../../runtime/workqueue/rate-limiter.js';
 import type { ResourceType } from '../../runtime/kube/resource.js';
 import { Informer } from '../../runtime/manager/informer.js';
+import { Departures, type DeletionSource } from '../../runtime/manager/departures.js';
 import { CachedObjectPort } from '../../runtime/reconcile/object-port.js';
 import { bindDeletionPhaseMetric } from '../../observability/deletion-metrics.js';
 import { MAY_BE_ABSENT } from '../connection/setup.js';
@@ -41,11 +42,18 @@ export interface DeletionSetupContext {
   timings?: Partial<DeletionTimings>;
 }
 
-/** A deletion kind's controller; each pass reads the key of its object's connection first. */
-export function deletionController(
-  context: DeletionSetupContext,
+/**
+ * A controller of connection users other than AgentDeployments (the deletion kinds, the
+ * tracing-project lookups), shaped as the AgentDeployment controller is: each pass reads the
+ * key of its object's connection first, and is abandoned when its object leaves `objects`'s
+ * cache (deleted, or relabelled to another shard, which now owns it: this shard's pass must not
+ * submit another batch or write status after that). Each pass has a signal of its own, so that
+ * its waits and calls follow that, not the controller's.
+ */
+export function deletionController<T extends ConnectionUser & KubeObject>(
+  context: Pick<DeletionSetupContext, 'concurrency' | 'registry' | 'logger' | 'loadConnectionKey'>,
   name: string,
-  objectOf: (key: string) => ConnectionUser | undefined,
+  objects: DeletionSource<T> & { store: { get(key: string): T | undefined } },
   reconcile: Reconcile,
 ): Controller {
   return new Controller({
@@ -55,7 +63,9 @@ export function deletionController(
     logger: context.logger,
     rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
     // A throw is the controller's to catch: it counts and backs off as a failed pass.
-    reconcile: afterConnectionKey(context.loadConnectionKey, objectOf, reconcile),
+    reconcile: new Departures(objects).around(
+      afterConnectionKey(context.loadConnectionKey, (key) => objects.store.get(key), reconcile),
+    ),
   });
 }
 

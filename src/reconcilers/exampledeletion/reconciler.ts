@@ -30,6 +30,7 @@ import {
 import { publishPhase, withPhase } from '../deletion/status.js';
 import { decideExampleDeletion, type ExampleDeletionStep } from './decide.js';
 import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
+import { stoppedPassReason } from '../deletion/stopped-pass.js';
 
 export interface ExampleDeletionReconcilerOptions {
   kube: DeletionKubePort<ExampleDeletionObject>;
@@ -187,7 +188,16 @@ export class ExampleDeletionReconciler {
           return result;
         },
       );
-      if (stopped) return awaitChange;
+      const problem = stopped
+        ? 'a status write failed, or the operator is stopping'
+        : stoppedPassReason(signal);
+      if (problem !== undefined) {
+        this.options.logger.info(
+          { key: `${object.metadata.namespace ?? ''}/${object.metadata.name}`, problem },
+          'submission stopped',
+        );
+        return awaitChange;
+      }
       if (!outcome.ok) {
         const message = `batch ${(status.batchesSent ?? 0) + 1} of ${total} failed: ${outcome.error.message}`;
         this.options.kube.event(object, 'Warning', 'SubmitFailed', message);

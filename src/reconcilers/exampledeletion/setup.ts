@@ -38,11 +38,8 @@ export function setUpExampleDeletions(context: DeletionSetupContext): void {
     logger: logger.child({ controller: EXAMPLE_DELETION_CONTROLLER }),
   });
   context.manager.addController(
-    deletionController(
-      context,
-      EXAMPLE_DELETION_CONTROLLER,
-      (key) => objects.store.get(key),
-      (key, signal) => reconciler.reconcile(key, signal),
+    deletionController(context, EXAMPLE_DELETION_CONTROLLER, objects, (key, signal) =>
+      reconciler.reconcile(key, signal),
     ),
     [watchOf(objects, (object) => [objectKey(object)], specOrDeletionChanged)],
   );

@@ -38,6 +38,7 @@ import {
 import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import { decideTraceDeletion, type TraceDeletionStep } from './decide.js';
 import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
+import { stoppedPassReason } from '../deletion/stopped-pass.js';
 import { IdSourceChanged, traceIdsOf, type IdSource } from './trace-ids.js';
 import { sessionTarget, type ProjectReferencePorts } from './project-reference.js';
 
@@ -266,8 +267,9 @@ export class TraceDeletionReconciler {
               signal: stop.signal,
               onBatchAccepted: recordBatch,
             });
-      if (writeProblem !== undefined) {
-        this.options.logger.info({ key: keyOf(object), problem: writeProblem }, 'submission stopped');
+      const problem = writeProblem ?? stoppedPassReason(signal);
+      if (problem !== undefined) {
+        this.options.logger.info({ key: keyOf(object), problem }, 'submission stopped');
         return awaitChange;
       }
       if (!outcome.ok) {

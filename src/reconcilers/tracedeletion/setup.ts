@@ -64,11 +64,8 @@ export function setUpTraceDeletions(
     logger: logger.child({ controller: TRACE_DELETION_CONTROLLER }),
   });
   context.manager.addController(
-    deletionController(
-      context,
-      TRACE_DELETION_CONTROLLER,
-      (key) => objects.store.get(key),
-      (key, signal) => reconciler.reconcile(key, signal),
+    deletionController(context, TRACE_DELETION_CONTROLLER, objects, (key, signal) =>
+      reconciler.reconcile(key, signal),
     ),
     [watchOf(objects, (object) => [objectKey(object)], specOrDeletionChanged)],
   );

@@ -49,11 +49,8 @@ export function setUpTracingProjects(
   });
   const needsLookup = (object: AgentDeploymentObject) => decideTracingProject(object).kind === 'lookup';
   context.manager.addController(
-    deletionController(
-      context,
-      TRACING_PROJECT_CONTROLLER,
-      (key) => agentDeployments.store.get(key),
-      (key, signal) => reconciler.reconcile(key, signal),
+    deletionController(context, TRACING_PROJECT_CONTROLLER, agentDeployments, (key, signal) =>
+      reconciler.reconcile(key, signal),
     ),
     // The AgentDeployment controller writes status often: only a change into "needs a lookup" wakes this one.
     [
