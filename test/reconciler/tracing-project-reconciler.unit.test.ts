@@ -92,6 +92,22 @@ describe('the tracing-project lookup on a busy key', () => {
     expect(run.lookups).toEqual([]);
   });
 
+  it('backs off while its key stays short of spare budget: each wait as long as it has waited so far', async () => {
+    // Thousands of objects needing a lookup at once (a new operator over a fleet, an upgrade)
+    // wait on one busy key; a look every second each would be thousands of passes a second
+    // spent learning again that the budget is not spare.
+    const run = setUp(() => 1_000);
+    const waits: number[] = [];
+    for (let look = 0; look < 7; look += 1) {
+      const result = await run.reconcile();
+      if (result.kind !== 'requeueAfter') throw new Error(`look ${look}: ${result.kind}`);
+      waits.push(result.ms);
+      run.advance(result.ms);
+    }
+    expect(waits).toEqual([1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000]);
+    expect(run.lookups).toEqual([]);
+  });
+
   it('goes ahead on a key that is never spare once it has waited the longest deferral', async () => {
     const run = setUp(() => 5_000);
     expect((await run.reconcile()).kind).toBe('requeueAfter');
