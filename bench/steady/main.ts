@@ -43,6 +43,8 @@ const USAGE = `Usage: npm run bench:steady -- [options]
   --rate-limit <count/s>   the emulator's limit after seeding, and the operator's --rate-limit
                            (default 1000/10, the published limit)
   --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
+  --adoption-cpu-profile <file>
+                           write a CPU profile of the operator from its start until all are Ready
   --heap-snapshot <file>   write a heap snapshot of the operator at the end (after the last probe)
   --json                   print one JSON object instead of the text report
   --verbose                echo the operator's log lines to stderr
@@ -58,6 +60,7 @@ interface Args {
   json: boolean;
   verbose: boolean;
   cpuProfile: string | undefined;
+  adoptionCpuProfile: string | undefined;
   heapSnapshot: string | undefined;
 }
 
@@ -72,6 +75,7 @@ function parse(argv: string[]): Args | 'help' {
       'rate-limit': { type: 'string', default: '1000/10' },
       json: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
+      'adoption-cpu-profile': { type: 'string' },
       'heap-snapshot': { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -106,6 +110,7 @@ function parse(argv: string[]): Args | 'help' {
     json: values.json,
     verbose: values.verbose,
     cpuProfile: values['cpu-profile'],
+    adoptionCpuProfile: values['adoption-cpu-profile'],
     heapSnapshot: values['heap-snapshot'],
   };
 }
@@ -245,8 +250,13 @@ export async function main(argv: string[]): Promise<number> {
       ],
       verbose: args.verbose,
     });
+    if (args.adoptionCpuProfile !== undefined) await operator.startCpuProfile();
     await tracker.waitForReady(args.n, 600_000);
     const adoptSeconds = (performance.now() - tracker.origin) / 1000;
+    if (args.adoptionCpuProfile !== undefined) {
+      await operator.stopCpuProfile(resolvePath(args.adoptionCpuProfile));
+      await progress(`CPU profile of the adoption written to ${args.adoptionCpuProfile}`);
+    }
     await waitForQuiet(operator, 3_000);
     const statsAfterAdopt = await emulators.admin<StatsSnapshot>('GET', '/stats');
     const adoptCalls = statsAfterAdopt.total - statsAtStart.total;
