@@ -5,10 +5,11 @@
 // connection converges close to its own rate floor. Prints, per connection: time to converge,
 // its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
 //
-//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N]
+//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120]
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import yaml from 'js-yaml';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     /** Objects on the EU connection (default --n); 0 gives the US objects' figure alone, the control. */
     'eu-n': { type: 'string' },
+    /** After all are Ready, wait up to this long for the US objects' tracing projects, and print when they were recorded. */
+    'projects-wait-s': { type: 'string', default: '0' },
     /** Print each region's calls per second while the run lasts. */
     timeline: { type: 'boolean', default: false },
   },
@@ -61,6 +64,11 @@ interface Region {
 function ratePerSecond(rateLimit: string): number {
   const [count, windowSeconds] = rateLimit.split('/').map(Number) as [number, number];
   return count / windowSeconds;
+}
+
+/** How many US objects' tracing projects the tracker has seen recorded. */
+function usProjectsOf(tracker: ReadyTracker): number {
+  return [...tracker.tracingProjectAt.keys()].filter((name) => name.startsWith('us-')).length;
 }
 
 async function waitForReadyConnections(kube: Emulators['kube'], names: string[]): Promise<void> {
@@ -182,6 +190,8 @@ async function main(): Promise<void> {
     await createAll(kube, objects);
     const createdInS = (performance.now() - tracker.origin) / 1000;
     await tracker.waitForReady(n + euN, Number(values['timeout-s']) * 1000);
+    const projectsUntil = performance.now() + Number(values['projects-wait-s']) * 1000;
+    while (usProjectsOf(tracker) < n && performance.now() < projectsUntil) await sleep(200);
     timeline?.stop();
 
     console.log(
@@ -215,6 +225,13 @@ async function main(): Promise<void> {
         `${region.name} (${region.rateLimit}): Ready: half at ${at(0.5)} s, 90% at ${at(0.9)} s, 99% at ${at(0.99)} s, all at ${seconds.toFixed(1)} s, floor ${floor.toFixed(1)} s, ` +
           `ratio ${(seconds / floor).toFixed(2)} (target ≤ 1.1); ${stats.total} calls, ${stats.throttled} answered 429`,
       );
+      const projects = [...tracker.tracingProjectAt]
+        .filter(([name]) => name.startsWith(`${region.name}-`))
+        .map(([, ms]) => ms);
+      if (projects.length > 0)
+        console.log(
+          `  tracing projects: ${projects.length} recorded, the last at ${(Math.max(...projects) / 1000).toFixed(1)} s`,
+        );
       console.log(
         `  calls by route: ${Object.entries(summarizeCalls(stats, n).callsByRoute)
           .map(([route, count]) => `${route} ${count}`)

@@ -22,11 +22,13 @@ function owned(): AgentDeploymentObject {
   } as unknown as AgentDeploymentObject;
 }
 
-function setUp(spareInMs: () => number) {
+function setUp(spareInMs: () => number, otherKeys: string[] = []) {
   let now = 1_000_000;
   const lookups: string[] = [];
   const written: unknown[] = [];
+  const woken: string[] = [];
   let object: AgentDeploymentObject | undefined = owned();
+  const others = new Map(otherKeys.map((key) => [key, owned()]));
   const client: SessionReader = {
     msUntilSessionLookupSpare: (share, quietMs) => {
       expect([share, quietMs]).toEqual([0.5, 2_000]);
@@ -39,7 +41,7 @@ function setUp(spareInMs: () => number) {
     readSession: () => Promise.resolve({ ok: true, value: undefined }),
   };
   const reconciler = new TracingProjectReconciler({
-    objects: { get: (key) => (key === KEY ? object : undefined) },
+    objects: { get: (key) => (key === KEY ? object : others.get(key)) },
     kube: {
       patchStatus: (_object, status) => {
         written.push(status);
@@ -54,9 +56,12 @@ function setUp(spareInMs: () => number) {
     logger: pino({ level: 'silent' }),
     now: () => now,
     random: () => 0,
+    wake: (key) => woken.push(key),
   });
   return {
     reconcile: () => reconciler.reconcile(KEY, signal),
+    reconcileKey: (key: string) => reconciler.reconcile(key, signal),
+    woken,
     advance: (ms: number) => (now += ms),
     remove: () => (object = undefined),
     lookups,
@@ -106,6 +111,35 @@ describe('the tracing-project lookup on a busy key', () => {
     }
     expect(waits).toEqual([1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000]);
     expect(run.lookups).toEqual([]);
+  });
+
+  it('a lookup that finds the budget spare wakes the key that has waited longest, one at a time', async () => {
+    // Backing off must not leave a key asleep for half a minute once the budget is spare:
+    // each lookup that goes on spare budget hands the turn to the next waiting key.
+    let spareInMs = 5_000;
+    const run = setUp(() => spareInMs, ['team-a/first', 'team-a/second']);
+    expect((await run.reconcileKey('team-a/first')).kind).toBe('requeueAfter');
+    run.advance(10);
+    expect((await run.reconcileKey('team-a/second')).kind).toBe('requeueAfter');
+    expect(run.woken).toEqual([]);
+
+    spareInMs = 0;
+    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    expect(run.woken).toEqual(['team-a/first']);
+    expect(await run.reconcileKey('team-a/first')).toEqual({ kind: 'awaitChange' });
+    expect(run.woken).toEqual(['team-a/first', 'team-a/second']);
+    expect(await run.reconcileKey('team-a/second')).toEqual({ kind: 'awaitChange' });
+    expect(run.woken).toHaveLength(2);
+    expect(run.lookups).toEqual(['bot', 'bot', 'bot']);
+  });
+
+  it('a lookup that goes only because it waited the longest deferral wakes nobody', async () => {
+    const run = setUp(() => 5_000, ['team-a/other']);
+    expect((await run.reconcile()).kind).toBe('requeueAfter');
+    expect((await run.reconcileKey('team-a/other')).kind).toBe('requeueAfter');
+    run.advance(60_000);
+    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    expect(run.woken).toEqual([]);
   });
 
   it('goes ahead on a key that is never spare once it has waited the longest deferral', async () => {

@@ -8,7 +8,9 @@
 // its key are under `spareShare` full, or an interactive request (a rollout's create) waited on
 // them in the last `spareQuietMs`, it comes back when they could be spare (or, the longer it has
 // waited, later: it backs off), and goes ahead anyway once it has waited `maxDeferMs` (a key
-// that is never spare still gets its projects recorded).
+// that is never spare still gets its projects recorded). A lookup that found the budget spare
+// wakes the key that has waited longest, so that the waiting keys follow one another as long as
+// the budget stays spare instead of each sleeping out its back-off.
 // Measured: at 1,000 objects created at once the lookups took half a call per deployment from
 // the rollout (docs/benchmarks.md).
 import type { Logger } from 'pino';
@@ -37,6 +39,8 @@ export interface TracingProjectReconcilerOptions {
   /** ...or when it has waited this long for that. */
   maxDeferMs: number;
   logger: Logger;
+  /** Runs the key's pass soon (the controller's enqueue): a waiting lookup's turn has come. */
+  wake?: (key: string) => void;
   now?: () => number;
   random?: () => number;
 }
@@ -68,19 +72,29 @@ export class TracingProjectReconciler {
       );
       return requeueAfter(this.options.recheckMs);
     }
-    const deferMs = this.deferral(
-      key,
-      access.client.msUntilSessionLookupSpare(this.options.spareShare, this.options.spareQuietMs),
+    const msUntilSpare = access.client.msUntilSessionLookupSpare(
+      this.options.spareShare,
+      this.options.spareQuietMs,
     );
+    const deferMs = this.deferral(key, msUntilSpare);
     if (deferMs > 0) return requeueAfter(deferMs);
     const found = await access.client.findSessionByName(step.name, { signal, priority: 'bulk' });
     if (!found.ok)
       return failed(new Error(`looking up tracing project ${step.name}: ${found.error.message}`));
+    // The budget was spare: the key that has waited longest (backing off, it may be asleep for
+    // half a minute) looks now, and hands the turn on in the same way if it is still spare.
+    if (msUntilSpare === 0) this.wakeLongestWaiting();
     if (found.value === undefined) return requeueAfter(this.options.recheckMs);
     const tracingProject = { name: step.name, id: found.value.id };
     const written = await this.options.kube.patchStatus(object, { ...object.status, tracingProject }, signal);
     if (written.ok || written.reason === 'Gone') return awaitChange;
     return written.reason === 'Conflict' ? requeueNow : failed(new Error(`write failed: ${written.message}`));
+  }
+
+  private wakeLongestWaiting(): void {
+    // Insertion order: the first key is the one deferred earliest.
+    const next = this.deferredSince.keys().next();
+    if (!next.done) this.options.wake?.(next.value);
   }
 
   /** Nothing to look up for this key (any more): it no longer waits for spare budget. */

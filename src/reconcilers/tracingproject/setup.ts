@@ -37,6 +37,8 @@ export function setUpTracingProjects(
     recorder: context.recorder,
     logger: context.logger,
   });
+  // The controller is built after the reconciler it runs: the wake reaches it through this.
+  const wake = { to: (_key: string): void => {} };
   const reconciler = new TracingProjectReconciler({
     objects: agentDeployments.store,
     kube: port,
@@ -46,12 +48,18 @@ export function setUpTracingProjects(
     spareQuietMs: LOOKUP_QUIET_MS,
     maxDeferMs: MAX_LOOKUP_DEFERRAL_MS,
     logger: context.logger.child({ controller: TRACING_PROJECT_CONTROLLER }),
+    wake: (key) => wake.to(key),
   });
   const needsLookup = (object: AgentDeploymentObject) => decideTracingProject(object).kind === 'lookup';
+  const controller = deletionController(
+    context,
+    TRACING_PROJECT_CONTROLLER,
+    agentDeployments,
+    (key, signal) => reconciler.reconcile(key, signal),
+  );
+  wake.to = (key) => controller.enqueue(key);
   context.manager.addController(
-    deletionController(context, TRACING_PROJECT_CONTROLLER, agentDeployments, (key, signal) =>
-      reconciler.reconcile(key, signal),
-    ),
+    controller,
     // The AgentDeployment controller writes status often: only a change into "needs a lookup" wakes this one.
     [
       watchOf(
