@@ -64,6 +64,7 @@ function setUp(spareInMs: () => number, otherKeys: string[] = []) {
     woken,
     advance: (ms: number) => (now += ms),
     remove: () => (object = undefined),
+    removeKey: (key: string) => others.delete(key),
     lookups,
     written,
   };
@@ -88,22 +89,27 @@ describe('the tracing-project lookup on a busy key', () => {
     expect(run.lookups).toEqual(['bot']);
   });
 
-  it('comes back no sooner than a second and no later than the recheck period', async () => {
+  it('comes back no sooner than a second (the head of the line: 100 ms) and no later than the recheck period', async () => {
     let spareInMs = 3;
-    const run = setUp(() => spareInMs);
+    const run = setUp(() => spareInMs, ['team-a/head']);
+    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 100 });
     expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
     spareInMs = 10 * 60_000;
     expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 30_000 });
     expect(run.lookups).toEqual([]);
   });
 
-  it('backs off while its key stays short of spare budget: each wait as long as it has waited so far', async () => {
-    // Thousands of objects needing a lookup at once (a new operator over a fleet, an upgrade)
-    // wait on one busy key; a look every second each would be thousands of passes a second
-    // spent learning again that the budget is not spare.
-    const run = setUp(() => 1_000);
+  it('only the key that has waited longest keeps looking; the others back off as long as they waited', async () => {
+    // Thousands of objects needing a lookup at once (a new operator over a fleet) wait on one
+    // busy key; a look every second each would be thousands of passes a second spent learning
+    // again that the budget is not spare. The head of the line looks for all of them.
+    const run = setUp(() => 1_000, ['team-a/head']);
+    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
     const waits: number[] = [];
     for (let look = 0; look < 7; look += 1) {
+      // The head looks at the budget's pace all along.
+      if (look === 4)
+        expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
       const result = await run.reconcile();
       if (result.kind !== 'requeueAfter') throw new Error(`look ${look}: ${result.kind}`);
       waits.push(result.ms);
@@ -111,6 +117,19 @@ describe('the tracing-project lookup on a busy key', () => {
     }
     expect(waits).toEqual([1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000]);
     expect(run.lookups).toEqual([]);
+  });
+
+  it('the next key takes over the looking when the head needs no lookup any more', async () => {
+    const run = setUp(() => 1_000, ['team-a/head']);
+    await run.reconcileKey('team-a/head');
+    run.advance(5_000);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
+    run.advance(5_000);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 5_000 });
+    run.removeKey('team-a/head');
+    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'awaitChange' });
+    expect(run.woken).toEqual([KEY]);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
   });
 
   it('a lookup that finds the budget spare wakes the key that has waited longest, one at a time', async () => {
