@@ -1,7 +1,7 @@
 // Time is injected everywhere in the runtime so that tests can drive backoff, requeue-after,
 // watchdogs and lease expiry with a fake clock instead of sleeping.
 
-import { onAbort } from '../signals/abort-fanout.js';
+import { abortableDelay } from '../signals/abortable-delay.js';
 
 export type TimerHandle = { readonly id: number } | ReturnType<typeof setTimeout>;
 
@@ -28,22 +28,5 @@ export const systemClock: Clock = {
  * callers check `signal.aborted` afterwards, which keeps shutdown paths free of try/catch).
  */
 export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
-    const handle = clock.setTimeout(() => {
-      unfollow?.();
-      resolve();
-    }, delayMs);
-    // One listener on a long-lived signal however many wait on it (signals/abort-fanout.ts).
-    const unfollow =
-      signal === undefined
-        ? undefined
-        : onAbort(signal, () => {
-            clock.clearTimeout(handle);
-            resolve();
-          });
-  });
+  return abortableDelay(clock, delayMs, signal).then(() => undefined);
 }

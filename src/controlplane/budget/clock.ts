@@ -3,7 +3,7 @@
 // matches the runtime's Clock (src/runtime/clock.ts) so the operator can pass its own, but it
 // is declared here because the control-plane layer must not depend on the runtime.
 
-import { onAbort } from '../../signals/abort-fanout.js';
+import { abortableDelay } from '../../signals/abortable-delay.js';
 
 export interface Clock {
   /** Milliseconds; only differences are used, so any monotonic-enough origin will do. */
@@ -34,23 +34,6 @@ export class AbortedError extends Error {
 }
 
 /** Resolves after `delayMs` on `clock`; rejects with AbortedError when `signal` aborts first. */
-export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new AbortedError());
-      return;
-    }
-    const handle = clock.setTimeout(() => {
-      unfollow?.();
-      resolve();
-    }, delayMs);
-    // One listener on a long-lived signal however many wait on it (signals/abort-fanout.ts).
-    const unfollow =
-      signal === undefined
-        ? undefined
-        : onAbort(signal, () => {
-            clock.clearTimeout(handle);
-            reject(new AbortedError());
-          });
-  });
+export async function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
+  if ((await abortableDelay(clock, delayMs, signal)) === 'aborted') throw new AbortedError();
 }
