@@ -31,6 +31,7 @@ import { publishPhase, withPhase } from '../deletion/status.js';
 import { decideExampleDeletion, type ExampleDeletionStep } from './decide.js';
 import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
 import { stoppedPassReason } from '../deletion/stopped-pass.js';
+import { objectKey } from '../../runtime/kube/objects.js';
 
 export interface ExampleDeletionReconcilerOptions {
   kube: DeletionKubePort<ExampleDeletionObject>;
@@ -192,10 +193,7 @@ export class ExampleDeletionReconciler {
         ? 'a status write failed, or the operator is stopping'
         : stoppedPassReason(signal);
       if (problem !== undefined) {
-        this.options.logger.info(
-          { key: `${object.metadata.namespace ?? ''}/${object.metadata.name}`, problem },
-          'submission stopped',
-        );
+        this.options.logger.info({ key: objectKey(object), problem }, 'submission stopped');
         return awaitChange;
       }
       if (!outcome.ok) {

@@ -39,6 +39,7 @@ import { MAX_IDS_PER_DELETE } from '../../platformdata/routes.js';
 import { decideTraceDeletion, type TraceDeletionStep } from './decide.js';
 import { failure, runPass, type Performed } from '../../runtime/reconcile/pass.js';
 import { stoppedPassReason } from '../deletion/stopped-pass.js';
+import { objectKey } from '../../runtime/kube/objects.js';
 import { IdSourceChanged, traceIdsOf, type IdSource } from './trace-ids.js';
 import { sessionTarget, type ProjectReferencePorts } from './project-reference.js';
 
@@ -246,7 +247,7 @@ export class TraceDeletionReconciler {
     let writeProblem: string | undefined;
     const recordBatch = async (batchesAccepted: number) => {
       status = { ...status, batchesSent: batchesAccepted };
-      this.recorded.set(keyOf(object), { uid: object.metadata.uid ?? '', batches: batchesAccepted });
+      this.recorded.set(objectKey(object), { uid: object.metadata.uid ?? '', batches: batchesAccepted });
       const written = await this.options.kube.patchStatus(object, status, signal);
       if (!written.ok) {
         writeProblem = written.reason === 'Gone' ? 'the object was deleted' : written.message;
@@ -269,7 +270,7 @@ export class TraceDeletionReconciler {
             });
       const problem = writeProblem ?? stoppedPassReason(signal);
       if (problem !== undefined) {
-        this.options.logger.info({ key: keyOf(object), problem }, 'submission stopped');
+        this.options.logger.info({ key: objectKey(object), problem }, 'submission stopped');
         return awaitChange;
       }
       if (!outcome.ok) {
@@ -283,12 +284,12 @@ export class TraceDeletionReconciler {
       // different text would skip some ids and send others twice, so this deletion ends here.
       const refusal: PhaseState = { phase: 'Failed', reason: 'IdsChanged', message: error.message };
       this.options.kube.event(object, 'Warning', refusal.reason, refusal.message);
-      this.recorded.delete(keyOf(object));
+      this.recorded.delete(objectKey(object));
       return (await this.publish(object, this.withPhase(object, status, refusal), signal)) ?? awaitChange;
     } finally {
       signal.removeEventListener('abort', stopWith);
     }
-    this.recorded.delete(keyOf(object));
+    this.recorded.delete(objectKey(object));
     const now = this.options.clock.now();
     const submitted: PhaseState = {
       phase: 'Submitted',
@@ -404,7 +405,7 @@ export class TraceDeletionReconciler {
     matches: Matches,
     signal: AbortSignal,
   ): Promise<ReconcileResult> {
-    this.recorded.delete(keyOf(object));
+    this.recorded.delete(objectKey(object));
     return publishWithoutDeleting(this.options, object, state, matches, signal);
   }
 
@@ -443,8 +444,4 @@ type Measured =
 
 function subjectOf(measured: Measured): string {
   return measured.kind === 'ids' ? 'trace id(s) named' : 'trace(s) match the metadata';
-}
-
-function keyOf(object: TraceDeletionObject): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 }

@@ -47,7 +47,7 @@ export interface KubeStatus {
 }
 
 /** client-go's MetaNamespaceKeyFunc: "namespace/name", or "name" for cluster-scoped objects. */
-export function objectKey(object: Pick<KubeObject, 'metadata'>): string {
+export function objectKey(object: { metadata: { name?: string; namespace?: string } }): string {
   const name = object.metadata.name ?? '';
   const namespace = object.metadata.namespace;
   return namespace ? `${namespace}/${name}` : name;
