@@ -333,16 +333,22 @@ describe('a pass stopped in the middle of a submission', () => {
   // error for the backoff, and what was accepted stays recorded for whoever resumes.
   const leftTheCache = new Error("privacy/x left this operator's cache (deleted, or moved to another shard)");
 
-  it('TraceDeletion: no SubmitFailed, the accepted batch recorded, nothing more sent', async () => {
-    const { kube, platform, reconciler, put } = traceRig();
+  /** A pass whose signal aborts while the platform answers its second delete call (which it then fails as aborted). */
+  function abortedAtSecondCall(platform: ScriptedPlatform): AbortSignal {
     const pass = new AbortController();
     platform.beforeAnswer = (calls) => {
       if (calls === 2) pass.abort(leftTheCache);
     };
     platform.answers = [true, ABORTED];
+    return pass.signal;
+  }
+
+  it('TraceDeletion: no SubmitFailed, the accepted batch recorded, nothing more sent', async () => {
+    const { kube, platform, reconciler, put } = traceRig();
+    const passSignal = abortedAtSecondCall(platform);
     const key = put('moved-away', { sessionId: 'session-1', traceIds: uuids(2500) });
 
-    expect(await reconciler.reconcile(key, pass.signal)).toEqual(awaitChange);
+    expect(await reconciler.reconcile(key, passSignal)).toEqual(awaitChange);
     expect(platform.calls.filter((call) => call.method === 'deleteTraces')).toHaveLength(2);
     expect(kube.events.filter((event) => event.type === 'Warning')).toEqual([]);
     expect(kube.get(key)?.status).toMatchObject({ phase: 'Submitting', batchesSent: 1, batchesTotal: 3 });
@@ -350,14 +356,10 @@ describe('a pass stopped in the middle of a submission', () => {
 
   it('ExampleDeletion: no SubmitFailed, the accepted batch recorded, nothing more sent', async () => {
     const { kube, platform, reconciler, put } = exampleRig();
-    const pass = new AbortController();
-    platform.beforeAnswer = (calls) => {
-      if (calls === 2) pass.abort(leftTheCache);
-    };
-    platform.answers = [true, ABORTED];
+    const passSignal = abortedAtSecondCall(platform);
     const key = put('moved-away', { exampleIds: uuids(2500), hardDelete: false });
 
-    expect(await reconciler.reconcile(key, pass.signal)).toEqual(awaitChange);
+    expect(await reconciler.reconcile(key, passSignal)).toEqual(awaitChange);
     expect(platform.calls.filter((call) => call.method === 'deleteExamples')).toHaveLength(2);
     expect(kube.events.filter((event) => event.type === 'Warning')).toEqual([]);
     expect(kube.get(key)?.status).toMatchObject({ phase: 'Submitting', batchesSent: 1, batchesTotal: 3 });
