@@ -713,12 +713,46 @@ const rows: Row[] = [
   },
   {
     name: 'a hint verified: it exists and carries this name',
-    reason: 'record it as owned',
+    reason: 'record it as owned; it serves the spec, so Deployed goes in the same write',
     given: observed({
       object: { hintedDeploymentId: ID },
       deployment: { kind: 'present', deployment: deployment() },
     }),
+    expect: {
+      kind: 'adopt',
+      reason: 'Adopted',
+      then: {
+        kind: 'publish',
+        state: { kind: 'Deployed', message: 'Revision r1 is deployed' },
+        facts: { deployment: deployment(), ownership: { uid: 'uid-a', deploymentId: ID } },
+        track: { id: ID, mode: 'steady' },
+      },
+    },
+  },
+  {
+    name: 'a hint verified, its deployment running another image than the spec',
+    reason:
+      'the PATCH waits for the pass after the ownership record: nothing is sent for a deployment before it is recorded as owned',
+    given: observed({
+      object: { hintedDeploymentId: ID },
+      deployment: {
+        kind: 'present',
+        deployment: deployment({ source_revision_config: { image_uri: 'registry.example/bot:0' } }),
+      },
+    }),
     expect: { kind: 'adopt', reason: 'Adopted' },
+    check: (action) => expect(action).not.toHaveProperty('then'),
+  },
+  {
+    name: 'a hint verified, the revision it runs not yet known',
+    reason:
+      'reading the revision is for the pass after the ownership record: the adoption writes ownership alone',
+    given: observed({
+      object: { hintedDeploymentId: ID },
+      deployment: { kind: 'present', deployment: deployment({ active_revision_id: undefined }) },
+    }),
+    expect: { kind: 'adopt', reason: 'Adopted' },
+    check: (action) => expect(action).not.toHaveProperty('then'),
   },
   {
     name: 'a hint pointing at a deployment of another name',

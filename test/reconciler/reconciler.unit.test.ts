@@ -4,7 +4,11 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentCreateRequest } from '../../src/controlplane/models/index.js';
-import { FINALIZER, type AgentDeploymentView } from '../../src/reconcilers/agentdeployment/object.js';
+import {
+  DEPLOYMENT_ID_ANNOTATION,
+  FINALIZER,
+  type AgentDeploymentView,
+} from '../../src/reconcilers/agentdeployment/object.js';
 import { FleetPoller } from '../../src/reconcilers/agentdeployment/observation/fleet-poller.js';
 import { ObservationCache } from '../../src/reconcilers/agentdeployment/observation/observation-cache.js';
 import type {
@@ -197,6 +201,23 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     await s.run();
     expect(s.statusWrites).toHaveLength(writes);
     expect(s.events.filter((e) => e === 'Normal Deployed')).toHaveLength(1);
+  });
+
+  it('adopts a verified hint and publishes what it then owes in one status write', async () => {
+    const hinted = object({ annotations: { [DEPLOYMENT_ID_ANNOTATION]: ID } });
+    const s = setup(hinted);
+    // The batched poller has read the hinted id (the pass does not wait for it here).
+    s.observations.recordPresent(deployment(), NOW);
+    let result = await s.run();
+    for (let passes = 1; result !== awaitChange && passes < 5; passes += 1) result = await s.run();
+    expect(result).toEqual(awaitChange);
+    expect(s.cpCalls).not.toContain('POST');
+    expect(s.statusWrites).toHaveLength(1);
+    const status = s.current().status;
+    expect(status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
+    expect(status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+    expect(status).toMatchObject({ deploymentId: ID, activeRevisionId: 'r1', observedGeneration: 1 });
+    expect(s.events.sort()).toEqual(['Normal Adopted', 'Normal Deployed']);
   });
 
   it('requeues at once, without backoff, when a status write meets a 409', async () => {

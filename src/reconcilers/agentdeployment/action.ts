@@ -29,7 +29,16 @@ export type Action =
   | { kind: 'addFinalizer' }
   /** Record the intent in status (guarded), POST, record the id. */
   | { kind: 'create'; request: DeploymentCreateRequest; facts: StatusFacts; specKey: string }
-  | { kind: 'adopt'; deployment: Deployment; reason: 'Adopted' | 'CreateRecovered' }
+  | {
+      kind: 'adopt';
+      deployment: Deployment;
+      reason: 'Adopted' | 'CreateRecovered';
+      /**
+       * What the owned object publishes next, when that is only status (adoption.ts): written
+       * with the ownership record, in one write. Absent: ownership alone, and look again.
+       */
+      then?: PublishAction;
+    }
   | {
       kind: 'patch';
       deployment: Deployment;
@@ -61,7 +70,7 @@ export type Action =
   | { kind: 'delete'; id: string; deleteTracingProject?: boolean }
   /** Remove the finalizer; `orphaned`: first record that this object's namespace left that deployment behind. */
   | { kind: 'release'; event?: EventSpec; orphaned?: string }
-  | ({ kind: 'publish'; state: SyncState; facts: StatusFacts } & PublishOptions)
+  | PublishAction
   /**
    * Call the deployed agent (spec.smokeTest) in the background with its own deadline, after
    * publishing `state`; the outcome comes back as Observed.smokeTestAttempts and wakes the key.
@@ -91,6 +100,8 @@ export type Action =
   /** A failure observed on the way: errorPolicy decides. */
   | { kind: 'fail'; error: Failure }
   | { kind: 'nothing' };
+
+export type PublishAction = { kind: 'publish'; state: SyncState; facts: StatusFacts } & PublishOptions;
 
 export interface PublishOptions {
   requeueAfterMs?: number;

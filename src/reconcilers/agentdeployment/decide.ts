@@ -19,6 +19,7 @@ import {
 } from '../../controlplane/models/index.js';
 import type { SmokeTestStatus } from '../../api/agentdeployment/index.js';
 import type { Action, EventSpec, PublishOptions, Tracking } from './action.js';
+import { observedAfterAdoption, withAdoptionRecord } from './adoption.js';
 import { isReadyAt } from './conditions.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { equalIgnoringUnset } from '../../runtime/equal-ignoring-unset.js';
@@ -152,7 +153,7 @@ export const LADDER: readonly Rung[] = [
   },
   {
     name: 'noDeployment',
-    doc: 'owns no deployment: a refused request waits for its re-check; else recover a recorded create, adopt (a verified hint, or `adoptExisting` where permitted), or create after adding the finalizer',
+    doc: "owns no deployment: a refused request waits for its re-check; else recover a recorded create, adopt (a verified hint, or `adoptExisting` where permitted; when all the owned object would do next is publish status, such as `Ready`, that goes in the ownership record's write), or create after adding the finalizer",
     decide: (o, t) =>
       o.spec.kind === 'valid' && o.ownership.deploymentId === undefined
         ? decideCreation(o, o.spec, specKey(o), t)
@@ -186,11 +187,28 @@ export function decide(o: Observed, t: ReconcilerTimings): Action {
 export function decideWithRung(o: Observed, t: ReconcilerTimings): { rung: string; action: Action } {
   for (const rung of LADDER) {
     const action = rung.decide(o, t);
-    if (action !== undefined) return { rung: rung.name, action };
+    if (action !== undefined)
+      return { rung: rung.name, action: action.kind === 'adopt' ? lookPastAdoption(o, action, t) : action };
   }
   // The rungs cover every spec reading with and without an owned deployment: reaching here
   // is a defect of the ladder (a new SpecReading kind without its rung), not of the object.
   throw new Error(`decide: no rung of the ladder applies (spec reading "${o.spec.kind}")`);
+}
+
+/**
+ * An adoption carries the owned object's next step when that step only publishes status
+ * (adoption.ts): one write instead of two. Any other next step (a read, a PATCH, a smoke
+ * test, a delete) waits for the pass after the adoption, as before.
+ */
+function lookPastAdoption(
+  o: Observed,
+  adopt: Extract<Action, { kind: 'adopt' }>,
+  t: ReconcilerTimings,
+): Action {
+  const next = decide(observedAfterAdoption(o, adopt.deployment), t);
+  return next.kind === 'publish'
+    ? { ...adopt, then: withAdoptionRecord(next, o.object.uid, adopt.deployment) }
+    : adopt;
 }
 
 /**

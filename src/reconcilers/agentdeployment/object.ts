@@ -154,6 +154,6 @@ export function hasFinalizer(object: AgentDeploymentView): boolean {
   return hasKitFinalizer(object, FINALIZER);
 }
 
-export function generationOf(object: AgentDeploymentView): number {
+export function generationOf(object: { metadata: { generation?: number } }): number {
   return object.metadata.generation ?? 0;
 }

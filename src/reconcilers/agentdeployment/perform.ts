@@ -18,6 +18,7 @@ import {
 } from '../../runtime/reconcile/result.js';
 import { publishStatus } from '../../runtime/reconcile/status-publisher.js';
 import type { Action, EventSpec, PublishOptions } from './action.js';
+import { adoptionFacts, adoptionMessage, adoptionState } from './adoption.js';
 import { isReadyAt } from './conditions.js';
 import { recheckDelayMs } from './decide.js';
 import { errorPolicy } from './error-policy.js';
@@ -65,7 +66,7 @@ export class Performer<Object extends AgentDeploymentView> {
       case 'create':
         return this.create(pass, action.request, action.facts, action.specKey);
       case 'adopt':
-        return this.adopt(pass, action.deployment, action.reason);
+        return this.adopt(pass, action);
       case 'patch':
         return this.patch(pass, action);
       case 'rollback':
@@ -244,25 +245,36 @@ export class Performer<Object extends AgentDeploymentView> {
 
   private async adopt(
     pass: PassContext<Object>,
-    deployment: Deployment,
-    reason: 'Adopted' | 'CreateRecovered',
+    { deployment, reason, then }: Extract<Action, { kind: 'adopt' }>,
   ): Promise<Result<Object>> {
     const { deps } = this.shell;
     const { object, signal } = pass;
-    const published = await this.publish(
-      object,
-      { kind: 'Creating', message: `Manages deployment ${deployment.id} (${deployment.name})` },
-      { deployment, ownership: { uid: object.metadata.uid ?? '', deploymentId: deployment.id } },
-      signal,
-    );
-    if (!published.ok) return failure({ object, error: published.error });
-    deps.kube.event(object, 'Normal', reason, `Manages deployment ${deployment.id} (${deployment.name})`);
+    const adopted: EventSpec = { type: 'Normal', reason, message: adoptionMessage(deployment) };
+    let result: Result<Object>;
+    if (then) {
+      // Ownership and what the owned object publishes next, in one write (adoption.ts).
+      result = await this.publishState(pass, object, then.state, then.facts, {
+        ...then,
+        events: [adopted, ...(then.events ?? [])],
+      });
+      if (result.kind === 'failure') return result;
+    } else {
+      const published = await this.publish(
+        object,
+        adoptionState(deployment),
+        adoptionFacts(object.metadata.uid ?? '', deployment),
+        signal,
+      );
+      if (!published.ok) return failure({ object, error: published.error });
+      deps.kube.event(object, adopted.type, adopted.reason, adopted.message);
+      result = requeueNow;
+    }
     pass.lane.observations.recordPresent(deployment, deps.clock.now());
     pass.memory.refused = undefined;
     // Adopted back: the orphan record is spent (a failure only leaves a stale record, which
     // lets this same namespace adopt it again; it is retried at the next adoption).
     await deps.orphans?.forget(deployment.id, signal);
-    return requeueNow;
+    return result;
   }
 
   private async patch(

@@ -57,7 +57,8 @@ const DEPLOYMENT_FIELDS = [
 ] as const;
 
 export function nextStatus(
-  object: AgentDeploymentView,
+  /** Only its status and generation are read (decide computes the status an adoption leaves). */
+  object: Pick<AgentDeploymentView, 'status'> & { metadata: { generation?: number } },
   state: SyncState,
   facts: StatusFacts,
   now: Date,
