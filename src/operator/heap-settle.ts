@@ -1,11 +1,13 @@
 // The `run` process's heap settle (src/runtime/heap-settle.ts): on when Node exposes `gc`
-// (--expose-gc, which the image's entrypoint passes), off otherwise. One per process, so it
-// is started by `run`, not by each operator a test or the demo starts in one process.
+// (--expose-gc, which the image's entrypoint passes), off otherwise. Its collections compact
+// (compacting-collection.ts). One per process, so it is started by `run`, not by each
+// operator a test or the demo starts in one process.
 import { getHeapSpaceStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { systemClock } from '../runtime/clock.js';
 import { HeapSettler, type OldSpace } from '../runtime/heap-settle.js';
+import { compactingCollection } from './compacting-collection.js';
 
 function oldSpace(): OldSpace {
   const space = getHeapSpaceStatistics().find((entry) => entry.space_name === 'old_space');
@@ -27,7 +29,7 @@ export function startHeapSettle(logger: Logger, registry: Registry): HeapSettler
     registers: [registry],
   });
   const settler = new HeapSettler({
-    collect: () => (collect as () => void)(),
+    collect: compactingCollection(() => (collect as () => void)()),
     oldSpace,
     clock: systemClock,
     onSettled: ({ before, after, passes }) => {
