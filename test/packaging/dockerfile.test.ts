@@ -115,9 +115,14 @@ describe('Dockerfile', () => {
     );
   });
 
-  it('starts the operator through the CLI, with gc exposed for the heap settle: ENTRYPOINT node --expose-gc dist/cli.js, CMD run', () => {
+  it('starts the operator through the CLI, with gc exposed for the heap settle and a small young generation: ENTRYPOINT node --expose-gc --max-semi-space-size=4 dist/cli.js, CMD run', () => {
     const last = (keyword: string) => runtime.instructions.filter((i) => i.keyword === keyword).at(-1)?.args;
-    expect(JSON.parse(last('ENTRYPOINT') ?? 'null')).toEqual(['node', '--expose-gc', 'dist/cli.js']);
+    expect(JSON.parse(last('ENTRYPOINT') ?? 'null')).toEqual([
+      'node',
+      '--expose-gc',
+      '--max-semi-space-size=4',
+      'dist/cli.js',
+    ]);
     expect(JSON.parse(last('CMD') ?? 'null')).toEqual(['run']);
   });
 

@@ -178,7 +178,7 @@ describe.skipIf(unavailable !== undefined && !IN_CI)('the operator image, run re
     expect(procStatus).toMatch(new RegExp(`^Gid:\\s+${NONROOT}\\s+${NONROOT}\\s`, 'm'));
     // The image's own entry point and command, then the arguments given to `podman run`.
     expect(await readFile(`/proc/${pid}/cmdline`, 'utf8')).toMatch(
-      /^node\0--expose-gc\0dist\/cli\.js\0run\0--kubeconfig\0/,
+      /^node\0--expose-gc\0--max-semi-space-size=4\0dist\/cli\.js\0run\0--kubeconfig\0/,
     );
 
     const probe = await podman([
