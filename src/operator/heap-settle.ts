@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { systemClock } from '../runtime/clock.js';
 import { HeapSettler, type OldSpace } from '../runtime/heap-settle.js';
-import { compactingCollection } from './compacting-collection.js';
+import { compactingCollection, type ExposedGc } from './compacting-collection.js';
 
 function oldSpace(): OldSpace {
   const space = getHeapSpaceStatistics().find((entry) => entry.space_name === 'old_space');
@@ -29,7 +29,7 @@ export function startHeapSettle(logger: Logger, registry: Registry): HeapSettler
     registers: [registry],
   });
   const settler = new HeapSettler({
-    collect: compactingCollection(() => (collect as () => void)()),
+    collect: compactingCollection({ gc: collect as ExposedGc }),
     oldSpace,
     clock: systemClock,
     onSettled: ({ before, after, passes }) => {
