@@ -2,12 +2,13 @@
 // (--expose-gc, which the image's entrypoint passes), off otherwise. Its collections compact
 // (compacting-collection.ts). One per process, so it is started by `run`, not by each
 // operator a test or the demo starts in one process.
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { systemClock } from '../runtime/clock.js';
 import { HeapSettler, type OldSpace } from '../runtime/heap-settle.js';
 import { compactingCollection, type ExposedGc } from './compacting-collection.js';
+import { PooledHeap } from './pooled-heap.js';
 
 function oldSpace(): OldSpace {
   const space = getHeapSpaceStatistics().find((entry) => entry.space_name === 'old_space');
@@ -15,6 +16,23 @@ function oldSpace(): OldSpace {
 }
 
 const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
+
+/** V8 12 and later pool the pages they free (pooled-heap.ts); earlier ones unmap them. */
+const POOLS_FREED_PAGES = Number(process.versions.v8.split('.')[0]) >= 12;
+
+/** What the settle watches, and the collection it runs. */
+function settleTarget(gc: ExposedGc): { oldSpace: () => OldSpace; collect: () => void } {
+  const collection = compactingCollection({ gc });
+  if (!POOLS_FREED_PAGES) return { oldSpace, collect: collection };
+  const heap = new PooledHeap(() => getHeapStatistics().total_physical_size);
+  return {
+    oldSpace: () => heap.footprint(),
+    collect: () => {
+      collection();
+      heap.collected();
+    },
+  };
+}
 
 /** Starts the settle when `gc` is exposed; returns it (to stop), or undefined when it cannot run. */
 export function startHeapSettle(logger: Logger, registry: Registry): HeapSettler | undefined {
@@ -29,8 +47,7 @@ export function startHeapSettle(logger: Logger, registry: Registry): HeapSettler
     registers: [registry],
   });
   const settler = new HeapSettler({
-    collect: compactingCollection({ gc: collect as ExposedGc }),
-    oldSpace,
+    ...settleTarget(collect as ExposedGc),
     clock: systemClock,
     onSettled: ({ before, after, passes }) => {
       collections.inc(passes);
