@@ -2,15 +2,14 @@
 // thousands of objects, the short-lived objects of in-flight requests live through two young
 // collections and are promoted; when the burst ends they die where they lie, and the old
 // space keeps its pages, each holding a few survivors. A full collection compacts only a few
-// such pages (the operator's collections favour memory to compact more: see
+// such pages (the operator's collections are made to compact more: see
 // src/operator/compacting-collection.ts), and V8's memory reducer, which would compact the
 // rest, waits for an idle mutator: an operator resyncing thousands of objects is never idle
-// enough. Measured at
-// 5,000 objects created through four connections (docs/benchmarks.md): 144 MiB of old space
-// committed for 48 MiB used after the burst; successive full collections took it to 123, 95,
-// 76, 63 MiB, and the process's RSS from 254 to 173 MiB. At 10,000 settled objects a third of
-// the old space stayed free (126 MiB committed, 84 used), which the first rule (half free)
-// never settled.
+// enough. Measured at 5,000 objects created through four connections (docs/benchmarks.md):
+// 144 MiB of old space committed for 48 MiB used after the burst; successive full collections
+// took it to 123, 95, 76, 63 MiB, and the process's RSS from 254 to 173 MiB. At 10,000
+// settled objects a third of the old space stayed free (126 MiB committed, 84 used), which
+// the first rule (half free) never settled.
 //
 // So the process checks its old space every `checkEveryMs`. When the free part of what it
 // committed is both large (`minSlackBytes`) and a large share of it (`slackShare`), it runs up
