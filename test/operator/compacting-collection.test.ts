@@ -1,7 +1,7 @@
 // The heap settle's collections give back pages a plain full collection keeps: a fragmented old
 // space (40% of every page free) shrinks under compacting collections, and so does the
-// process's resident memory, and not under plain ones. Each kind runs in a node process of its own, started with --expose-gc as the image's
-// entrypoint starts the operator.
+// process's resident memory, and not under plain ones. Each kind runs in a node process of
+// its own, started with --expose-gc as the image's entrypoint starts the operator.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
