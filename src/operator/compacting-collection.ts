@@ -23,12 +23,15 @@ import { setFlagsFromString } from 'node:v8';
 
 const FAVOUR_MEMORY = '--optimize-for-size';
 
+/** The major version of the V8 this process runs. */
+export const RUNNING_V8_MAJOR = Number(process.versions.v8.split('.')[0]);
+
 /** Node's `gc` under --expose-gc, with the options V8 12 reads. */
 export type ExposedGc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
 export interface CompactingCollectionOptions {
   gc: ExposedGc;
-  /** V8's major version (process.versions.v8). */
+  /** V8's major version (default: the running one). */
   v8Major?: number;
   /** The process was started favouring memory: the flag is left alone. */
   alreadyFavoursMemory?: boolean;
@@ -44,7 +47,7 @@ export function favoursMemoryAlready(execArgv: readonly string[], nodeOptions: s
 /** One compacting full collection, the way this V8 offers it. */
 export function compactingCollection({
   gc,
-  v8Major = Number(process.versions.v8.split('.')[0]),
+  v8Major = RUNNING_V8_MAJOR,
   alreadyFavoursMemory = favoursMemoryAlready(process.execArgv, process.env.NODE_OPTIONS),
   setFlags = setFlagsFromString,
 }: CompactingCollectionOptions): () => void {

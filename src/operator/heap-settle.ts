@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { systemClock } from '../runtime/clock.js';
 import { HeapSettler, type OldSpace } from '../runtime/heap-settle.js';
-import { compactingCollection, type ExposedGc } from './compacting-collection.js';
+import { RUNNING_V8_MAJOR, compactingCollection, type ExposedGc } from './compacting-collection.js';
 import { PooledHeap } from './pooled-heap.js';
 
 function oldSpace(): OldSpace {
@@ -18,7 +18,7 @@ function oldSpace(): OldSpace {
 const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
 
 /** V8 12 and later pool the pages they free (pooled-heap.ts); earlier ones unmap them. */
-const POOLS_FREED_PAGES = Number(process.versions.v8.split('.')[0]) >= 12;
+const POOLS_FREED_PAGES = RUNNING_V8_MAJOR >= 12;
 
 /** What the settle watches, and the collection it runs. */
 function settleTarget(gc: ExposedGc): { oldSpace: () => OldSpace; collect: () => void } {
