@@ -6,7 +6,7 @@
 // deployment by route, the 429s, the floor and the ratios; writes bench/out/converge-<N>.svg.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, round } from '../support/emulator-stats.js';
 import { ROOT } from '../support/processes.js';
@@ -29,6 +29,8 @@ const USAGE = `Usage: npm run bench:converge -- --n <N> [options]
   --json               print one JSON object instead of the text report
   --out <dir>          where the chart goes (default bench/out)
   --verbose            echo the operator's log lines to stderr
+  --cpu-profile <file> write a CPU profile of the operator from the first create until all
+                       are Ready (the last operator run's, with --runs above 1)
 `;
 
 interface Args {
@@ -39,6 +41,7 @@ interface Args {
   json: boolean;
   out: string;
   verbose: boolean;
+  cpuProfile: string | undefined;
 }
 
 function parse(argv: string[]): Args | 'help' {
@@ -53,6 +56,7 @@ function parse(argv: string[]): Args | 'help' {
       json: { type: 'boolean', default: false },
       out: { type: 'string', default: join(ROOT, 'bench/out') },
       verbose: { type: 'boolean', default: false },
+      'cpu-profile': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -80,6 +84,7 @@ function parse(argv: string[]): Args | 'help' {
     json: values.json,
     out: values.out,
     verbose: values.verbose,
+    cpuProfile: values['cpu-profile'] === undefined ? undefined : resolve(values['cpu-profile']),
   };
 }
 
@@ -106,6 +111,7 @@ async function runMany(
       revisionPhaseMs: args.buildMs / TIMED_PHASES,
       timeoutMs: Math.max(120_000, expectedSeconds * 5_000),
       verbose: args.verbose,
+      ...(strategy === 'operator' && args.cpuProfile !== undefined ? { cpuProfile: args.cpuProfile } : {}),
     });
     process.stderr.write(
       `${strategy} run ${i + 1}/${count}: all ${args.n} Ready in ${run.convergeSeconds.toFixed(2)} s, ` +

@@ -20,6 +20,8 @@ export interface StrategyRunOptions {
   /** Extra `agent-operator run` flags for the operator strategy. */
   operatorFlags?: string[];
   verbose?: boolean;
+  /** Where the operator strategy writes a CPU profile of itself from the first create until all are Ready. */
+  cpuProfile?: string;
 }
 
 export interface StrategyRun extends CallSummary {
@@ -36,6 +38,19 @@ export interface StrategyRun extends CallSummary {
 interface StrategyProcess {
   pid: number;
   stop(): Promise<void>;
+}
+
+/** Profiles `strategy` over `during` when asked to (the operator only: the baseline has no probe). */
+async function profiled<R>(
+  strategy: StrategyProcess,
+  file: string | undefined,
+  during: () => Promise<R>,
+): Promise<R> {
+  if (file === undefined || !(strategy instanceof OperatorProcess)) return during();
+  await strategy.startCpuProfile();
+  const result = await during();
+  await strategy.stopCpuProfile(file);
+  return result;
 }
 
 async function startStrategy(options: StrategyRunOptions, emulators: Emulators): Promise<StrategyProcess> {
@@ -73,10 +88,13 @@ export async function runStrategy(options: StrategyRunOptions): Promise<Strategy
     );
     await tracker.start();
     const cpuBefore = cpuSecondsOf(strategy.pid);
-    tracker.origin = performance.now();
-    await createAll(emulators.kube, objects);
-    const createSeconds = (performance.now() - tracker.origin) / 1000;
-    await tracker.waitForReady(options.n, options.timeoutMs);
+    let createSeconds = 0;
+    await profiled(strategy, options.cpuProfile, async () => {
+      tracker.origin = performance.now();
+      await createAll(emulators.kube, objects);
+      createSeconds = (performance.now() - tracker.origin) / 1000;
+      await tracker.waitForReady(options.n, options.timeoutMs);
+    });
     const cpuSeconds = cpuSecondsOf(strategy.pid) - cpuBefore;
     const stats = await emulators.admin<StatsSnapshot>('GET', '/stats');
     const readyTimesMs = tracker.sortedReadyTimes();
