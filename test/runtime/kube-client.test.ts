@@ -276,15 +276,20 @@ describe('KubeClient', () => {
     });
     const transport = new KubeConfigTransport(config);
     const reusing = new KubeClient(transport);
+    // undici puts a connection back in its pool on the event-loop turn after the answer ended:
+    // a request sent before that opens another connection instead of reusing this one.
+    const connectionFreed = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     try {
       await reusing.get(WIDGETS, 'default', 'w');
+      await connectionFreed();
       // Reuses the kept-alive connection, which the server closes: read again on a new one.
       expect(await reusing.get(WIDGETS, 'default', 'w')).toMatchObject({ metadata: { name: 'w' } });
       expect(requests).toBe(3);
+      await connectionFreed();
       // A write on a reused connection that breaks is the caller's to judge: not sent twice.
       await expect(
         reusing.mergePatch(WIDGETS, 'default', 'w', { metadata: { labels: { a: 'b' } } }),
-      ).rejects.toThrow(/NetworkError|socket hang up|ECONNRESET/);
+      ).rejects.toMatchObject({ statusCode: 0, reason: 'NetworkError' });
       expect(requests).toBe(4);
     } finally {
       transport.close();
