@@ -258,9 +258,19 @@ export async function main(argv: string[]): Promise<number> {
       await progress(`CPU profile of the adoption written to ${args.adoptionCpuProfile}`);
     }
     await waitForQuiet(operator, 3_000);
+    // Until quiet: the adoption, then the tracing-project lookups the adopted objects need.
+    const startSeconds = (performance.now() - tracker.origin) / 1000;
+    const startCpuSeconds = operator.cpuSeconds();
+    const startPasses = {
+      agentdeployment: await operator.metric(RECONCILES, { controller: 'agentdeployment' }),
+      tracingproject: await operator.metric(RECONCILES, { controller: 'tracingproject' }),
+    };
     const statsAfterAdopt = await emulators.admin<StatsSnapshot>('GET', '/stats');
     const adoptCalls = statsAfterAdopt.total - statsAtStart.total;
     await progress(`all ${args.n} Ready ${adoptSeconds.toFixed(1)} s after start, ${adoptCalls} calls`);
+    await progress(
+      `quiet ${startSeconds.toFixed(1)} s after start (lookups done): ${startCpuSeconds.toFixed(1)} CPU s, passes ${JSON.stringify(startPasses)}`,
+    );
 
     const rssProbes: number[] = [];
     const memoryProbes: ProbeAnswer[] = [];
@@ -322,6 +332,9 @@ export async function main(argv: string[]): Promise<number> {
       seedSeconds: round(seedSeconds, 1),
       adoptSeconds: round(adoptSeconds, 1),
       adoptCalls,
+      startSeconds: round(startSeconds, 1),
+      startCpuSeconds: round(startCpuSeconds, 2),
+      startPasses,
       rssAfterGcMB: round(Math.max(...rssProbes) / MB, 1),
       rssAfterGcMBProbes: rssProbes.map((bytes) => round(bytes / MB, 1)),
       rssSettledMB: round((rssProbes[rssProbes.length - 1] ?? 0) / MB, 1),
@@ -349,6 +362,7 @@ export async function main(argv: string[]): Promise<number> {
         [
           `N = ${args.n} settled AgentDeployments, limit ${args.rateLimit.count} requests / ${args.rateLimit.windowSeconds} s, ${availableParallelism()} cores, node ${process.version}`,
           `seeded in ${report.seedSeconds} s; the operator adopted all in ${report.adoptSeconds} s with ${adoptCalls} calls`,
+          `quiet (tracing projects recorded) ${report.startSeconds} s after start, ${report.startCpuSeconds} CPU s, passes ${JSON.stringify(startPasses)}`,
           `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB); at the last probe ${JSON.stringify(report.memoryAtLastProbe)}`,
           `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds), ${report.noopReconcilesPerSecond}/s wall`,
           `calls per resync period (${report.resyncPeriodSeconds} s): ${report.callsPerResyncPeriodEach.join(', ')}; the largest, ${report.callsPerResyncPeriod}, is ${(report.shareOfBudget * 100).toFixed(2)}% of the budget; ${JSON.stringify(report.callsPerResyncPeriodByRoute)}`,
