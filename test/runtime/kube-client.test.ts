@@ -243,6 +243,52 @@ describe('KubeClient', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
+  it('opens no more connections than it has requests in flight', async () => {
+    // Each worker sends its next request as soon as its last answer is read; a connection
+    // that is not back in the pool by then makes the pool open another: twice the sockets on
+    // the API server, and their memory here, for nothing.
+    let connections = 0;
+    const counting = http.createServer((req, res) => {
+      req.resume();
+      send(res, 200, { kind: 'Widget', metadata: { name: 'w', resourceVersion: '1' } });
+    });
+    counting.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: `http://127.0.0.1:${(counting.address() as AddressInfo).port}`,
+          skipTLSVerify: false,
+        },
+      ],
+      users: [{ name: 'u', token: 'sekret-token' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const transport = new KubeConfigTransport(config);
+    const workers = 8;
+    try {
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          for (let i = 0; i < 25; i += 1) {
+            await transport.json({
+              method: 'PATCH',
+              path: '/apis/example.com/v1/namespaces/default/widgets/w',
+              body: {},
+            });
+          }
+        }),
+      );
+      expect(connections).toBeLessThanOrEqual(workers);
+    } finally {
+      transport.close();
+      counting.closeAllConnections();
+      await new Promise((resolve) => counting.close(resolve));
+    }
+  });
+
   it('retries a read once when the server closed the kept-alive connection it reused; a write is not repeated', async () => {
     // The server answers the first request of each connection and closes the connection on
     // the second, unanswered: what an API server's idle timeout does when it races a reuse.
@@ -276,16 +322,11 @@ describe('KubeClient', () => {
     });
     const transport = new KubeConfigTransport(config);
     const reusing = new KubeClient(transport);
-    // undici puts a connection back in its pool on the event-loop turn after the answer ended:
-    // a request sent before that opens another connection instead of reusing this one.
-    const connectionFreed = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     try {
       await reusing.get(WIDGETS, 'default', 'w');
-      await connectionFreed();
       // Reuses the kept-alive connection, which the server closes: read again on a new one.
       expect(await reusing.get(WIDGETS, 'default', 'w')).toMatchObject({ metadata: { name: 'w' } });
       expect(requests).toBe(3);
-      await connectionFreed();
       // A write on a reused connection that breaks is the caller's to judge: not sent twice.
       await expect(
         reusing.mergePatch(WIDGETS, 'default', 'w', { metadata: { labels: { a: 'b' } } }),

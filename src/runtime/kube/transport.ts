@@ -73,6 +73,7 @@ export class KubeConfigTransport implements KubeTransport {
     } finally {
       deadline.release();
     }
+    await connectionReturned();
     const parsed = parseJson(text);
     if (response.statusCode < 200 || response.statusCode >= 300) {
       throw KubeApiError.fromStatus(
@@ -237,6 +238,16 @@ function abortError(request: KubeRequest): KubeApiError {
     timedOut ? 'Timeout' : 'Aborted',
     `${request.method} ${request.path}: ${timedOut ? 'request timed out' : 'request aborted'}`,
   );
+}
+
+/**
+ * undici puts a connection back in its pool on the event-loop turn after the answer has been
+ * read. A caller that sent its next request at once (a worker's next write) found none free and
+ * the pool opened another: with 8 workers, 13 connections where 8 do; with 64, 128 sockets and
+ * 8 MB more resident. Answering on the next turn keeps one connection per request in flight.
+ */
+function connectionReturned(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The code of a network error; undici may wrap the socket's error one level down. */
