@@ -3,6 +3,13 @@
 // window updates one Event's count instead of creating another, so a reconcile that keeps
 // failing the same way leaves one Event with a growing count, not thousands.
 // Messages are the caller's text and must never carry secret values.
+//
+// Callers do not wait for an Event (a pass records one and goes on), so a burst of passes
+// (10,000 objects adopted at once) would otherwise have thousands of Event writes in flight,
+// each with its own connection to the API server. As client-go's broadcaster queues Events and
+// writes them from one goroutine, at most `maxInFlight` are written at once here, the others
+// wait in order, and past `maxQueued` waiting a new Event is dropped (logged at debug), as
+// client-go drops when its queue is full: an Event is a note for people, not state.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
@@ -37,6 +44,10 @@ export interface EventRecorderOptions {
   aggregationWindowMs?: number;
   clock?: Clock;
   logger?: Logger;
+  /** Event writes at once (default 8). */
+  maxInFlight?: number;
+  /** Events waiting for a write, beyond which new ones are dropped (default 1,000). */
+  maxQueued?: number;
 }
 
 const EVENTS_V1: ResourceType = { group: 'events.k8s.io', version: 'v1', plural: 'events' };
@@ -44,6 +55,10 @@ const CORE_EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events' }
 const MAX_NOTE_BYTES = 1024;
 const MAX_REASON_CHARS = 128;
 const MAX_REMEMBERED = 4096;
+/** Event writes at once: with API server answers of 2-5 ms, 1,600-4,000 Events a second. */
+const DEFAULT_MAX_IN_FLIGHT = 8;
+/** Events waiting to be written (client-go's queue holds 1,000). */
+const DEFAULT_MAX_QUEUED = 1_000;
 
 interface Series {
   name: string;
@@ -80,6 +95,11 @@ export class EventRecorder {
   private readonly logger: Logger | undefined;
   /** Insertion-ordered so the oldest series can be forgotten first. */
   private readonly series = new Map<string, Series>();
+  private readonly maxInFlight: number;
+  private readonly maxQueued: number;
+  private inFlight = 0;
+  /** Records waiting for a write slot, oldest first; each is handed the slot of a finished write. */
+  private readonly waiting: Array<() => void> = [];
 
   constructor(options: EventRecorderOptions) {
     this.client = options.client;
@@ -89,9 +109,14 @@ export class EventRecorder {
     this.windowMs = options.aggregationWindowMs ?? 600_000;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
   }
 
-  /** Records an event; never rejects (a lost event must not fail a reconcile). */
+  /**
+   * Records an event; never rejects (a lost event must not fail a reconcile). Resolves once it
+   * is written, or at once when the queue is full and it is dropped.
+   */
   async record(
     regarding: ObjectReference,
     type: EventType,
@@ -99,12 +124,55 @@ export class EventRecorder {
     message: string,
     action = reason,
   ): Promise<void> {
+    if (this.inFlight < this.maxInFlight) {
+      this.inFlight += 1;
+    } else if (this.waiting.length < this.maxQueued) {
+      // The slot is handed over by the write that finishes (release): inFlight stays counted.
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.logger?.debug(
+        { regarding: `${regarding.kind} ${regarding.namespace ?? ''}/${regarding.name}`, reason },
+        'event dropped: too many events waiting to be written',
+      );
+      return;
+    }
+    try {
+      await this.write(regarding, type, reason, message, action);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** A write finished: its slot goes to the oldest waiting record, or is freed. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight -= 1;
+  }
+
+  private async write(
+    regarding: ObjectReference,
+    type: EventType,
+    reason: string,
+    message: string,
+    action: string,
+  ): Promise<void> {
     const note = truncate(message, MAX_NOTE_BYTES);
     const shortReason = reason.slice(0, MAX_REASON_CHARS);
     const namespace = regarding.namespace ?? 'default';
     // A digest, not the text: the key is kept for every recent series, and a note can be 1 KiB.
     const key = createHash('sha256')
-      .update(JSON.stringify([regarding.uid ?? '', regarding.kind, namespace, regarding.name, type, shortReason, note]))
+      .update(
+        JSON.stringify([
+          regarding.uid ?? '',
+          regarding.kind,
+          namespace,
+          regarding.name,
+          type,
+          shortReason,
+          note,
+        ]),
+      )
       .digest('base64');
     const now = this.clock.now();
     const known = this.series.get(key);

@@ -1,0 +1,79 @@
+// Events are not waited for by the passes that record them, so a burst of passes must not
+// become a burst of Event writes: a few are written at once, the rest wait in order, and past
+// the queue's bound new ones are dropped (client-go's broadcaster does the same).
+import { describe, expect, it } from 'vitest';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import { EventRecorder, type ObjectReference } from '../../src/runtime/events/recorder.js';
+
+/** A client whose Event creates stay pending until the test answers them, in order. */
+function pendingClient() {
+  const created: string[] = [];
+  const answers: Array<() => void> = [];
+  const client = {
+    create: (_type: unknown, event: KubeObject) => {
+      created.push(String((event as { note?: unknown }).note));
+      return new Promise<KubeObject>((resolve) => answers.push(() => resolve(event)));
+    },
+    mergePatch: () => Promise.reject(new Error('no repeats in this test')),
+  } as unknown as KubeClient;
+  return {
+    client,
+    created,
+    /** Answers the oldest pending create, then lets every continuation it frees run. */
+    answerOne: async () => {
+      answers.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+function objectNumber(i: number): ObjectReference {
+  return { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}`, namespace: 'default', uid: `uid-${i}` };
+}
+
+describe('the event recorder under a burst', () => {
+  it('writes a few events at once and the rest in the order they came', async () => {
+    const api = pendingClient();
+    const recorder = new EventRecorder({
+      client: api.client,
+      component: 'test',
+      instance: 'i',
+      maxInFlight: 2,
+    });
+    const recorded = Array.from({ length: 5 }, (_, i) =>
+      recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
+    );
+    await Promise.resolve();
+    expect(api.created).toEqual(['event 0', 'event 1']);
+    await api.answerOne();
+    expect(api.created).toEqual(['event 0', 'event 1', 'event 2']);
+    for (let i = 0; i < 4; i += 1) await api.answerOne();
+    await Promise.all(recorded);
+    expect(api.created).toEqual(['event 0', 'event 1', 'event 2', 'event 3', 'event 4']);
+  });
+
+  it('drops new events while too many wait, and takes them again once the queue drains', async () => {
+    const api = pendingClient();
+    const recorder = new EventRecorder({
+      client: api.client,
+      component: 'test',
+      instance: 'i',
+      maxInFlight: 1,
+      maxQueued: 2,
+    });
+    const recorded = Array.from({ length: 5 }, (_, i) =>
+      recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
+    );
+    // One written, two waiting, two dropped: their records resolve at once.
+    await Promise.all(recorded.slice(3));
+    for (let i = 0; i < 3; i += 1) await api.answerOne();
+    await Promise.all(recorded);
+    expect(api.created).toEqual(['event 0', 'event 1', 'event 2']);
+
+    const later = recorder.record(objectNumber(9), 'Normal', 'Created', 'event 9');
+    await api.answerOne();
+    await later;
+    expect(api.created.at(-1)).toBe('event 9');
+  });
+});
