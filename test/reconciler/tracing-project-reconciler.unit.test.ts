@@ -1,7 +1,6 @@
 // The tracing-project lookup spends only spare budget: while the key's buckets are under half
 // full (a rollout is spending them) it comes back later without a call, and it goes ahead once
-// spare, or once it has waited long enough. The keys waiting on one connection form a line:
-// the head looks at the budget's pace, the others sleep until an answer wakes them.
+// spare, or once it has waited long enough.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AgentDeploymentObject } from '../../src/reconcilers/agentdeployment/kube-port.js';
@@ -30,9 +29,6 @@ function setUp(spareInMs: () => number, otherKeys: string[] = []) {
   const woken: string[] = [];
   let object: AgentDeploymentObject | undefined = owned();
   const others = new Map(otherKeys.map((key) => [key, owned()]));
-  // What the platform answers the next lookup (found, by default).
-  let answer: () => Promise<Awaited<ReturnType<SessionReader['findSessionByName']>>> = () =>
-    Promise.resolve({ ok: true, value: { id: PROJECT, name: 'bot' } });
   const client: SessionReader = {
     msUntilSessionLookupSpare: (share, quietMs) => {
       expect([share, quietMs]).toEqual([0.5, 2_000]);
@@ -40,7 +36,7 @@ function setUp(spareInMs: () => number, otherKeys: string[] = []) {
     },
     findSessionByName: (name) => {
       lookups.push(name);
-      return answer();
+      return Promise.resolve({ ok: true, value: { id: PROJECT, name } });
     },
     readSession: () => Promise.resolve({ ok: true, value: undefined }),
   };
@@ -69,7 +65,6 @@ function setUp(spareInMs: () => number, otherKeys: string[] = []) {
     advance: (ms: number) => (now += ms),
     remove: () => (object = undefined),
     removeKey: (key: string) => others.delete(key),
-    answerWith: (next: typeof answer) => (answer = next),
     lookups,
     written,
   };
@@ -94,109 +89,76 @@ describe('the tracing-project lookup on a busy key', () => {
     expect(run.lookups).toEqual(['bot']);
   });
 
-  it('the head comes back at the budget pace, no sooner than 100 ms and no later than the recheck period', async () => {
+  it('comes back no sooner than a second (the head of the line: 100 ms) and no later than the recheck period', async () => {
     let spareInMs = 3;
-    const run = setUp(() => spareInMs);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 100 });
+    const run = setUp(() => spareInMs, ['team-a/head']);
+    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 100 });
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
     spareInMs = 10 * 60_000;
     expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 30_000 });
     expect(run.lookups).toEqual([]);
   });
 
-  it('only the key that has waited longest keeps looking; the others sleep until woken, their longest deferral as their only timer', async () => {
+  it('only the key that has waited longest keeps looking; the others back off as long as they waited', async () => {
     // Thousands of objects needing a lookup at once (a new operator over a fleet) wait on one
-    // busy key; each coming back to learn again that the budget is not spare was 63,000 passes
-    // in 2.5 minutes at 10,000 objects. The head of the line looks for all of them.
+    // busy key; a look every second each would be thousands of passes a second spent learning
+    // again that the budget is not spare. The head of the line looks for all of them.
     const run = setUp(() => 1_000, ['team-a/head']);
     expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 60_000 });
-    run.advance(1_000);
-    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-    // Run early (another event about its object): it sleeps for what is left of its deferral.
-    run.advance(4_000);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 55_000 });
+    const waits: number[] = [];
+    for (let look = 0; look < 7; look += 1) {
+      // The head looks at the budget's pace all along.
+      if (look === 4)
+        expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
+      const result = await run.reconcile();
+      if (result.kind !== 'requeueAfter') throw new Error(`look ${look}: ${result.kind}`);
+      waits.push(result.ms);
+      run.advance(result.ms);
+    }
+    expect(waits).toEqual([1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000]);
     expect(run.lookups).toEqual([]);
-    expect(run.woken).toEqual([]);
   });
 
   it('the next key takes over the looking when the head needs no lookup any more', async () => {
     const run = setUp(() => 1_000, ['team-a/head']);
     await run.reconcileKey('team-a/head');
     run.advance(5_000);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 60_000 });
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
+    run.advance(5_000);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 5_000 });
     run.removeKey('team-a/head');
     expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'awaitChange' });
     expect(run.woken).toEqual([KEY]);
     expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
   });
 
-  it('an answer on spare budget wakes the two keys that have waited longest', async () => {
-    // A sleeping key must not wait for its timer once the budget is spare: each answer to a
-    // lookup that went on spare budget wakes two, so the lookups in flight can double while
-    // the budget stays spare, instead of the line moving one round trip at a time.
+  it('a lookup that finds the budget spare wakes the key that has waited longest, one at a time', async () => {
+    // Backing off must not leave a key asleep for half a minute once the budget is spare:
+    // each lookup that goes on spare budget hands the turn to the next waiting key.
     let spareInMs = 5_000;
-    const run = setUp(() => spareInMs, ['team-a/first', 'team-a/second', 'team-a/third']);
-    for (const key of ['team-a/first', 'team-a/second', 'team-a/third']) {
-      expect((await run.reconcileKey(key)).kind).toBe('requeueAfter');
-      run.advance(10);
-    }
+    const run = setUp(() => spareInMs, ['team-a/first', 'team-a/second']);
+    expect((await run.reconcileKey('team-a/first')).kind).toBe('requeueAfter');
+    run.advance(10);
+    expect((await run.reconcileKey('team-a/second')).kind).toBe('requeueAfter');
     expect(run.woken).toEqual([]);
 
     spareInMs = 0;
     expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toEqual(['team-a/first', 'team-a/second']);
+    expect(run.woken).toEqual(['team-a/first']);
     expect(await run.reconcileKey('team-a/first')).toEqual({ kind: 'awaitChange' });
-    expect(run.woken.slice(2)).toEqual(['team-a/second', 'team-a/third']);
-    expect(run.lookups).toEqual(['bot', 'bot']);
-  });
-
-  it('an answer does not wake a key whose own lookup is on its way', async () => {
-    const run = setUp(() => 0, ['team-a/first', 'team-a/second']);
-    let answerFirst: (value: { ok: true; value: undefined }) => void = () => undefined;
-    run.answerWith(() => new Promise((resolve) => (answerFirst = resolve)));
-    const first = run.reconcileKey('team-a/first');
-    run.answerWith(() => Promise.resolve({ ok: true, value: { id: PROJECT, name: 'bot' } }));
-    run.advance(10);
-    // second's lookup goes and is answered while first's is still on its way.
+    expect(run.woken).toEqual(['team-a/first', 'team-a/second']);
     expect(await run.reconcileKey('team-a/second')).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toEqual([]);
-    answerFirst({ ok: true, value: undefined });
-    expect(await first).toEqual({ kind: 'requeueAfter', ms: 30_000 });
+    expect(run.woken).toHaveLength(2);
+    expect(run.lookups).toEqual(['bot', 'bot', 'bot']);
   });
 
-  it('a failed lookup keeps its place and wakes nobody: the head alone probes a failing API, at its backoff', async () => {
-    let spareInMs = 0;
-    const run = setUp(() => spareInMs, ['team-a/head']);
-    run.answerWith(() =>
-      Promise.resolve({
-        ok: false,
-        error: {
-          kind: 'Transient',
-          message: 'GET /api/v1/sessions: HTTP 503',
-          status: 503,
-          unclear: false,
-          method: 'GET',
-          route: '/api/v1/sessions',
-          attempts: 1,
-        },
-      } as const),
-    );
-    expect((await run.reconcileKey('team-a/head')).kind).toBe('backoff');
-    expect(run.woken).toEqual([]);
-    spareInMs = 1_000;
-    run.advance(10);
-    // Still the head when it comes back from its backoff; the key behind it sleeps.
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 60_000 });
-    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-  });
-
-  it('a lookup that goes because it waited the longest deferral hands the looking to the next key', async () => {
+  it('a lookup that goes only because it waited the longest deferral wakes nobody', async () => {
     const run = setUp(() => 5_000, ['team-a/other']);
     expect((await run.reconcile()).kind).toBe('requeueAfter');
     expect((await run.reconcileKey('team-a/other')).kind).toBe('requeueAfter');
     run.advance(60_000);
     expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toEqual(['team-a/other']);
+    expect(run.woken).toEqual([]);
   });
 
   it('goes ahead on a key that is never spare once it has waited the longest deferral', async () => {

@@ -8,14 +8,11 @@
 // its key are under `spareShare` full, or an interactive request (a rollout's create) waited on
 // them in the last `spareQuietMs`, it waits, and goes ahead anyway once it has waited
 // `maxDeferMs` (a key that is never spare still gets its projects recorded). The keys waiting
-// on one connection form a line, in the order they came: its head (the key that has waited
-// longest) looks again at the budget's pace, the others sleep until they are woken, with the
-// longest deferral as their only timer. A key keeps its place until its lookup is answered.
-// An answer to a lookup that went on spare budget wakes the two keys at the front (the line's
-// lookups in flight can double while the budget stays spare); an answer to the head's wakes
-// the next head; a failed lookup wakes nobody, so a failing API is probed by the head alone, at
-// the controller's backoff. Measured: at 1,000 objects created at once the lookups took half a
-// call per deployment from the rollout; at 10,000 adopted at once, ... (docs/benchmarks.md).
+// on one connection form a line: its head (the key that has waited longest) looks again at the
+// budget's pace, the others back off; a lookup that goes on spare budget wakes the head, so the
+// line moves as fast as the budget stays spare, with one key looking while it is not.
+// Measured: at 1,000 objects created at once the lookups took half a call per deployment from
+// the rollout (docs/benchmarks.md).
 import type { Logger } from 'pino';
 import {
   awaitChange,
@@ -56,21 +53,12 @@ type Line = Map<string, number>;
  * tens of ms), so that the line moves on as soon as it can; one key of a connection does this.
  */
 const HEAD_MIN_DEFER_MS = 100;
-/**
- * Keys woken by the answer to a lookup that went on spare budget. Two: while the budget stays
- * spare the lookups in flight double with each round trip (a line moved one key at a time
- * would go at the API's latency, not at the budget's pace); once it is not spare, the woken
- * keys behind the head go back to sleep, one pass each.
- */
-const WOKEN_PER_SPARE_ANSWER = 2;
-/** A sleeping key's safety timer comes a little after its longest deferral, spread by up to this share. */
-const SLEEP_SPREAD = 0.1;
+/** The shortest wait of a deferred lookup: a bucket's refill estimate can be a few ms. */
+const MIN_DEFER_MS = 1_000;
 
 export class TracingProjectReconciler {
   /** Per connection (its label), the keys waiting for spare budget and since when, oldest first. */
   private readonly lines = new Map<string, Line>();
-  /** Keys whose lookup is on its way: a wake would only run their pass again. */
-  private readonly inFlight = new Set<string>();
   private readonly now: () => number;
   private readonly random: () => number;
 
@@ -99,18 +87,12 @@ export class TracingProjectReconciler {
     );
     const deferMs = this.deferral(line, key, msUntilSpare);
     if (deferMs > 0) return requeueAfter(deferMs);
-    this.inFlight.add(key);
-    let found: Awaited<ReturnType<typeof access.client.findSessionByName>>;
-    try {
-      found = await access.client.findSessionByName(step.name, { signal, priority: 'bulk' });
-    } finally {
-      this.inFlight.delete(key);
-    }
-    // A failure keeps the key's place and wakes nobody: waking the line would run it through
-    // a failing API at full speed.
+    const found = await access.client.findSessionByName(step.name, { signal, priority: 'bulk' });
     if (!found.ok)
       return failed(new Error(`looking up tracing project ${step.name}: ${found.error.message}`));
-    this.answered(line, key, msUntilSpare === 0);
+    // The budget was spare: the turn passes to the key that has waited longest (not after a
+    // failure, which would run the line through a failing API at full speed).
+    if (msUntilSpare === 0) this.wakeHead(line);
     if (found.value === undefined) return requeueAfter(this.options.recheckMs);
     const tracingProject = { name: step.name, id: found.value.id };
     const written = await this.options.kube.patchStatus(object, { ...object.status, tracingProject }, signal);
@@ -129,29 +111,9 @@ export class TracingProjectReconciler {
     return line;
   }
 
-  /** Wakes the line's head, unless its lookup is on its way (its answer wakes the line). */
   private wakeHead(line: Line): void {
     const head = line.keys().next();
-    if (!head.done && !this.inFlight.has(head.value)) this.options.wake?.(head.value);
-  }
-
-  /**
-   * `key`'s lookup was answered: it leaves the line. On spare budget the keys at the front are
-   * woken (those not already looking); otherwise, if it was the head, the next head takes over.
-   */
-  private answered(line: Line, key: string, spare: boolean): void {
-    if (!spare) {
-      this.leave(line, key);
-      return;
-    }
-    line.delete(key);
-    let woken = 0;
-    for (const next of line.keys()) {
-      if (woken === WOKEN_PER_SPARE_ANSWER) break;
-      if (this.inFlight.has(next)) continue;
-      this.options.wake?.(next);
-      woken += 1;
-    }
+    if (!head.done) this.options.wake?.(head.value);
   }
 
   /** Takes `key` out of `line`; if it was the head, the next key takes over the looking. */
@@ -170,28 +132,26 @@ export class TracingProjectReconciler {
     return awaitChange;
   }
 
-  /** How long this key's lookup waits for spare budget (0: it goes now, keeping its place). */
+  /** How long this key's lookup waits for spare budget (0: it goes now). */
   private deferral(line: Line, key: string, msUntilSpare: number): number {
     const now = this.now();
-    let since = line.get(key);
-    if (since === undefined) {
-      since = now;
-      line.set(key, now);
+    const since = line.get(key);
+    if (msUntilSpare === 0 || (since !== undefined && now - since >= this.options.maxDeferMs)) {
+      line.delete(key);
+      return 0;
     }
-    const waitedMs = now - since;
-    if (msUntilSpare === 0 || waitedMs >= this.options.maxDeferMs) return 0;
+    if (since === undefined) line.set(key, now);
     // Only the head of the line (the key that has waited longest) looks at the budget's pace,
-    // for every key of its connection; the others sleep until an answer wakes them, or until
-    // their longest deferral. Thousands of objects needing a lookup at once (a new operator
-    // over a fleet) otherwise each came back to learn that the budget was still not spare:
-    // measured at 10,000 objects with back-offs of 1 to 30 s, 63,000 such passes in 2.5
-    // minutes, CPU taken from the adoption they waited behind.
-    if (line.keys().next().value === key) {
-      const waitMs = Math.min(this.options.recheckMs, Math.max(HEAD_MIN_DEFER_MS, msUntilSpare));
-      // Spread, so that the heads of several connections do not all look at the same instant.
-      return Math.round(waitMs * (1 + 0.5 * this.random()));
-    }
-    const sleepMs = this.options.maxDeferMs - waitedMs;
-    return Math.round(sleepMs * (1 + SLEEP_SPREAD * this.random()));
+    // for every key of its connection; the others back off, waiting as long as they have
+    // waited so far, and are woken in turn once the budget is spare. Thousands of objects
+    // needing a lookup at once (a new operator over a fleet) otherwise each came back every
+    // second or so to learn that the budget was still not spare: measured at 2,000 objects,
+    // 20,000 such passes in 40 s, CPU taken from the adoption they waited behind.
+    const isHead = line.keys().next().value === key;
+    const waitedMs = isHead || since === undefined ? 0 : now - since;
+    const shortest = isHead ? HEAD_MIN_DEFER_MS : MIN_DEFER_MS;
+    const waitMs = Math.min(this.options.recheckMs, Math.max(shortest, msUntilSpare, waitedMs));
+    // Spread, so that the keys deferred together do not all look at the same instant.
+    return Math.round(waitMs * (1 + 0.5 * this.random()));
   }
 }
