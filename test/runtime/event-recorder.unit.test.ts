@@ -32,18 +32,23 @@ function objectNumber(i: number): ObjectReference {
   return { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}`, namespace: 'default', uid: `uid-${i}` };
 }
 
+/** `count` events about as many objects, recorded at once ("event 0", "event 1", ...). */
+function burst(
+  api: ReturnType<typeof pendingClient>,
+  bounds: { maxInFlight: number; maxQueued?: number },
+  count: number,
+): { recorder: EventRecorder; recorded: Promise<void>[] } {
+  const recorder = new EventRecorder({ client: api.client, component: 'test', instance: 'i', ...bounds });
+  const recorded = Array.from({ length: count }, (_, i) =>
+    recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
+  );
+  return { recorder, recorded };
+}
+
 describe('the event recorder under a burst', () => {
   it('writes a few events at once and the rest in the order they came', async () => {
     const api = pendingClient();
-    const recorder = new EventRecorder({
-      client: api.client,
-      component: 'test',
-      instance: 'i',
-      maxInFlight: 2,
-    });
-    const recorded = Array.from({ length: 5 }, (_, i) =>
-      recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
-    );
+    const { recorded } = burst(api, { maxInFlight: 2 }, 5);
     await Promise.resolve();
     expect(api.created).toEqual(['event 0', 'event 1']);
     await api.answerOne();
@@ -55,16 +60,7 @@ describe('the event recorder under a burst', () => {
 
   it('drops new events while too many wait, and takes them again once the queue drains', async () => {
     const api = pendingClient();
-    const recorder = new EventRecorder({
-      client: api.client,
-      component: 'test',
-      instance: 'i',
-      maxInFlight: 1,
-      maxQueued: 2,
-    });
-    const recorded = Array.from({ length: 5 }, (_, i) =>
-      recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
-    );
+    const { recorder, recorded } = burst(api, { maxInFlight: 1, maxQueued: 2 }, 5);
     // One written, two waiting, two dropped: their records resolve at once.
     await Promise.all(recorded.slice(3));
     for (let i = 0; i < 3; i += 1) await api.answerOne();

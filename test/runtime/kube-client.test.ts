@@ -29,6 +29,26 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/** Listens on a free local port and returns a transport whose kubeconfig names that server. */
+async function listeningTransport(on: http.Server): Promise<KubeConfigTransport> {
+  await new Promise<void>((resolve) => on.listen(0, '127.0.0.1', resolve));
+  const { port } = on.address() as AddressInfo;
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }],
+    users: [{ name: 'u', token: 'sekret-token' }],
+    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+    currentContext: 'ctx',
+  });
+  return new KubeConfigTransport(config);
+}
+
+/** Ends a test server's connections and closes it. */
+async function closed(on: http.Server): Promise<void> {
+  on.closeAllConnections();
+  await new Promise((resolve) => on.close(resolve));
+}
+
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     let body = '';
@@ -90,23 +110,11 @@ beforeAll(async () => {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }],
-    users: [{ name: 'u', token: 'sekret-token' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
-  transport = new KubeConfigTransport(config);
+  transport = await listeningTransport(server);
   client = new KubeClient(transport);
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => closed(server));
 
 describe('KubeClient', () => {
   it('sends the kubeconfig credentials on plain HTTP, where client-node itself would refuse', async () => {
@@ -253,21 +261,7 @@ describe('KubeClient', () => {
       send(res, 200, { kind: 'Widget', metadata: { name: 'w', resourceVersion: '1' } });
     });
     counting.on('connection', () => (connections += 1));
-    await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `http://127.0.0.1:${(counting.address() as AddressInfo).port}`,
-          skipTLSVerify: false,
-        },
-      ],
-      users: [{ name: 'u', token: 'sekret-token' }],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
-    });
-    const transport = new KubeConfigTransport(config);
+    const transport = await listeningTransport(counting);
     const workers = 8;
     try {
       await Promise.all(
@@ -284,8 +278,7 @@ describe('KubeClient', () => {
       expect(connections).toBeLessThanOrEqual(workers);
     } finally {
       transport.close();
-      counting.closeAllConnections();
-      await new Promise((resolve) => counting.close(resolve));
+      await closed(counting);
     }
   });
 
@@ -306,21 +299,7 @@ describe('KubeClient', () => {
       req.resume();
       send(res, 200, { kind: 'Widget', metadata: { name: 'w', resourceVersion: '1' } });
     });
-    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `http://127.0.0.1:${(closing.address() as AddressInfo).port}`,
-          skipTLSVerify: false,
-        },
-      ],
-      users: [{ name: 'u', token: 'sekret-token' }],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
-    });
-    const transport = new KubeConfigTransport(config);
+    const transport = await listeningTransport(closing);
     const reusing = new KubeClient(transport);
     try {
       await reusing.get(WIDGETS, 'default', 'w');
@@ -334,8 +313,7 @@ describe('KubeClient', () => {
       expect(requests).toBe(4);
     } finally {
       transport.close();
-      closing.closeAllConnections();
-      await new Promise((resolve) => closing.close(resolve));
+      await closed(closing);
     }
   });
 });
