@@ -1,184 +1,316 @@
 // The tracing-project lookup spends only spare budget: while the key's buckets are under half
-// full (a rollout is spending them) it comes back later without a call, and it goes ahead once
-// spare, or once it has waited long enough.
+// full (a rollout is spending them) it waits in its connection's line without a call and
+// without coming back on its own; the line's pump wakes the key that has waited longest once
+// the budget is spare, or once that key has waited long enough.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AgentDeploymentObject } from '../../src/reconcilers/agentdeployment/kube-port.js';
 import type { SessionReader } from '../../src/reconcilers/deletion/ports.js';
 import { TracingProjectReconciler } from '../../src/reconcilers/tracingproject/reconciler.js';
+import { PUMP_MIN_WAIT_MS, WAKE_TIMEOUT_MS } from '../../src/reconcilers/tracingproject/lookup-line.js';
+import type { Result } from '../../src/controlplane/client/errors.js';
+import { FakeClock } from '../runtime/support/fake-clock.js';
 
-const ID = '6f1c2a4e-0000-4000-8000-000000000001';
 const PROJECT = '6f1c2a4e-0000-4000-8000-0000000000aa';
 const KEY = 'team-a/bot';
+const MAX_DEFER_MS = 60_000;
 const signal = new AbortController().signal;
 
-function owned(): AgentDeploymentObject {
+function owned(name: string): AgentDeploymentObject {
+  const id = '6f1c2a4e-0000-4000-8000-000000000001';
   return {
     apiVersion: 'agentplatform.io/v1alpha1',
     kind: 'AgentDeployment',
-    metadata: { name: 'bot', namespace: 'team-a', uid: 'uid-1', generation: 1, resourceVersion: '1' },
+    metadata: { name, namespace: 'team-a', uid: `uid-${name}`, generation: 1, resourceVersion: '1' },
     spec: {},
-    status: { ownership: { uid: 'uid-1', deploymentId: ID }, deploymentId: ID },
+    status: { ownership: { uid: `uid-${name}`, deploymentId: id }, deploymentId: id },
   } as unknown as AgentDeploymentObject;
 }
 
-function setUp(spareInMs: () => number, otherKeys: string[] = []) {
-  let now = 1_000_000;
+type Lookup = Result<{ id: string; name: string } | undefined>;
+
+function setUp(keys: string[] = [KEY]) {
+  const clock = new FakeClock();
+  const stopping = new AbortController();
+  const budget = { msUntilSpare: 0 };
   const lookups: string[] = [];
   const written: unknown[] = [];
   const woken: string[] = [];
-  let object: AgentDeploymentObject | undefined = owned();
-  const others = new Map(otherKeys.map((key) => [key, owned()]));
+  const connectionOf = new Map<string, string>();
+  const unusable = new Set<string>();
+  let answer = (name: string): Lookup => ({ ok: true, value: { id: PROJECT, name } });
+  const objects = new Map(keys.map((key) => [key, owned(key.split('/')[1] ?? key)]));
   const client: SessionReader = {
     msUntilSessionLookupSpare: (share, quietMs) => {
       expect([share, quietMs]).toEqual([0.5, 2_000]);
-      return spareInMs();
+      return budget.msUntilSpare;
     },
     findSessionByName: (name) => {
       lookups.push(name);
-      return Promise.resolve({ ok: true, value: { id: PROJECT, name } });
+      return Promise.resolve(answer(name));
     },
     readSession: () => Promise.resolve({ ok: true, value: undefined }),
   };
   const reconciler = new TracingProjectReconciler({
-    objects: { get: (key) => (key === KEY ? object : others.get(key)) },
+    objects: { get: (key) => objects.get(key) },
     kube: {
-      patchStatus: (_object, status) => {
+      patchStatus: (object, status) => {
         written.push(status);
-        return Promise.resolve({ ok: true, value: _object });
+        return Promise.resolve({ ok: true, value: object });
       },
     },
-    sessionsFor: () => ({ ok: true, client, label: 'default' }),
+    sessionsFor: (object) => {
+      const key = `team-a/${object.metadata.name}`;
+      if (unusable.has(key)) return { ok: false, reason: 'ConnectionNotReady', message: 'not ready' };
+      return { ok: true, client, label: connectionOf.get(key) ?? 'default' };
+    },
     recheckMs: 30_000,
     spareShare: 0.5,
     spareQuietMs: 2_000,
-    maxDeferMs: 60_000,
+    maxDeferMs: MAX_DEFER_MS,
     logger: pino({ level: 'silent' }),
-    now: () => now,
-    random: () => 0,
+    clock,
+    stopping: stopping.signal,
     wake: (key) => woken.push(key),
   });
   return {
-    reconcile: () => reconciler.reconcile(KEY, signal),
-    reconcileKey: (key: string) => reconciler.reconcile(key, signal),
+    clock,
+    budget,
+    reconcile: (key = KEY) => reconciler.reconcile(key, signal),
+    /** `keys` wait in line, in this order, for a budget spare in `ms`. */
+    async waitInLine(keys: string[], ms: number): Promise<void> {
+      budget.msUntilSpare = ms;
+      for (const key of keys) await reconciler.reconcile(key, signal);
+    },
+    /** Runs the passes of every key woken since the last call, in order. */
+    async runWoken(): Promise<void> {
+      for (const key of woken.splice(0)) await reconciler.reconcile(key, signal);
+    },
     woken,
-    advance: (ms: number) => (now += ms),
-    remove: () => (object = undefined),
-    removeKey: (key: string) => others.delete(key),
     lookups,
     written,
+    remove: (key: string) => objects.delete(key),
+    moveToConnection: (key: string, label: string) => connectionOf.set(key, label),
+    makeUnusable: (key: string) => unusable.add(key),
+    answerWith: (next: (name: string) => Lookup) => (answer = next),
+    stop: () => stopping.abort(),
   };
 }
 
+const AWAIT_CHANGE = { kind: 'awaitChange' };
+
 describe('the tracing-project lookup on a busy key', () => {
   it('looks up at once when the key has spare budget', async () => {
-    const run = setUp(() => 0);
-    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    const run = setUp();
+    expect(await run.reconcile()).toEqual(AWAIT_CHANGE);
     expect(run.lookups).toEqual(['bot']);
     expect(run.written).toEqual([expect.objectContaining({ tracingProject: { name: 'bot', id: PROJECT } })]);
   });
 
-  it('waits without a call while the key is under half full, then looks up once it is spare', async () => {
-    let spareInMs = 4_200;
-    const run = setUp(() => spareInMs);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 4_200 });
+  it('waits without a call and without a requeue, and is woken once the budget is spare', async () => {
+    const run = setUp();
+    run.budget.msUntilSpare = 4_200;
+    expect(await run.reconcile()).toEqual(AWAIT_CHANGE);
     expect(run.lookups).toEqual([]);
-    run.advance(4_200);
-    spareInMs = 0;
-    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
-    expect(run.lookups).toEqual(['bot']);
-  });
-
-  it('comes back no sooner than a second (the head of the line: 100 ms) and no later than the recheck period', async () => {
-    let spareInMs = 3;
-    const run = setUp(() => spareInMs, ['team-a/head']);
-    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 100 });
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-    spareInMs = 10 * 60_000;
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 30_000 });
-    expect(run.lookups).toEqual([]);
-  });
-
-  it('only the key that has waited longest keeps looking; the others back off as long as they waited', async () => {
-    // Thousands of objects needing a lookup at once (a new operator over a fleet) wait on one
-    // busy key; a look every second each would be thousands of passes a second spent learning
-    // again that the budget is not spare. The head of the line looks for all of them.
-    const run = setUp(() => 1_000, ['team-a/head']);
-    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-    const waits: number[] = [];
-    for (let look = 0; look < 7; look += 1) {
-      // The head looks at the budget's pace all along.
-      if (look === 4)
-        expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-      const result = await run.reconcile();
-      if (result.kind !== 'requeueAfter') throw new Error(`look ${look}: ${result.kind}`);
-      waits.push(result.ms);
-      run.advance(result.ms);
-    }
-    expect(waits).toEqual([1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000]);
-    expect(run.lookups).toEqual([]);
-  });
-
-  it('the next key takes over the looking when the head needs no lookup any more', async () => {
-    const run = setUp(() => 1_000, ['team-a/head']);
-    await run.reconcileKey('team-a/head');
-    run.advance(5_000);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-    run.advance(5_000);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 5_000 });
-    run.removeKey('team-a/head');
-    expect(await run.reconcileKey('team-a/head')).toEqual({ kind: 'awaitChange' });
+    await run.clock.advance(4_199);
+    expect(run.woken).toEqual([]);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(1);
     expect(run.woken).toEqual([KEY]);
-    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 1_000 });
-  });
-
-  it('a lookup that finds the budget spare wakes the key that has waited longest, one at a time', async () => {
-    // Backing off must not leave a key asleep for half a minute once the budget is spare:
-    // each lookup that goes on spare budget hands the turn to the next waiting key.
-    let spareInMs = 5_000;
-    const run = setUp(() => spareInMs, ['team-a/first', 'team-a/second']);
-    expect((await run.reconcileKey('team-a/first')).kind).toBe('requeueAfter');
-    run.advance(10);
-    expect((await run.reconcileKey('team-a/second')).kind).toBe('requeueAfter');
-    expect(run.woken).toEqual([]);
-
-    spareInMs = 0;
-    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toEqual(['team-a/first']);
-    expect(await run.reconcileKey('team-a/first')).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toEqual(['team-a/first', 'team-a/second']);
-    expect(await run.reconcileKey('team-a/second')).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toHaveLength(2);
-    expect(run.lookups).toEqual(['bot', 'bot', 'bot']);
-  });
-
-  it('a lookup that goes only because it waited the longest deferral wakes nobody', async () => {
-    const run = setUp(() => 5_000, ['team-a/other']);
-    expect((await run.reconcile()).kind).toBe('requeueAfter');
-    expect((await run.reconcileKey('team-a/other')).kind).toBe('requeueAfter');
-    run.advance(60_000);
-    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
-    expect(run.woken).toEqual([]);
-  });
-
-  it('goes ahead on a key that is never spare once it has waited the longest deferral', async () => {
-    const run = setUp(() => 5_000);
-    expect((await run.reconcile()).kind).toBe('requeueAfter');
-    run.advance(59_999);
-    expect((await run.reconcile()).kind).toBe('requeueAfter');
-    expect(run.lookups).toEqual([]);
-    run.advance(1);
-    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
+    await run.runWoken();
     expect(run.lookups).toEqual(['bot']);
   });
 
-  it('forgets a deferral when the object goes, so a new one waits afresh', async () => {
-    const run = setUp(() => 5_000);
-    expect((await run.reconcile()).kind).toBe('requeueAfter');
-    run.advance(59_000);
-    run.remove();
-    expect(await run.reconcile()).toEqual({ kind: 'awaitChange' });
-    run.advance(2_000);
+  it('a thousand waiting keys cost one pass each and one timer while the budget stays busy', async () => {
+    // A new operator over a fleet: every adopted object needs a lookup on one busy key. Keys
+    // that came back on their own to look at the budget made tens of thousands of passes.
+    const keys = Array.from({ length: 1_000 }, (_, i) => `team-a/bot-${i}`);
+    const run = setUp(keys);
+    run.budget.msUntilSpare = 50;
+    for (const key of keys) expect(await run.reconcile(key)).toEqual(AWAIT_CHANGE);
+    await run.clock.advance(MAX_DEFER_MS - 1);
+    expect(run.woken).toEqual([]);
+    expect(run.clock.pendingTimers).toBe(1);
     expect(run.lookups).toEqual([]);
+  });
+
+  it('looks at the budget at its pace, no sooner than every 10 ms', async () => {
+    const run = setUp();
+    run.budget.msUntilSpare = 3;
+    await run.reconcile();
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(PUMP_MIN_WAIT_MS - 1);
+    expect(run.woken).toEqual([]);
+    await run.clock.advance(1);
+    expect(run.woken).toEqual([KEY]);
+  });
+
+  it('wakes the key that has waited longest, and the next only once that one has gone', async () => {
+    const run = setUp(['team-a/first', 'team-a/second', 'team-a/third']);
+    await run.waitInLine(['team-a/first', 'team-a/second', 'team-a/third'], 5_000);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(5_000);
+    // Spare now, but one woken key at a time: the budget may serve only one.
+    await run.clock.advance(WAKE_TIMEOUT_MS - 1);
+    expect(run.woken).toEqual(['team-a/first']);
+    await run.runWoken();
+    await run.clock.advance(0);
+    expect(run.woken).toEqual(['team-a/second']);
+    await run.runWoken();
+    await run.clock.advance(0);
+    await run.runWoken();
+    expect(run.lookups).toEqual(['first', 'second', 'third']);
+    await run.clock.advance(MAX_DEFER_MS);
+    expect(run.woken).toEqual([]);
+    expect(run.clock.pendingTimers).toBe(0);
+  });
+
+  it('a woken key that finds the budget spent again keeps its place, and the pump follows the budget', async () => {
+    const run = setUp(['team-a/first', 'team-a/second']);
+    await run.waitInLine(['team-a/first', 'team-a/second'], 5_000);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(5_000);
+    expect(run.woken).toEqual(['team-a/first']);
+    run.budget.msUntilSpare = 30;
+    await run.runWoken();
+    expect(run.lookups).toEqual([]);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(30);
+    expect(run.woken).toEqual(['team-a/first']);
+  });
+
+  it('wakes the head when it has waited the longest deferral, though the key is never spare', async () => {
+    const run = setUp(['team-a/first', 'team-a/second']);
+    run.budget.msUntilSpare = 10 * MAX_DEFER_MS;
+    await run.reconcile('team-a/first');
+    await run.clock.advance(1_000);
+    await run.reconcile('team-a/second');
+    await run.clock.advance(MAX_DEFER_MS - 1_001);
+    expect(run.woken).toEqual([]);
+    await run.clock.advance(1);
+    expect(run.woken).toEqual(['team-a/first']);
+    await run.runWoken();
+    expect(run.lookups).toEqual(['first']);
+    // The second has waited 59 s: it goes at its own minute.
+    await run.clock.advance(999);
+    expect(run.woken).toEqual([]);
+    await run.clock.advance(1);
+    expect(run.woken).toEqual(['team-a/second']);
+  });
+
+  it('pauses the line after a failed lookup, one second and doubling, until one succeeds', async () => {
+    // Handing the turn on after a failure would run the line through a failing API at the
+    // budget's pace.
+    const keys = ['team-a/a', 'team-a/b', 'team-a/c', 'team-a/d'];
+    const run = setUp(keys);
+    run.budget.msUntilSpare = 100;
+    for (const key of keys) await run.reconcile(key);
+    const down = {
+      kind: 'Transient',
+      message: 'GET /api/v1/sessions: 503',
+      method: 'GET',
+      route: '/api/v1/sessions',
+      attempts: 3,
+      unclear: false,
+    } as const;
+    run.answerWith(() => ({ ok: false, error: down }));
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(100);
+    expect(run.woken).toEqual(['team-a/a']);
+    expect((await run.reconcile('team-a/a')).kind).toBe('backoff');
+    run.woken.length = 0;
+    await run.clock.advance(999);
+    expect(run.woken).toEqual([]);
+    await run.clock.advance(1);
+    expect(run.woken).toEqual(['team-a/b']);
+    await run.runWoken();
+    await run.clock.advance(1_999);
+    expect(run.woken).toEqual([]);
+    await run.clock.advance(1);
+    expect(run.woken).toEqual(['team-a/c']);
+    run.answerWith((name) => ({ ok: true, value: { id: PROJECT, name } }));
+    await run.runWoken();
+    await run.clock.advance(0);
+    expect(run.woken).toEqual(['team-a/d']);
+  });
+
+  it('wakes the head again when its pass never came (a lost wake)', async () => {
+    const run = setUp();
+    run.budget.msUntilSpare = 100;
+    await run.reconcile();
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(100);
+    expect(run.woken).toEqual([KEY]);
+    await run.clock.advance(WAKE_TIMEOUT_MS - 1);
+    expect(run.woken).toEqual([KEY]);
+    await run.clock.advance(1);
+    expect(run.woken).toEqual([KEY, KEY]);
+  });
+
+  it('the next key is woken when the head needs no lookup any more', async () => {
+    const run = setUp(['team-a/head', 'team-a/next']);
+    await run.waitInLine(['team-a/head', 'team-a/next'], 5_000);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(5_000);
+    expect(run.woken).toEqual(['team-a/head']);
+    run.remove('team-a/head');
+    await run.runWoken();
+    await run.clock.advance(0);
+    expect(run.woken).toEqual(['team-a/next']);
+    expect(run.lookups).toEqual([]);
+  });
+
+  it('a key whose object changed connection waits in its new connection line only', async () => {
+    const run = setUp(['team-a/mover', 'team-a/stays']);
+    run.budget.msUntilSpare = 5_000;
+    await run.reconcile('team-a/mover');
+    await run.reconcile('team-a/stays');
+    run.moveToConnection('team-a/mover', 'eu');
+    await run.reconcile('team-a/mover');
+    // Two lines, two pumps; the default line's head is now `stays`.
+    await run.clock.advance(0);
+    expect(run.clock.pendingTimers).toBe(2);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(5_000);
+    expect(run.woken.sort()).toEqual(['team-a/mover', 'team-a/stays']);
+  });
+
+  it('a connection that cannot be used leaves the line and looks again after the recheck period', async () => {
+    const run = setUp();
+    run.budget.msUntilSpare = 5_000;
+    await run.reconcile();
+    expect(run.clock.pendingTimers).toBe(1);
+    run.makeUnusable(KEY);
+    expect(await run.reconcile()).toEqual({ kind: 'requeueAfter', ms: 30_000 });
+    expect(run.clock.pendingTimers).toBe(0);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(MAX_DEFER_MS);
+    expect(run.woken).toEqual([]);
+  });
+
+  it('forgets a wait when the object goes, so a new one waits afresh', async () => {
+    const run = setUp();
+    run.budget.msUntilSpare = 5 * MAX_DEFER_MS;
+    expect(await run.reconcile()).toEqual(AWAIT_CHANGE);
+    await run.clock.advance(59_000);
+    run.remove(KEY);
+    expect(await run.reconcile()).toEqual(AWAIT_CHANGE);
+    await run.clock.advance(2 * MAX_DEFER_MS);
+    expect(run.woken).toEqual([]);
+    expect(run.clock.pendingTimers).toBe(0);
+  });
+
+  it('stops every pump when the operator stops', async () => {
+    const run = setUp(['team-a/a', 'team-a/b']);
+    run.moveToConnection('team-a/b', 'eu');
+    run.budget.msUntilSpare = 5_000;
+    await run.reconcile('team-a/a');
+    await run.reconcile('team-a/b');
+    expect(run.clock.pendingTimers).toBe(2);
+    run.stop();
+    expect(run.clock.pendingTimers).toBe(0);
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(10 * MAX_DEFER_MS);
+    expect(run.woken).toEqual([]);
   });
 });

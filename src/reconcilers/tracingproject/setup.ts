@@ -49,6 +49,7 @@ export function setUpTracingProjects(
     maxDeferMs: MAX_LOOKUP_DEFERRAL_MS,
     logger: context.logger.child({ controller: TRACING_PROJECT_CONTROLLER }),
     wake: (key) => wake.to(key),
+    stopping: context.stopping,
   });
   const needsLookup = (object: AgentDeploymentObject) => decideTracingProject(object).kind === 'lookup';
   const controller = deletionController(
