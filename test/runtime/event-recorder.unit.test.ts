@@ -5,14 +5,18 @@ import { describe, expect, it } from 'vitest';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { EventRecorder, type ObjectReference } from '../../src/runtime/events/recorder.js';
+import type { Clock } from '../../src/runtime/clock.js';
+import { FakeClock } from './support/fake-clock.js';
 
 /** A client whose Event creates stay pending until the test answers them, in order. */
 function pendingClient() {
   const created: string[] = [];
+  const events: KubeObject[] = [];
   const answers: Array<() => void> = [];
   const client = {
     create: (_type: unknown, event: KubeObject) => {
       created.push(String((event as { note?: unknown }).note));
+      events.push(event);
       return new Promise<KubeObject>((resolve) => answers.push(() => resolve(event)));
     },
     mergePatch: () => Promise.reject(new Error('no repeats in this test')),
@@ -20,6 +24,7 @@ function pendingClient() {
   return {
     client,
     created,
+    events,
     /** Answers the oldest pending create, then lets every continuation it frees run. */
     answerOne: async () => {
       answers.shift()?.();
@@ -37,8 +42,15 @@ function burst(
   api: ReturnType<typeof pendingClient>,
   bounds: { maxInFlight: number; maxQueued?: number },
   count: number,
+  clock?: Clock,
 ): { recorder: EventRecorder; recorded: Promise<void>[] } {
-  const recorder = new EventRecorder({ client: api.client, component: 'test', instance: 'i', ...bounds });
+  const recorder = new EventRecorder({
+    client: api.client,
+    component: 'test',
+    instance: 'i',
+    ...bounds,
+    ...(clock === undefined ? {} : { clock }),
+  });
   const recorded = Array.from({ length: count }, (_, i) =>
     recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
   );
@@ -71,5 +83,21 @@ describe('the event recorder under a burst', () => {
     await api.answerOne();
     await later;
     expect(api.created.at(-1)).toBe('event 9');
+  });
+
+  it('stamps an event that waited for a write with the time it was recorded', async () => {
+    // client-go stamps an Event when it is recorded; one written seconds later under a burst
+    // must still say when it happened.
+    const api = pendingClient();
+    const clock = new FakeClock(Date.parse('2026-11-27T12:00:00Z'));
+    const { recorded } = burst(api, { maxInFlight: 1 }, 2, clock);
+    await clock.advance(5_000);
+    await api.answerOne();
+    await api.answerOne();
+    await Promise.all(recorded);
+    expect(api.events.map((event) => event['eventTime'])).toEqual([
+      '2026-11-27T12:00:00.000000Z',
+      '2026-11-27T12:00:00.000000Z',
+    ]);
   });
 });

@@ -124,6 +124,9 @@ export class EventRecorder {
     message: string,
     action = reason,
   ): Promise<void> {
+    // Stamped now, as client-go stamps an Event when it is recorded: one that waits for a write
+    // slot still says when it happened.
+    const recordedAt = this.clock.now();
     if (this.inFlight < this.maxInFlight) {
       this.inFlight += 1;
     } else if (this.waiting.length < this.maxQueued) {
@@ -137,7 +140,7 @@ export class EventRecorder {
       return;
     }
     try {
-      await this.write(regarding, type, reason, message, action);
+      await this.write(regarding, type, reason, message, action, recordedAt);
     } finally {
       this.release();
     }
@@ -156,6 +159,7 @@ export class EventRecorder {
     reason: string,
     message: string,
     action: string,
+    now: number,
   ): Promise<void> {
     const note = truncate(message, MAX_NOTE_BYTES);
     const shortReason = reason.slice(0, MAX_REASON_CHARS);
@@ -174,7 +178,6 @@ export class EventRecorder {
         ]),
       )
       .digest('base64');
-    const now = this.clock.now();
     const known = this.series.get(key);
     try {
       if (known && now - known.lastSeen < this.windowMs) {
