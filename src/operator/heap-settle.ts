@@ -20,12 +20,25 @@ const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
 /** V8 12 and later pool the pages they free (pooled-heap.ts); earlier ones unmap them. */
 const POOLS_FREED_PAGES = RUNNING_V8_MAJOR >= 12;
 
-/** What the settle watches, and the collection it runs. */
-function settleTarget(gc: ExposedGc): { oldSpace: () => OldSpace; collect: () => void } {
+/**
+ * On V8 12 the settle starts only when the heap is 32 MiB and a quarter below its sampled peak:
+ * its collection pauses the process for up to a second, and a settled heap's size swings
+ * between collections by more than the 16 MiB and 15% the old space settles from.
+ */
+const POOLED_HEAP_THRESHOLDS = { minSlackBytes: 32 * 2 ** 20, slackShare: 0.25 };
+
+/** What the settle watches, the collection it runs, and when (the settler's defaults unless set). */
+function settleTarget(gc: ExposedGc): {
+  oldSpace: () => OldSpace;
+  collect: () => void;
+  minSlackBytes?: number;
+  slackShare?: number;
+} {
   const collection = compactingCollection({ gc });
   if (!POOLS_FREED_PAGES) return { oldSpace, collect: collection };
   const heap = new PooledHeap(() => getHeapStatistics().total_physical_size);
   return {
+    ...POOLED_HEAP_THRESHOLDS,
     oldSpace: () => heap.footprint(),
     collect: () => {
       collection();

@@ -16,7 +16,15 @@
 // to `maxPasses` full collections, `passGapMs` apart so that reconciles run in between, and
 // stops when a collection gave back less than `minGainBytes` or less than that is left to
 // give. At most one settle per `cooldownMs`: a long burst costs a few collections a minute
-// (tens of ms each at 10,000 objects), which V8 would mostly run anyway.
+// (tens of ms each at 10,000 objects), which V8 would mostly run anyway. A settle that gave
+// back nothing (the free space is spread thinly over pages no collection evacuates) doubles
+// the cooldown, up to `maxCooldownMs`, until one gives back again: a heap that cannot be
+// settled is not collected every minute for nothing.
+//
+// The thresholds (16 MiB and 15% free) were 32 MiB and 25% until 2026-11-27: at 10,000
+// settled objects (81 MiB used) a heap up to 113 MiB committed was left alone, and the old
+// space committed after a settled run varied from 88 to 117 MiB from run to run, the largest
+// part of the spread of the process's resident size at rest (docs/benchmarks.md).
 //
 // The collections need `gc`, which Node exposes only with --expose-gc (the image's entrypoint
 // passes it); without it there is nothing to call and nothing runs.
@@ -40,6 +48,8 @@ export interface HeapSettleOptions {
   maxPasses?: number;
   passGapMs?: number;
   cooldownMs?: number;
+  /** The longest cooldown after settles in a row that gave nothing back. */
+  maxCooldownMs?: number;
   /** Told after each settle: the old space before and after, and the collections it took. */
   onSettled?: (settle: { before: OldSpace; after: OldSpace; passes: number }) => void;
 }
@@ -54,18 +64,23 @@ export class HeapSettler {
   private readonly maxPasses: number;
   private readonly passGapMs: number;
   private readonly cooldownMs: number;
+  private readonly maxCooldownMs: number;
+  /** The cooldown after the last settle: doubled after one that gave nothing back. */
+  private currentCooldownMs: number;
   private timer: TimerHandle | undefined;
   private lastSettledAt = Number.NEGATIVE_INFINITY;
   private stopped = true;
 
   constructor(private readonly options: HeapSettleOptions) {
     this.checkEveryMs = options.checkEveryMs ?? 10_000;
-    this.minSlackBytes = options.minSlackBytes ?? 32 * MiB;
-    this.slackShare = options.slackShare ?? 0.25;
+    this.minSlackBytes = options.minSlackBytes ?? 16 * MiB;
+    this.slackShare = options.slackShare ?? 0.15;
     this.minGainBytes = options.minGainBytes ?? 4 * MiB;
     this.maxPasses = options.maxPasses ?? 8;
     this.passGapMs = options.passGapMs ?? 1_000;
     this.cooldownMs = options.cooldownMs ?? 60_000;
+    this.maxCooldownMs = Math.max(this.cooldownMs, options.maxCooldownMs ?? 600_000);
+    this.currentCooldownMs = this.cooldownMs;
   }
 
   start(): void {
@@ -89,7 +104,7 @@ export class HeapSettler {
   private check(): void {
     const now = this.options.clock.now();
     const before = this.options.oldSpace();
-    if (now - this.lastSettledAt < this.cooldownMs || !this.fragmented(before)) {
+    if (now - this.lastSettledAt < this.currentCooldownMs || !this.fragmented(before)) {
       this.schedule(this.checkEveryMs, () => this.check());
       return;
     }
@@ -106,6 +121,10 @@ export class HeapSettler {
       this.schedule(this.passGapMs, () => this.pass(before, after, passes + 1));
       return;
     }
+    const gaveBack = before.committedBytes - after.committedBytes >= this.minGainBytes;
+    this.currentCooldownMs = gaveBack
+      ? this.cooldownMs
+      : Math.min(this.maxCooldownMs, this.currentCooldownMs * 2);
     this.options.onSettled?.({ before, after, passes });
     this.schedule(this.checkEveryMs, () => this.check());
   }

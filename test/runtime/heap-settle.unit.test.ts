@@ -10,13 +10,15 @@ const MiB = 2 ** 20;
 /** An old space that each collection compacts by `perCollection` MiB, down to what is used. */
 function fragmentedHeap(committedMiB: number, usedMiB: number, perCollection: number) {
   const space = { committedBytes: committedMiB * MiB, usedBytes: usedMiB * MiB };
+  const gives = { perCollection };
   let collections = 0;
   return {
     space,
+    gives,
     collections: () => collections,
     collect: () => {
       collections += 1;
-      space.committedBytes = Math.max(space.usedBytes, space.committedBytes - perCollection * MiB);
+      space.committedBytes = Math.max(space.usedBytes, space.committedBytes - gives.perCollection * MiB);
     },
     oldSpace: (): OldSpace => ({ ...space }),
   };
@@ -64,8 +66,8 @@ describe('HeapSettler', () => {
   it('leaves a heap alone whose slack is small, or only a small share of what it committed', async () => {
     const clock = new FakeClock();
     for (const [committed, used] of [
-      [100, 80], // 20 MiB free: under the minimum
-      [400, 320], // 80 MiB free, but a fifth of it
+      [100, 85], // 15 MiB free: under the minimum
+      [400, 350], // 50 MiB free, but an eighth of it
     ] as const) {
       const heap = fragmentedHeap(committed, used, 50);
       const { instance } = settler(heap, clock);
@@ -115,5 +117,47 @@ describe('HeapSettler', () => {
     await clock.advance(600_000);
     expect(heap.collections()).toBe(1);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('settles a heap of 81 MiB used and 100 MiB committed (the spread at 10,000 objects)', async () => {
+    // A fifth of the old space free: left alone by the old thresholds (32 MiB and a quarter),
+    // which let a settled operator keep anywhere from 88 to 117 MiB committed.
+    const clock = new FakeClock();
+    const heap = fragmentedHeap(100, 81, 10);
+    const { instance } = settler(heap, clock);
+    instance.start();
+    await clock.advance(10_000);
+    expect(heap.collections()).toBe(1);
+    instance.stop();
+  });
+
+  it('backs off after settles that give nothing back, and comes back to the cooldown after one that does', async () => {
+    const clock = new FakeClock();
+    const heap = fragmentedHeap(200, 100, 0);
+    const { instance, settles } = settler(heap, clock);
+    instance.start();
+    // Checks every 10 s; the first settle at 10 s gives nothing back: the next waits 120 s
+    // instead of 60, the one after that 240.
+    await clock.advance(10_000);
+    expect(heap.collections()).toBe(1);
+    await clock.advance(119_999);
+    expect(heap.collections()).toBe(1);
+    await clock.advance(1);
+    expect(heap.collections()).toBe(2);
+    await clock.advance(239_999);
+    expect(heap.collections()).toBe(2);
+    // The settle at 370 s gives back (200 -> 150 -> 100 in two passes): 60 s again after it.
+    heap.gives.perCollection = 50;
+    await clock.advance(1);
+    await clock.advance(1_000);
+    expect(heap.collections()).toBe(4);
+    heap.space.committedBytes = 200 * MiB;
+    // Checks at 381, 391, ... s: the first 60 s after the settle began is at 431 s.
+    await clock.advance(59_999);
+    expect(heap.collections()).toBe(4);
+    await clock.advance(1);
+    expect(heap.collections()).toBe(5);
+    expect(settles.map((settle) => settle.passes)).toEqual([1, 1, 2]);
+    instance.stop();
   });
 });
