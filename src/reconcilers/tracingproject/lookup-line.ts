@@ -94,6 +94,8 @@ export class LookupLines {
     if (ok) {
       line.failuresInARow = 0;
       line.pausedUntil = 0;
+      // Nobody waits and nothing is paused: the line goes (a removed connection leaves none behind).
+      if (line.waiting.size === 0) this.drop(label, line);
       return;
     }
     line.failuresInARow += 1;
@@ -107,11 +109,6 @@ export class LookupLines {
   /** `key` needs no lookup (any more), or cannot make one now: it waits in no line. */
   leave(key: string): void {
     this.leaveOthers(undefined, key);
-  }
-
-  /** Keys waiting on connection `label`, oldest first (for tests and diagnostics). */
-  waitingOn(label: string): string[] {
-    return [...(this.lines.get(label)?.waiting.keys() ?? [])];
   }
 
   private lineOf(label: string, msUntilSpare: () => number): Line {
