@@ -77,6 +77,7 @@ function setUp(keys: string[] = [KEY]) {
     clock,
     budget,
     reconcile: (key = KEY) => reconciler.reconcile(key, signal),
+    reconcileWith: (key: string, passSignal: AbortSignal) => reconciler.reconcile(key, passSignal),
     /** `keys` wait in line, in this order, for a budget spare in `ms`. */
     async waitInLine(keys: string[], ms: number): Promise<void> {
       budget.msUntilSpare = ms;
@@ -232,6 +233,36 @@ describe('the tracing-project lookup on a busy key', () => {
     await run.runWoken();
     await run.clock.advance(0);
     expect(run.woken).toEqual(['team-a/d']);
+  });
+
+  it('does not pause the line for a lookup abandoned because its object left', async () => {
+    // An aborted pass (the object was deleted or moved to another shard) says nothing about
+    // the API: the next key must not wait a second for it.
+    const keys = ['team-a/gone', 'team-a/next'];
+    const run = setUp(keys);
+    await run.waitInLine(keys, 100);
+    const leaving = new AbortController();
+    run.answerWith(() => {
+      leaving.abort();
+      return {
+        ok: false,
+        error: {
+          kind: 'Transient',
+          message: 'aborted',
+          method: 'GET',
+          route: '/api/v1/sessions',
+          attempts: 1,
+          unclear: false,
+        },
+      };
+    });
+    run.budget.msUntilSpare = 0;
+    await run.clock.advance(100);
+    expect(run.woken).toEqual(['team-a/gone']);
+    run.woken.length = 0;
+    await run.reconcileWith('team-a/gone', leaving.signal);
+    await run.clock.advance(0);
+    expect(run.woken).toEqual(['team-a/next']);
   });
 
   it('wakes the head again when its pass never came (a lost wake)', async () => {

@@ -87,11 +87,11 @@ export class LookupLines {
     return { go: false };
   }
 
-  /** A lookup that went has its answer: after a failure the line pauses, backing off. */
-  finished(label: string, ok: boolean): void {
+  /** A lookup that went is over: after one the API failed, the line pauses, backing off. */
+  finished(label: string, apiFailed: boolean): void {
     const line = this.lines.get(label);
     if (line === undefined) return;
-    if (ok) {
+    if (!apiFailed) {
       line.failuresInARow = 0;
       line.pausedUntil = 0;
       // Nobody waits and nothing is paused: the line goes (a removed connection leaves none behind).

@@ -94,8 +94,9 @@ export class TracingProjectReconciler {
         ? requeueNow
         : failed(new Error(`write failed: ${written.message}`));
     } finally {
-      // A failed lookup pauses the line, so that it does not run through a failing API.
-      this.lines.finished(label, answered);
+      // A failed lookup pauses the line, so that it does not run through a failing API; one
+      // abandoned because its object left (deleted, or now another shard's) says nothing of it.
+      this.lines.finished(label, !answered && !signal.aborted);
     }
   }
 
