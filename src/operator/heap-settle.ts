@@ -21,9 +21,9 @@ const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
 const POOLS_FREED_PAGES = RUNNING_V8_MAJOR >= 12;
 
 /**
- * On V8 12 the settle starts only when the heap is 32 MiB and a quarter below its sampled peak:
- * its collection pauses the process for up to a second, and a settled heap's size swings
- * between collections by more than the 16 MiB and 15% the old space settles from.
+ * On V8 12 the settle starts only when the heap is 32 MiB and a quarter below its sampled peak,
+ * the thresholds it was measured with: its collection pauses the process for up to a second,
+ * and the old space's lower thresholds (16 MiB, 15%) were measured on Node 20 only.
  */
 const POOLED_HEAP_THRESHOLDS = { minSlackBytes: 32 * 2 ** 20, slackShare: 0.25 };
 
