@@ -28,6 +28,7 @@ import { askAgent } from './ask-agent.js';
 import { callSummary } from './summary.js';
 import { resolveExampleIds } from './resolve-ids.js';
 import { runDeletionDemo } from './deletion-demo.js';
+import { followAgents } from './agent-watch.js';
 import { applySecondConnection, setUpSecondConnection } from './second-connection.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -267,7 +268,9 @@ class DemoRun {
 
     if (!environment.embeddedControlPlane) await resolveExampleIds(examples, environment);
     this.appliedAt = Date.now();
-    for (const object of examples) await applyObject(client, labelled(object), object);
+    // The agents as applied: the view shows what happened to them from there on.
+    const applied: Manifest[] = [];
+    for (const object of examples) applied.push(await applyObject(client, labelled(object), object));
     this.view.line(`applied ${examples.length} objects from examples/ (${agents.length} AgentDeployments)`);
     const secondRegion = environment.secondRegion;
     if (secondRegion) {
@@ -278,14 +281,14 @@ class DemoRun {
         deadline,
         line: (text) => this.view.line(text),
       });
-      await applyObject(client, labelled(euAgent), euAgent);
+      applied.push(await applyObject(client, labelled(euAgent), euAgent));
       agents.push(euAgent);
       this.connectionAgent = euAgent.metadata.name;
       this.view.line(`applied ${euAgent.metadata.name}, which deploys to the EU through that connection`);
     }
 
     this.view.phase('Creating the deployments');
-    await this.watchUntil(client, agents, deadline, (rows) => rows.every((row) => row.settled));
+    await this.watchUntil(client, agents, deadline, (rows) => rows.every((row) => row.settled), applied);
 
     const target =
       agents.find(
@@ -347,31 +350,38 @@ class DemoRun {
     agents: Manifest[],
     deadline: number,
     done: (rows: DemoRow[]) => boolean,
+    applied: Manifest[] = [],
   ): Promise<void> {
-    for (;;) {
-      const rows = await Promise.all(
-        agents.map(async (agent) => {
-          const row = rowOf(await this.read(client, agent));
-          const shown = row.consistent ? row : (this.lastConsistent.get(row.name) ?? row);
-          this.lastConsistent.set(row.name, shown);
-          return shown;
-        }),
-      );
+    let rows: DemoRow[] = [];
+    const show = (objects: Manifest[]): boolean => {
+      rows = objects.map((object) => {
+        const row = rowOf(object);
+        const shown = row.consistent ? row : (this.lastConsistent.get(row.name) ?? row);
+        this.lastConsistent.set(row.name, shown);
+        return shown;
+      });
       for (const row of rows)
         if (row.settled && !this.readyAt.has(row.name)) this.readyAt.set(row.name, Date.now());
       this.view.rows(rows, Date.now() - this.appliedAt);
       const stalled = rows.find((row) => row.stalled);
       if (stalled) throw new Error(`${stalled.name} is Stalled: ${stalled.message}`);
-      if (done(rows)) return;
-      if (this.stopRequested) throw new Error('interrupted');
-      if (Date.now() > deadline) {
-        const waiting = rows
-          .filter((row) => !row.settled)
-          .map((row) => `${row.name} (${row.reason}: ${row.message})`);
-        throw new Error(`timed out after ${this.flags.timeoutMs / 1000}s; not Ready: ${waiting.join(', ')}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      return done(rows);
+    };
+    // Ends the watches at the deadline or on Ctrl-C.
+    const stop = new AbortController();
+    const check = setInterval(() => {
+      if (this.stopRequested || Date.now() > deadline) stop.abort();
+    }, 100);
+    try {
+      if (await followAgents(client, agents, show, stop.signal, applied)) return;
+    } finally {
+      clearInterval(check);
     }
+    if (this.stopRequested) throw new Error('interrupted');
+    const waiting = rows
+      .filter((row) => !row.settled)
+      .map((row) => `${row.name} (${row.reason}: ${row.message})`);
+    throw new Error(`timed out after ${this.flags.timeoutMs / 1000}s; not Ready: ${waiting.join(', ')}`);
   }
 
   private async printSummary(agents: Manifest[], updateSeconds: number): Promise<void> {

@@ -86,11 +86,11 @@ export async function applyObject(
   client: KubeClient,
   object: Manifest,
   written: Manifest = object,
-): Promise<void> {
+): Promise<Manifest> {
   const type = resourceTypeOf(object);
   const record = { [LAST_APPLIED_ANNOTATION]: lastAppliedConfiguration(written) };
   try {
-    await client.create(type, {
+    return await client.create<Manifest>(type, {
       ...object,
       metadata: { ...object.metadata, annotations: { ...object.metadata.annotations, ...record } },
     });
@@ -99,7 +99,7 @@ export async function applyObject(
     // The content, the labels and the record are re-applied; the other annotations carry
     // the operator's records (the deployment id) and must survive a second apply.
     const { metadata, apiVersion: _apiVersion, kind: _kind, ...content } = object;
-    await client.mergePatch(type, metadata.namespace, metadata.name, {
+    return await client.mergePatch<Manifest>(type, metadata.namespace, metadata.name, {
       ...content,
       metadata: {
         ...(metadata.labels === undefined ? {} : { labels: metadata.labels }),
