@@ -11,6 +11,7 @@
 // intervals, with one head at the budget's pace) made 80,000 passes until the last project was
 // recorded; keys asleep until a lookup woke the next went at half the pace, since between two
 // lookups a token is spare for ~10 ms and nobody was looking then (docs/benchmarks.md).
+import { Backoff } from '../../runtime/backoff.js';
 import { systemClock, type Clock, type TimerHandle } from '../../runtime/clock.js';
 
 export interface LookupLineOptions {
@@ -35,7 +36,8 @@ interface Line {
   msUntilSpare: () => number;
   /** The key the pump woke and whose pass has not run yet, and when. */
   woken: { key: string; at: number } | undefined;
-  failuresInARow: number;
+  /** The pause after each failed lookup in a row: 1 s, doubling up to `maxFailureBackoffMs`. */
+  readonly failures: Backoff;
   /** No wake before this (after a failed lookup). */
   pausedUntil: number;
   timer: TimerHandle | undefined;
@@ -92,18 +94,13 @@ export class LookupLines {
     const line = this.lines.get(label);
     if (line === undefined) return;
     if (!apiFailed) {
-      line.failuresInARow = 0;
+      line.failures.reset();
       line.pausedUntil = 0;
       // Nobody waits and nothing is paused: the line goes (a removed connection leaves none behind).
       if (line.waiting.size === 0) this.drop(label, line);
       return;
     }
-    line.failuresInARow += 1;
-    const backoffMs = Math.min(
-      this.options.maxFailureBackoffMs,
-      FIRST_FAILURE_BACKOFF_MS * 2 ** (line.failuresInARow - 1),
-    );
-    line.pausedUntil = this.clock.now() + backoffMs;
+    line.pausedUntil = this.clock.now() + line.failures.next();
   }
 
   /** `key` needs no lookup (any more), or cannot make one now: it waits in no line. */
@@ -118,7 +115,10 @@ export class LookupLines {
         waiting: new Map(),
         msUntilSpare,
         woken: undefined,
-        failuresInARow: 0,
+        failures: new Backoff({
+          initialMs: FIRST_FAILURE_BACKOFF_MS,
+          maxMs: this.options.maxFailureBackoffMs,
+        }),
         pausedUntil: 0,
         timer: undefined,
       };
