@@ -21,6 +21,12 @@ RUN npm run build:image
 # ---- runtime: production dependencies only, no compiler, no npm, non-root ----
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# glibc's malloc raises its trim threshold each time it frees a large block (a Buffer holding
+# a list answer of megabytes), up to 64 MiB; past that, memory a burst freed stays resident,
+# most of it in the arenas of V8's helper threads. A fixed threshold (the default's 128 KiB)
+# keeps handing it back, and leaves large blocks to mmap (docs/operations.md, "Memory after a
+# burst").
+ENV MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies are installed here from the lock file, not copied from the build

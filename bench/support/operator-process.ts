@@ -6,7 +6,7 @@ import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BENCH_API_KEY } from './emulators.js';
-import { imageNodeFlags } from './image-node-flags.js';
+import { imageEnvironment, imageNodeFlags } from './image-node-flags.js';
 import { cpuSecondsOf, ROOT, spawnTsNode, type NodeProcess } from './processes.js';
 import type { ProbeAnswer } from './operator-entry.js';
 
@@ -67,7 +67,7 @@ export class OperatorProcess {
       {
         nodeFlags: imageNodeFlags(),
         plainNode: !options.fromSource,
-        env: { AGENT_OPERATOR_API_KEY: BENCH_API_KEY },
+        env: { ...imageEnvironment(), AGENT_OPERATOR_API_KEY: BENCH_API_KEY },
         ipc: true,
         linesFromStderr: true,
         ...(options.verbose ? { onLine: (line: string) => process.stderr.write(`${line}\n`) } : {}),

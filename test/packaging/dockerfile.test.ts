@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/paths.js';
+import { imageEnvironment } from '../../bench/support/image-node-flags.js';
 
 interface Instruction {
   keyword: string;
@@ -113,6 +114,17 @@ describe('Dockerfile', () => {
     expect(runtime.instructions.some((i) => i.keyword === 'ENV' && /NODE_ENV=production/.test(i.args))).toBe(
       true,
     );
+  });
+
+  it('fixes the trim threshold of glibc malloc in the runtime stage, which the benchmarks start the operator with too', () => {
+    const settings = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args);
+    expect(settings).toContain('MALLOC_TRIM_THRESHOLD_=131072');
+    expect(imageEnvironment(text)).toMatchObject({
+      NODE_ENV: 'production',
+      MALLOC_TRIM_THRESHOLD_: '131072',
+    });
+    // A value that takes a build argument is the build's, not the benchmark's.
+    expect(imageEnvironment(text)).not.toHaveProperty('AGENT_OPERATOR_COMMIT');
   });
 
   it('starts the operator through the CLI, with gc exposed for the heap settle and a small young generation: ENTRYPOINT node --expose-gc --max-semi-space-size=4 dist/cli.js, CMD run', () => {

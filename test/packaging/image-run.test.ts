@@ -180,6 +180,10 @@ describe.skipIf(unavailable !== undefined && !IN_CI)('the operator image, run re
     expect(await readFile(`/proc/${pid}/cmdline`, 'utf8')).toMatch(
       /^node\0--expose-gc\0--max-semi-space-size=4\0dist\/cli\.js\0run\0--kubeconfig\0/,
     );
+    // glibc reads its malloc settings from the environment the process started with.
+    expect((await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0')).toContain(
+      'MALLOC_TRIM_THRESHOLD_=131072',
+    );
 
     const probe = await podman([
       'exec',
