@@ -22,10 +22,10 @@ RUN npm run build:image
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 # glibc's malloc raises its trim threshold each time it frees a large block (a Buffer holding
-# a list answer of megabytes), up to 64 MiB; past that, memory a burst freed stays resident,
-# most of it in the arenas of V8's helper threads. A fixed threshold (the default's 128 KiB)
-# keeps handing it back, and leaves large blocks to mmap (docs/operations.md, "Memory after a
-# burst").
+# a list answer of megabytes), up to 64 MiB, and memory freed below the raised threshold stays
+# resident, most of it in the arenas of V8's helper threads. Fixed at glibc's default of 128
+# KiB, the threshold no longer rises and freed memory keeps going back (docs/operations.md,
+# "Memory after a burst").
 ENV MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY package.json package-lock.json ./
