@@ -52,6 +52,8 @@ const server = spawnTsNode(join(ROOT, 'bench/kube-transport/answer-server.ts'), 
 const directory = await mkdtemp(join(tmpdir(), 'kube-transport-bench-'));
 try {
   const port = await server.waitForLine((line) => (/^\d+$/.test(line) ? line : undefined), 'the server port');
+  // Not the emulator's writeKubeconfig (src/sim/kube/kubeconfig.ts): that one carries no
+  // credentials, and an operator in a cluster sends a bearer token with every request.
   const kubeconfig = join(directory, 'kubeconfig');
   await writeFile(
     kubeconfig,

@@ -149,17 +149,16 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * Waits until the reconcile count (of the controller `labels` name, or of all) has not moved
- * for `quietMs`; returns whether it did. With `giveUpMs`, stops waiting after that long: the
- * informer's resync reconciles every object once per resync period, so at a short period (20 s
- * at 5,000 objects) the AgentDeployment count never rests for long, and a wait without a bound
- * would never end.
+ * for `quietMs`. With `giveUpMs`, stops waiting after that long: the informer's resync
+ * reconciles every object once per resync period, so at a short period (20 s at 5,000 objects)
+ * the AgentDeployment count never rests for long, and a wait without a bound would never end.
  */
 async function waitForQuiet(
   operator: OperatorProcess,
   quietMs: number,
   labels: Record<string, string> = {},
   giveUpMs = Number.POSITIVE_INFINITY,
-): Promise<boolean> {
+): Promise<void> {
   const started = performance.now();
   let last = await operator.metric(RECONCILES, labels);
   let quietSince = performance.now();
@@ -170,9 +169,9 @@ async function waitForQuiet(
       last = count;
       quietSince = performance.now();
     } else if (performance.now() - quietSince >= quietMs) {
-      return true;
+      return;
     }
-    if (performance.now() - started >= giveUpMs) return false;
+    if (performance.now() - started >= giveUpMs) return;
   }
 }
 
