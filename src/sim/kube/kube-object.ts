@@ -1,5 +1,7 @@
 // The shape every stored object shares. Objects are plain JSON trees; the store never
 // mutates one after it is stored (writes build a new tree), so readers can share them.
+import { cloneJsonValue } from '../json-clone.js';
+
 export type JsonObject = Record<string, unknown>;
 
 export interface ObjectMeta {
@@ -53,7 +55,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /** A deep copy for the few places that must edit a stored tree (patches, status swaps). */
 export function cloneJson<T>(value: T): T {
-  return structuredClone(value);
+  return cloneJsonValue(value);
 }
 
 /** RFC 3339 with second precision, the way metav1.Time serializes. */

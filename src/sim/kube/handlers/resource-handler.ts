@@ -244,7 +244,10 @@ export class ResourceHandler {
     const current = this.ctx.toServed(type, version, this.ctx.requireStored(type, namespace, name));
     let patched: unknown;
     if (contentType === 'application/json-patch+json') patched = applyJsonPatch(current, patch);
-    else if (contentType === 'application/merge-patch+json') patched = applyMergePatch(cloneJson(current), patch);
+    // applyMergePatch copies what it changes and shares the rest with the stored object: a
+    // custom resource's admission copies the whole result before pruning or defaulting it
+    // (validation/index.ts), so only built-in types, whose rules may edit it, need a copy first.
+    else if (contentType === 'application/merge-patch+json') patched = applyMergePatch(type.custom ? current : cloneJson(current), patch);
     else patched = applyStrategicMergePatch(cloneJson(current), patch);
     const body = asKubeObject(patched);
     // A patch writes over the version it read unless it names one itself (then it is a precondition).

@@ -6,6 +6,7 @@
 //   strictError set          -> 400 BadRequest, message = strictError (nothing else applies)
 //   causes non-empty         -> 422 Invalid, details.causes = causes
 //   otherwise                -> store `object`; send each of `warnings` as a Warning header
+import { cloneJsonValue } from '../../json-clone.js';
 import { compileSchema, type SchemaNode } from './compiled-schema.js';
 import { toCelRoot } from './cel-values.js';
 import { validateCelRules } from './cel-validation.js';
@@ -104,7 +105,7 @@ function runValidation(root: SchemaNode, object: Record<string, unknown>, old: R
 /** Prune, default and validate a custom resource write. */
 export function prepareCustomResource(input: PrepareInput): ValidateResult {
   const root = compileSchema(input.schema);
-  const incoming = structuredClone(input.object);
+  const incoming = cloneJsonValue(input.object);
   const unknownFields = pruneUnknownFields(incoming, root);
   const warnings: string[] = [];
   if (unknownFields.length > 0 && input.fieldValidation === 'Strict') {
