@@ -219,6 +219,43 @@ describe('ratcheting and the status subresource', () => {
     expect(result.object['status']).toEqual({ phase: 'Ready', count: 0 });
   });
 
+  // A /status write skips the spec's transition rules (their causes would be dropped): what
+  // counts stays as it was, a failing rule on either side included.
+  const ruled: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: { n: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self < 5', message: 'too big' }] } },
+        'x-kubernetes-validations': [{ rule: 'has(self.n) && has(oldSelf.n) && self.n < oldSelf.n', message: 'must shrink' }],
+      },
+      status: {
+        type: 'object',
+        properties: { count: { type: 'integer' } },
+        'x-kubernetes-validations': [{ rule: '!has(oldSelf.count) || self.count >= oldSelf.count', message: 'count may not go down' }],
+      },
+    },
+  };
+
+  it('a status write is not refused by the stored spec, and still warns of its ratcheted failures', () => {
+    const old = resource({ n: 9 }, { status: { count: 1 } });
+    const result = prepare(ruled, resource({ n: 9 }, { status: { count: 2 } }), { oldObject: old, subresource: 'status' });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual(['spec.n: Invalid value: "integer": too big']);
+  });
+
+  it('a status write is refused by a transition rule of the status', () => {
+    const old = resource({ n: 1 }, { status: { count: 3 } });
+    const result = prepare(ruled, resource({ n: 1 }, { status: { count: 2 } }), { oldObject: old, subresource: 'status' });
+    expect(causeLines(result)).toEqual(['status: Invalid value: "object": count may not go down']);
+  });
+
+  it('an update of the object still applies the spec transition rules', () => {
+    const old = resource({ n: 1 });
+    expect(causeLines(prepare(ruled, resource({ n: 1 }), { oldObject: old }))).toEqual(['spec: Invalid value: "object": must shrink']);
+    expect(prepare(ruled, resource({ n: 0 }), { oldObject: old }).causes).toEqual([]);
+  });
+
   it('a status write with a bad status is rejected at the status path', () => {
     const old = resource({ size: 1 });
     const result = prepare(withStatus, resource({ size: 1 }, { status: { phase: 'Gone' } }), { oldObject: old, subresource: 'status' });

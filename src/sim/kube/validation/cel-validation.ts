@@ -58,12 +58,23 @@ function messageFromExpression(compiled: CompiledRule, activation: Record<string
 interface Walk {
   causes: FieldCause[];
   warnings: string[];
+  /**
+   * A /status write: outside status and metadata the object is the stored one, and the
+   * caller drops the causes found there (index.ts). A transition rule can only add a cause,
+   * so there it is not evaluated at all; a rule without oldSelf still runs, for its
+   * ratcheted warning.
+   */
+  statusWrite: boolean;
 }
 
-function runRules(node: SchemaNode, value: unknown, old: OldValue | undefined, path: string, walk: Walk): void {
+/** Where a /status write's causes count: the status, the metadata, the object as a whole. */
+const COUNTED_IN_STATUS_WRITES: ReadonlySet<string> = new Set(['status', 'metadata']);
+
+function runRules(node: SchemaNode, value: unknown, old: OldValue | undefined, path: string, walk: Walk, uncounted: boolean): void {
   const typeName = node.type ?? '';
   const unchanged = old !== undefined && deepEqualJson(value, old.value);
   for (const compiled of node.rules) {
+    if (uncounted && compiled.usesOldSelf) continue;
     if (compiled.compileError !== undefined) {
       walk.causes.push(invalid(path, typeName, `rule compile error: ${compiled.compileError}`));
       continue;
@@ -91,31 +102,53 @@ function runRules(node: SchemaNode, value: unknown, old: OldValue | undefined, p
   }
 }
 
-function walkValue(node: SchemaNode, value: unknown, old: OldValue | undefined, path: string, walk: Walk): void {
+/**
+ * `uncounted`: the value lies where a /status write's causes are dropped (Walk.statusWrite).
+ * `root`: the value is the object itself, whose top-level keys decide that.
+ */
+function walkValue(
+  node: SchemaNode,
+  value: unknown,
+  old: OldValue | undefined,
+  path: string,
+  walk: Walk,
+  uncounted: boolean,
+  root = false,
+): void {
   if (!node.hasRulesBelow || value === null || value === undefined) return;
-  runRules(node, value, old, path, walk);
-  for (const sub of node.allOf) walkValue(sub, value, old, path, walk);
+  runRules(node, value, old, path, walk, uncounted);
+  for (const sub of node.allOf) walkValue(sub, value, old, path, walk, uncounted, root);
   if (Array.isArray(value)) {
     const items = node.items;
     if (items === undefined) return;
     const correlate = oldListItems(node, old);
-    value.forEach((item, i) => walkValue(items, item, correlate?.(item), indexPath(path, i), walk));
+    value.forEach((item, i) => walkValue(items, item, correlate?.(item), indexPath(path, i), walk, uncounted));
     return;
   }
   if (typeof value !== 'object') return;
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
+    const below = uncounted || (root && walk.statusWrite && !COUNTED_IN_STATUS_WRITES.has(key));
     const declared = node.properties?.get(key);
-    if (declared !== undefined) walkValue(declared, record[key], oldChildByKey(old, key), childPath(path, key), walk);
+    if (declared !== undefined) walkValue(declared, record[key], oldChildByKey(old, key), childPath(path, key), walk, below);
     else if (node.additionalProperties !== undefined) {
-      walkValue(node.additionalProperties, record[key], oldChildByKey(old, key), keyPath(path, key), walk);
+      walkValue(node.additionalProperties, record[key], oldChildByKey(old, key), keyPath(path, key), walk, below);
     }
   }
 }
 
-/** Evaluate every rule under `root` against CEL-converted values (see toCelRoot). */
-export function validateCelRules(root: SchemaNode, celObject: unknown, celOldObject: unknown, rootPath: string): CelOutcome {
-  const walk: Walk = { causes: [], warnings: [] };
-  walkValue(root, celObject, celOldObject === undefined ? undefined : { value: celOldObject }, rootPath, walk);
-  return walk;
+/**
+ * Evaluate every rule under `root` against CEL-converted values (see toCelRoot); for a
+ * /status write (`statusWrite`), every rule whose outcome can count (Walk.statusWrite).
+ */
+export function validateCelRules(
+  root: SchemaNode,
+  celObject: unknown,
+  celOldObject: unknown,
+  rootPath: string,
+  statusWrite = false,
+): CelOutcome {
+  const walk: Walk = { causes: [], warnings: [], statusWrite };
+  walkValue(root, celObject, celOldObject === undefined ? undefined : { value: celOldObject }, rootPath, walk, false, true);
+  return { causes: walk.causes, warnings: walk.warnings };
 }

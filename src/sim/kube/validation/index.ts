@@ -8,7 +8,7 @@
 //   otherwise                -> store `object`; send each of `warnings` as a Warning header
 import { cloneJsonValue } from '../../json-clone.js';
 import { compileSchema, type SchemaNode } from './compiled-schema.js';
-import { toCelRoot } from './cel-values.js';
+import { toCelRoot, type CelConversions } from './cel-values.js';
 import { validateCelRules } from './cel-validation.js';
 import { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './defaulting.js';
 import { ROOT_PATH, type FieldCause } from './field-errors.js';
@@ -54,9 +54,14 @@ export interface ValidateResult {
   strictError?: string;
 }
 
-/** For /status writes only the status (and metadata) of the incoming object count. */
+/**
+ * For /status writes only the status (and metadata) of the incoming object count. The rest is
+ * the stored object's own, shared rather than copied: stored objects are replaced, never
+ * changed in place (writes.ts builds every new version by spreading the old one), and nothing
+ * here writes to it.
+ */
 function mergeStatusWrite(incoming: Record<string, unknown>, old: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = structuredClone(old);
+  const merged: Record<string, unknown> = { ...old };
   if ('metadata' in incoming) merged['metadata'] = incoming['metadata'];
   if ('status' in incoming) merged['status'] = incoming['status'];
   else delete merged['status'];
@@ -87,7 +92,12 @@ export const RULES_NOT_CHECKED: FieldCause = {
     'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };
 
-function runValidation(root: SchemaNode, object: Record<string, unknown>, old: Record<string, unknown> | undefined): { causes: FieldCause[]; warnings: string[] } {
+function runValidation(
+  root: SchemaNode,
+  object: Record<string, unknown>,
+  old: Record<string, unknown> | undefined,
+  statusWrite: boolean,
+): { causes: FieldCause[]; warnings: string[] } {
   const causes: FieldCause[] = [];
   validateValue(object, root, '', old === undefined ? undefined : { value: old }, causes);
   validateListTypes(object, root, '', causes);
@@ -95,7 +105,10 @@ function runValidation(root: SchemaNode, object: Record<string, unknown>, old: R
   if (root.hasRulesBelow && causes.some((cause) => BLOCKING_REASONS.has(cause.reason))) {
     causes.push(RULES_NOT_CHECKED);
   } else if (root.hasRulesBelow) {
-    const cel = validateCelRules(root, toCelRoot(object, root), old === undefined ? undefined : toCelRoot(old, root), ROOT_PATH);
+    // One set of conversions for both: the parts the write kept are one CEL value on each side.
+    const conversions: CelConversions = new Map();
+    const celOld = old === undefined ? undefined : toCelRoot(old, root, conversions);
+    const cel = validateCelRules(root, toCelRoot(object, root, conversions), celOld, ROOT_PATH, statusWrite);
     causes.push(...cel.causes);
     warnings.push(...cel.warnings);
   }
@@ -119,7 +132,7 @@ export function prepareCustomResource(input: PrepareInput): ValidateResult {
 
   const isStatusWrite = input.subresource === 'status' && input.oldObject !== undefined;
   const object = isStatusWrite && input.oldObject !== undefined ? mergeStatusWrite(incoming, input.oldObject) : incoming;
-  const validation = runValidation(root, object, input.oldObject);
+  const validation = runValidation(root, object, input.oldObject, isStatusWrite);
   // A status write keeps the stored spec, so problems outside status are not the writer's.
   const causes = isStatusWrite ? validation.causes.filter((c) => !isOutsideStatus(c.field)) : validation.causes;
   warnings.push(...validation.warnings);
