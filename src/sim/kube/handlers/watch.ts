@@ -27,6 +27,23 @@ export interface WatchSettings {
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
+/**
+ * The JSON of the object a watch sent last, for the next watch sending the same object: a
+ * write reaches every watch of its resource in the same tick, one after the other (an
+ * operator's informer, a dashboard, a test's own watch), and each encoded the whole object
+ * again. One entry, not one per object: a string per stored object would double what the
+ * emulator holds. Stored objects are replaced, never changed in place, so an object's JSON
+ * stays its JSON.
+ */
+let lastEncoded: { object: KubeObject; json: string } | undefined;
+
+function encoded(object: KubeObject): string {
+  if (lastEncoded?.object === object) return lastEncoded.json;
+  const json = JSON.stringify(object);
+  lastEncoded = { object, json };
+  return json;
+}
+
 /** Turns a stored change into what a watcher with this predicate sees, if anything. */
 function visibleEvent(change: Change, predicate: ObjectPredicate | undefined, serve: (o: KubeObject) => KubeObject): { type: EventType; object: KubeObject } | undefined {
   const now = serve(change.object);
@@ -74,7 +91,8 @@ export function startWatch(
 
   let firstTable = true;
   let corked = false;
-  const write = (eventType: string, object: unknown): void => {
+  /** Writes one event line; `json` is the event's object, already encoded. */
+  const writeLine = (eventType: string, json: string): void => {
     // After end() (a timeout) and before 'finish', a write would be an error event on the response.
     if (response.destroyed || response.writableEnded) return;
     // The events of one tick (a replay, a burst of writes) leave in one chunked write: one
@@ -87,10 +105,11 @@ export function startWatch(
         response.uncork();
       });
     }
-    response.write(`${JSON.stringify({ type: eventType, object })}\n`);
+    response.write(`{"type":${JSON.stringify(eventType)},"object":${json}}\n`);
   };
+  const write = (eventType: string, object: unknown): void => writeLine(eventType, JSON.stringify(object));
   const send = (eventType: EventType, object: KubeObject): void => {
-    if (!table) return write(eventType, object);
+    if (!table) return writeLine(eventType, encoded(object));
     const rendered = table.table([object], options.includeObject, { resourceVersion: object.metadata.resourceVersion }, firstTable);
     rendered['apiVersion'] = options.table;
     firstTable = false;
