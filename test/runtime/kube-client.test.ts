@@ -83,7 +83,7 @@ beforeAll(async () => {
           return send(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(
-          `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } })}\n`,
+          `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', managedFields: [{ manager: 'm' }], resourceVersion: '5' } } })}\n`,
         );
         res.write(
           `${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } })}\n`,
@@ -188,6 +188,18 @@ describe('KubeClient', () => {
       allowWatchBookmarks: 'true',
       timeoutSeconds: '300',
     });
+  });
+
+  it('decodes watch events without metadata.managedFields when the reader drops them, and with them otherwise', async () => {
+    const managedFieldsOf = async (omitManagedFields: boolean): Promise<unknown[]> => {
+      const found: unknown[] = [];
+      for await (const e of await client.watch(WIDGETS, { resourceVersion: '4', omitManagedFields })) {
+        if (e.type === 'ADDED') found.push((e.object.metadata as { managedFields?: unknown }).managedFields);
+      }
+      return found;
+    };
+    expect(await managedFieldsOf(true)).toEqual([undefined]);
+    expect(await managedFieldsOf(false)).toEqual([[{ manager: 'm' }]]);
   });
 
   it('answers 410 on a watch as Gone, and a broken stream as an error, not a clean end', async () => {

@@ -34,6 +34,8 @@ export interface WatchOptions {
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
   signal?: AbortSignal;
+  /** Events decoded without metadata.managedFields, for a reader that drops them anyway. */
+  omitManagedFields?: boolean;
 }
 
 export interface WriteOptions {
@@ -139,6 +141,7 @@ export class KubeClient {
         timeoutSeconds: options.timeoutSeconds,
       },
       signal: options.signal,
+      ...(options.omitManagedFields ? { omitManagedFields: true } : {}),
     });
     return toWatchEvents<T>(lines, path);
   }

@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { ClusterAccess } from './cluster-access.js';
 import { KubeApiError } from './errors.js';
 import { linesOf } from './json-lines.js';
+import { withoutManagedFields } from './managed-fields-text.js';
 import { RequestDeadline } from '../request-deadline.js';
 
 export type QueryValue = string | number | boolean | undefined;
@@ -22,6 +23,11 @@ export interface KubeRequest {
   signal?: AbortSignal;
   /** Deadline for the whole exchange of a non-streaming request. */
   timeoutMs?: number;
+  /**
+   * A watch whose reader drops metadata.managedFields (an informer's cache): each event is
+   * decoded without them (managed-fields-text.ts) instead of building them to throw away.
+   */
+  omitManagedFields?: boolean;
 }
 
 export interface KubeTransport {
@@ -86,7 +92,7 @@ export class KubeConfigTransport implements KubeTransport {
         header(response, 'retry-after'),
       );
     }
-    return jsonLines(response, request.signal);
+    return jsonLines(response, request.signal, request.omitManagedFields === true);
   }
 
   private async prepare(request: KubeRequest): Promise<PreparedRequest> {
@@ -247,7 +253,11 @@ async function readBody(response: http.IncomingMessage, signal?: AbortSignal): P
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal): AsyncIterable<unknown> {
+async function* jsonLines(
+  response: http.IncomingMessage,
+  signal: AbortSignal | undefined,
+  omitManagedFields: boolean,
+): AsyncIterable<unknown> {
   // A stream destroyed on abort ends the iteration of its chunks (with an error, which the
   // aborted signal turns into a quiet end below).
   const onAbort = (): void => {
@@ -259,7 +269,7 @@ async function* jsonLines(response: http.IncomingMessage, signal?: AbortSignal):
     try {
       for await (const line of linesOf(response as AsyncIterable<Buffer>)) {
         if (line.trim() === '') continue;
-        yield JSON.parse(line) as unknown;
+        yield JSON.parse(omitManagedFields ? withoutManagedFields(line) : line) as unknown;
       }
     } catch (error) {
       if (signal?.aborted) return;

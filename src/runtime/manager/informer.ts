@@ -110,6 +110,8 @@ export class Informer<T extends KubeObject = KubeObject> {
           namespace,
           labelSelector: options.labelSelector,
           fieldSelector: options.fieldSelector,
+          // The default transform drops them (cache-trim.ts): no need to decode them first.
+          ...(options.transform === undefined ? { omitManagedFields: true } : {}),
         }),
         options.transform ?? trimForCache,
       ),

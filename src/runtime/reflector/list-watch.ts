@@ -29,6 +29,8 @@ export interface ListWatchScope {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** The reader drops metadata.managedFields: watch events are decoded without them. */
+  omitManagedFields?: boolean;
 }
 
 export function clientListWatch<T extends KubeObject = KubeObject>(
@@ -57,6 +59,7 @@ export function clientListWatch<T extends KubeObject = KubeObject>(
         allowWatchBookmarks: true,
         timeoutSeconds: request.timeoutSeconds,
         signal: request.signal,
+        ...(scope.omitManagedFields ? { omitManagedFields: true } : {}),
       }),
   };
 }

@@ -65,4 +65,37 @@ describe('cache trim', () => {
       await run;
     }
   });
+
+  it('asks for watch events without managedFields when the default trim drops them, and not for its own transform', async () => {
+    const asked: Array<boolean | undefined> = [];
+    const watching = new Proxy(api.client, {
+      get(target, property, receiver) {
+        if (property !== 'watch') return Reflect.get(target, property, receiver) as unknown;
+        return (type: Parameters<KubeClient['watch']>[0], options: Parameters<KubeClient['watch']>[1]) => {
+          asked.push(options?.omitManagedFields);
+          return target.watch(type, options);
+        };
+      },
+    });
+    const kept: unknown[] = [];
+    for (const transform of [undefined, (object: KubeObject) => (kept.push((object.metadata as WithManagedFields).managedFields), object)]) {
+      const informer = Informer.forResource<KubeObject>(watching, {
+        type: CONFIGMAPS,
+        namespaces: [NAMESPACE],
+        ...(transform ? { transform } : {}),
+      });
+      const running = new AbortController();
+      const run = informer.run(running.signal);
+      try {
+        expect(await informer.waitForSync()).toBe(true);
+        expect(await eventually(() => asked.length > 0, 5_000)).toBe(true);
+      } finally {
+        running.abort();
+        await run;
+      }
+      expect(asked.splice(0)).toEqual([transform ? undefined : true]);
+    }
+    // The transform of its own saw the listed objects whole.
+    expect(kept.some((managedFields) => Array.isArray(managedFields))).toBe(true);
+  });
 });
