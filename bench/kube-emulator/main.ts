@@ -37,19 +37,13 @@ const runs = positiveInteger(values.runs, 'runs', 3);
 /** Writes in flight at once: the operator's 16 workers, about. */
 const PARALLEL = 16;
 
-/** Reads every event of a watch until aborted, as an informer does; counts them. */
+/** Reads every event of an open watch until aborted, as an informer does; counts them. */
 async function drain(
-  kube: KubeClient,
-  resourceVersion: string | undefined,
+  events: AsyncIterable<{ type: string }>,
   signal: AbortSignal,
   seen: { events: number },
 ): Promise<void> {
   try {
-    const events = await kube.watch(AGENT_DEPLOYMENTS, {
-      namespace: BENCH_NAMESPACE,
-      resourceVersion,
-      signal,
-    });
     for await (const event of events) {
       if (event.type !== 'BOOKMARK') seen.events += 1;
     }
@@ -94,8 +88,18 @@ try {
     namespace: BENCH_NAMESPACE,
     limit: 1,
   });
-  const seen = Array.from({ length: watchers }, () => ({ events: 0 }));
-  const streams = seen.map((counter) => drain(emulators.kube, resourceVersion, abort.signal, counter));
+  // Open before the first write (a watch that connected late would have to replay them).
+  const opened = await Promise.all(
+    Array.from({ length: watchers }, () =>
+      emulators.kube.watch(AGENT_DEPLOYMENTS, {
+        namespace: BENCH_NAMESPACE,
+        resourceVersion,
+        signal: abort.signal,
+      }),
+    ),
+  );
+  const seen = opened.map(() => ({ events: 0 }));
+  const streams = opened.map((events, i) => drain(events, abort.signal, seen[i] as { events: number }));
   let written = 0;
   const warmUp = Math.min(writes, 2_000);
   await writeRound(emulators.kube, names, written, warmUp);
