@@ -5,7 +5,7 @@
 import { MAX_JSON_DEPTH, nestingProblem } from '../http/json-nesting.js';
 import { ApiError, badRequest } from './api-error.js';
 import { MAX_BODY_BYTES, nestingError } from './body-limits.js';
-import { isJsonObject, jsonEqual, type JsonObject } from './kube-object.js';
+import { cloneJson, isJsonObject, jsonEqual, type JsonObject } from './kube-object.js';
 import { assertSafePointerSegments } from './prototype-guard.js';
 
 /** The real server's cap on the operations of one JSON patch. */
@@ -106,7 +106,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new ApiError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
   }
-  let result: unknown = structuredClone(document);
+  let result: unknown = cloneJson(document);
   let copiedBytes = 0;
   for (const operation of patch) {
     if (!isJsonObject(operation)) throw badRequest('json patch operation must be an object');
@@ -116,7 +116,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
     switch (op) {
       case 'add':
         checkPlacement(path, operation['value']);
-        result = addAt(result, path, structuredClone(operation['value']));
+        result = addAt(result, path, cloneJson(operation['value']));
         break;
       case 'remove':
         result = removeAt(result, path);
@@ -124,7 +124,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
       case 'replace':
         getAt(result, path);
         checkPlacement(path, operation['value']);
-        result = addAt(removeAt(result, path), path, structuredClone(operation['value']));
+        result = addAt(removeAt(result, path), path, cloneJson(operation['value']));
         break;
       case 'move': {
         const from = String(operation['from']);
@@ -140,7 +140,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
         if (copiedBytes > MAX_BODY_BYTES) {
           throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copiedBytes}, exceeding the limit ${MAX_BODY_BYTES}`);
         }
-        result = addAt(result, path, structuredClone(value));
+        result = addAt(result, path, cloneJson(value));
         break;
       }
       case 'test':

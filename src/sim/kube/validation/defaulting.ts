@@ -1,6 +1,7 @@
 // Defaulting as the apiextensions-apiserver applies it after pruning: first drop nulls of
 // non-nullable fields that have no default, then fill in `default`s wherever the parent
 // object exists (never creating parents), inside objects, schema maps and array items.
+import { cloneJsonValue } from '../../json-clone.js';
 import type { SchemaNode } from './compiled-schema.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -31,7 +32,7 @@ export function pruneNonNullableNullsWithoutDefaults(value: unknown, node: Schem
 }
 
 function copyDefault(node: SchemaNode): unknown {
-  return structuredClone(node.schema.default);
+  return cloneJsonValue(node.schema.default);
 }
 
 /** Apply defaults in place. Defaults themselves are defaulted further down, as upstream does. */
