@@ -102,6 +102,8 @@ function setup(
     desired?: (ids: ResolvedIds) => DeploymentCreateRequest;
     getSecret?: (name: string) => SecretSource | undefined;
     reserveCreate?: ControlPlanePort['reserveCreate'];
+    /** Replaces the port's finalizer write (default: the object as written becomes current). */
+    patchFinalizers?: KubePort<AgentDeploymentView>['patchFinalizers'];
   } = {},
 ) {
   let current = start;
@@ -115,10 +117,12 @@ function setup(
   const kube: KubePort<AgentDeploymentView> = {
     get: () => current,
     getSecret: (_namespace, name) => options.getSecret?.(name),
-    patchFinalizers: (o, finalizers) => {
-      current = { ...o, metadata: { ...o.metadata, finalizers: [...finalizers] } };
-      return ok(current);
-    },
+    patchFinalizers:
+      options.patchFinalizers ??
+      ((o, finalizers) => {
+        current = { ...o, metadata: { ...o.metadata, finalizers: [...finalizers] } };
+        return ok(current);
+      }),
     patchStatus: (o, status) => {
       statusWrites.push(status);
       const scripted = options.statusWrite?.();
@@ -159,6 +163,29 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     });
     expect(s.current().status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
     expect(s.events).toEqual(['Normal Created']);
+  });
+
+  it('a new object gets its finalizer and then its create in the same pass, not behind every other key in the queue', async () => {
+    const s = setup(object({ finalizers: [] }));
+    await s.run();
+    expect(s.current().metadata.finalizers).toEqual([FINALIZER]);
+    expect(s.cpCalls).toEqual(['POST']);
+    expect(s.statusWrites[0]).toMatchObject({ ownership: { uid: 'uid-a', createRequestedAt: expect.any(String) } });
+    expect(s.current().status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
+  });
+
+  it('a finalizer write the port does not show yet ends the pass with a requeue: it is never written twice in one pass', async () => {
+    let patches = 0;
+    const s = setup(object({ finalizers: [] }), {
+      patchFinalizers: (o) => {
+        patches += 1;
+        // The write succeeded, but what the port serves next still lacks it (as a cache would).
+        return ok({ ...o, metadata: { ...o.metadata, finalizers: [FINALIZER] } });
+      },
+    });
+    expect(await s.run()).toEqual(requeueNow);
+    expect(patches).toBe(1);
+    expect(s.cpCalls).toEqual([]);
   });
 
   it('a create the budget refuses now writes no intent: no POST, one Throttled status, back at its place in line', async () => {
