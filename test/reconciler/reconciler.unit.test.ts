@@ -107,6 +107,8 @@ function setup(
   } = {},
 ) {
   let current = start;
+  /** The reconciler's clock: passes run at NOW plus this (advance it to let time pass). */
+  const elapsed = { ms: 0 };
   const cpCalls: string[] = [];
   const statusWrites: unknown[] = [];
   const events: string[] = [];
@@ -145,12 +147,12 @@ function setup(
     desiredState: (_o, _secrets, ids) => options.desired?.(ids) ?? request,
     deploymentName: () => 'bot',
     logger: pino({ level: 'silent' }),
-    clock: { now: () => NOW },
+    clock: { now: () => NOW + elapsed.ms },
     ...(options.connection === undefined ? {} : { connection: options.connection }),
     ...(options.namedIds === undefined ? {} : { namedIds: () => options.namedIds ?? {} }),
   });
   const run = (signal = new AbortController().signal) => reconciler.reconcile('team-a/bot', signal);
-  return { run, cpCalls, statusWrites, events, current: () => current, observations, poller };
+  return { run, cpCalls, statusWrites, events, current: () => current, observations, poller, elapsed };
 }
 
 describe('AgentDeploymentReconciler (the shell)', () => {
@@ -210,12 +212,38 @@ describe('AgentDeploymentReconciler (the shell)', () => {
       reason: 'Throttled',
     });
     // The same answer on the next pass changes nothing, so nothing is written.
+    s.elapsed.ms = 1_500;
     expect(await s.run()).toEqual({ kind: 'requeueAfter', ms: 1_500 });
     expect(s.statusWrites).toHaveLength(1);
     throttled = false;
+    s.elapsed.ms = 3_000;
     await s.run();
     expect(s.cpCalls).toEqual(['POST']);
     expect(s.current().status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
+  });
+
+  it('a throttled create woken before its place in line comes keeps that place: no second place at the end', async () => {
+    let reservations = 0;
+    const s = setup(object(), {
+      reserveCreate: () => {
+        reservations += 1;
+        return Promise.resolve(
+          reservations === 1
+            ? { ok: false, error: { kind: 'Throttled', message: 'no token for this create now', retryAfterMs: 1_500 } }
+            : { ok: true, value: { kind: 'CreateToken' } },
+        );
+      },
+    });
+    expect(await s.run()).toEqual({ kind: 'requeueAfter', ms: 1_500 });
+    // Woken early (its own finalizer's watch event, an annotation): it waits for the rest of its wait.
+    s.elapsed.ms = 1_000;
+    expect(await s.run()).toEqual({ kind: 'requeueAfter', ms: 500 });
+    expect(reservations).toBe(1);
+    expect(s.statusWrites).toHaveLength(1);
+    s.elapsed.ms = 1_500;
+    await s.run();
+    expect(reservations).toBe(2);
+    expect(s.cpCalls).toEqual(['POST']);
   });
 
   it('writes nothing when a pass finds nothing new (no identical status lines for kubectl get -w)', async () => {

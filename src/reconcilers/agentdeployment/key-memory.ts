@@ -3,6 +3,7 @@
 // reconciler falls back on what status records (ownership, the Stalled condition, the
 // latest revision's status), which is why a restart repeats no call, event or count.
 import type { RefusedAttempt, RefusedCreate, SmokeTestAttempts } from './observed.js';
+import type { Failure } from './ports.js';
 import type { SpecMemo } from './spec-memo.js';
 import type { UnchangedStatus } from './status-memo.js';
 
@@ -23,6 +24,8 @@ export interface KeyMemory {
   spec?: SpecMemo;
   /** The last status that needed no write, and what it was decided from (status-memo.ts). */
   unchangedStatus?: UnchangedStatus;
+  /** A create the budget refused: when its place in the budget's line comes, and the refusal. */
+  createWait?: { until: number; error: Failure };
 }
 
 export class KeyMemoryStore {

@@ -171,11 +171,26 @@ export class Performer<Object extends AgentDeploymentView> {
     const { deps, timings } = this.shell;
     const { object, signal, lane, key } = pass;
     const uid = object.metadata.uid ?? '';
+    // A create woken before its place in the budget's line came (its own finalizer's watch
+    // event, an edit) waits for the rest of it: asking the budget again would give it a second
+    // place at the end of the line, and every such place lengthens the line for all the others
+    // (bench:connections: the saturated key's budget idle for 30 s while its last objects waited).
+    const memory = pass.memory;
+    const waiting = memory.createWait;
+    const now = deps.clock.now();
+    if (waiting !== undefined && waiting.until > now)
+      return failure({ object, error: { ...waiting.error, retryAfterMs: waiting.until - now } });
     // The create's token first: a create the budget refuses comes back at its place in line
     // before anything is written (writing the intent, then clearing it when the POST was
     // refused, cost two Kubernetes writes per throttled pass), and a written intent is sent.
     const token = await lane.controlPlane.reserveCreate(signal);
-    if (!token.ok) return failure({ object, error: token.error });
+    if (!token.ok) {
+      const retryAfterMs = token.error.kind === 'Throttled' ? token.error.retryAfterMs : undefined;
+      memory.createWait =
+        retryAfterMs === undefined ? undefined : { until: deps.clock.now() + retryAfterMs, error: token.error };
+      return failure({ object, error: token.error });
+    }
+    memory.createWait = undefined;
     // The intent goes to status first, guarded by resourceVersion: if the object moved (or
     // another replica acted), the write fails with 409 and nothing is sent.
     const intent = await this.publish(
@@ -198,7 +213,6 @@ export class Performer<Object extends AgentDeploymentView> {
       return failure({ object: current, error, facts: nothingCreated ? { ownership: { uid } } : {} });
     }
     const deployment = created.value;
-    const memory = pass.memory;
     memory.refused = undefined;
     lane.observations.recordPresent(deployment, deps.clock.now());
     this.rolloutStarted(pass, memory, deployment);
