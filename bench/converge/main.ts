@@ -31,6 +31,8 @@ const USAGE = `Usage: npm run bench:converge -- --n <N> [options]
   --verbose            echo the operator's log lines to stderr
   --cpu-profile <file> write a CPU profile of the operator from the first create until all
                        are Ready (the last operator run's, with --runs above 1)
+  --stages             print, every half second of each operator run, how many objects had
+                       their finalizer, their create intent, their deployment id and Ready
 `;
 
 interface Args {
@@ -42,6 +44,7 @@ interface Args {
   out: string;
   verbose: boolean;
   cpuProfile: string | undefined;
+  stages: boolean;
 }
 
 function parse(argv: string[]): Args | 'help' {
@@ -57,6 +60,7 @@ function parse(argv: string[]): Args | 'help' {
       out: { type: 'string', default: join(ROOT, 'bench/out') },
       verbose: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
+      stages: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -85,6 +89,7 @@ function parse(argv: string[]): Args | 'help' {
     out: values.out,
     verbose: values.verbose,
     cpuProfile: values['cpu-profile'] === undefined ? undefined : resolve(values['cpu-profile']),
+    stages: values.stages,
   };
 }
 
@@ -112,11 +117,13 @@ async function runMany(
       timeoutMs: Math.max(120_000, expectedSeconds * 5_000),
       verbose: args.verbose,
       ...(strategy === 'operator' && args.cpuProfile !== undefined ? { cpuProfile: args.cpuProfile } : {}),
+      ...(strategy === 'operator' && args.stages ? { stages: true } : {}),
     });
     process.stderr.write(
       `${strategy} run ${i + 1}/${count}: all ${args.n} Ready in ${run.convergeSeconds.toFixed(2)} s, ` +
         `${run.total} calls, ${run.throttled429} x 429, ${run.cpuSeconds.toFixed(1)} CPU s\n`,
     );
+    if (run.stages) process.stderr.write(`${run.stages.join('\n')}\n`);
     runs.push(run);
   }
   return runs;

@@ -3,6 +3,7 @@
 // just before the first create and stops when the last object is seen Ready.
 import { join } from 'node:path';
 import { agentDeployment, benchObjectName, createAll } from '../support/agent-deployments.js';
+import { CreationStages } from '../support/creation-stages.js';
 import { BENCH_API_KEY, Emulators } from '../support/emulators.js';
 import { summarizeCalls, type CallSummary, type StatsSnapshot } from '../support/emulator-stats.js';
 import { OperatorProcess } from '../support/operator-process.js';
@@ -22,6 +23,8 @@ export interface StrategyRunOptions {
   verbose?: boolean;
   /** Where the operator strategy writes a CPU profile of itself from the first create until all are Ready. */
   cpuProfile?: string;
+  /** Record when each object passed each stage of its creation (creation-stages.ts). */
+  stages?: boolean;
 }
 
 export interface StrategyRun extends CallSummary {
@@ -33,6 +36,8 @@ export interface StrategyRun extends CallSummary {
   createSeconds: number;
   /** CPU seconds of the strategy's process during the run. */
   cpuSeconds: number;
+  /** With `stages`: how many objects had passed each stage, every half second. */
+  stages?: string[];
 }
 
 interface StrategyProcess {
@@ -86,6 +91,8 @@ export async function runStrategy(options: StrategyRunOptions): Promise<Strategy
     const objects = Array.from({ length: options.n }, (_, i) =>
       agentDeployment(benchObjectName(i), listenerId),
     );
+    const stages = options.stages ? new CreationStages() : undefined;
+    if (stages) tracker.onObject = (object, atMs) => stages.record(object, atMs);
     await tracker.start();
     const cpuBefore = cpuSecondsOf(strategy.pid);
     let createSeconds = 0;
@@ -105,6 +112,7 @@ export async function runStrategy(options: StrategyRunOptions): Promise<Strategy
       readyTimesMs,
       createSeconds,
       cpuSeconds,
+      ...(stages ? { stages: stages.table(options.n) } : {}),
       ...summarizeCalls(stats, options.n),
     };
   } finally {

@@ -15,6 +15,8 @@ export class ReadyTracker {
   private running: Promise<void> | undefined;
   private waiters: Array<{ count: number; resolve: () => void }> = [];
   origin = performance.now();
+  /** Told of every object the watch delivers, with its time (ms after `origin`). */
+  onObject: ((object: AgentDeploymentObject, atMs: number) => void) | undefined;
 
   constructor(private readonly kube: KubeClient) {}
 
@@ -59,6 +61,7 @@ export class ReadyTracker {
   }
 
   private observe(object: AgentDeploymentObject): void {
+    this.onObject?.(object, performance.now() - this.origin);
     const name = object.metadata.name ?? '';
     const project = (object.status as { tracingProject?: { id?: string } } | undefined)?.tracingProject;
     if (project?.id !== undefined && !this.tracingProjectAt.has(name)) {
