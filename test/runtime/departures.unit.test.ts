@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { Departures } from '../../src/runtime/manager/departures.js';
 import type { ResourceEventHandler } from '../../src/runtime/reflector/handlers.js';
@@ -55,6 +55,26 @@ describe('Departures', () => {
     const running = departures.run('a/c', later.signal, pass(new Promise(() => undefined)));
     later.abort(new Error('shutting down'));
     expect(await running).toBe('aborted: shutting down');
+  });
+
+  it("listens to the controller's signal once for all its passes, and lets an ended pass go", async () => {
+    const departures = new Departures(source());
+    const controller = new AbortController();
+    const listening = vi.spyOn(controller.signal, 'addEventListener');
+    const ended: AbortSignal[] = [];
+    for (let i = 0; i < 50; i += 1) {
+      await departures.run(`a/o${i}`, controller.signal, (signal) => {
+        ended.push(signal);
+        return Promise.resolve();
+      });
+    }
+    // A listener added and removed per pass was a cost of every no-op reconcile.
+    expect(listening).toHaveBeenCalledTimes(1);
+    const running = departures.run('a/last', controller.signal, pass(new Promise(() => undefined)));
+    controller.abort(new Error('lease lost'));
+    expect(await running).toBe('aborted: lease lost');
+    // A pass that has ended is not aborted with the controller: nothing of it runs any more.
+    expect(ended.some((signal) => signal.aborted)).toBe(false);
   });
 
   it('a departure with no pass running is nothing', () => {

@@ -15,6 +15,12 @@ export interface DeletionSource<T extends KubeObject> {
 
 export class Departures<T extends KubeObject> {
   private readonly running = new Map<string, Set<AbortController>>();
+  /**
+   * The passes running under each controller signal. The signal is followed once for its
+   * whole life (a controller's lives until the controller stops): a follower per pass added
+   * and removed a listener on the signal at every pass, a cost of every no-op reconcile.
+   */
+  private readonly underSignal = new WeakMap<AbortSignal, Set<AbortController>>();
 
   constructor(source: DeletionSource<T>) {
     source.addHandler({ onDelete: (object) => this.depart(objectKey(object)) });
@@ -23,16 +29,16 @@ export class Departures<T extends KubeObject> {
   /** Runs `pass` with a signal that aborts with `signal` or when the key's object leaves the cache. */
   async run<R>(key: string, signal: AbortSignal, pass: (signal: AbortSignal) => Promise<R>): Promise<R> {
     const controller = new AbortController();
-    // One listener on the controller's signal for all its passes (abort-fanout.ts).
-    const unfollow = signal.aborted ? undefined : onAbort(signal, (reason) => controller.abort(reason));
     if (signal.aborted) controller.abort(signal.reason);
+    const siblings = signal.aborted ? undefined : this.passesUnder(signal);
+    siblings?.add(controller);
     const passes = this.running.get(key) ?? new Set<AbortController>();
     passes.add(controller);
     this.running.set(key, passes);
     try {
       return await pass(controller.signal);
     } finally {
-      unfollow?.();
+      siblings?.delete(controller);
       passes.delete(controller);
       if (passes.size === 0) this.running.delete(key);
     }
@@ -46,6 +52,20 @@ export class Departures<T extends KubeObject> {
   /** Passes running now (for tests and diagnostics). */
   get runningKeys(): number {
     return this.running.size;
+  }
+
+  private passesUnder(signal: AbortSignal): Set<AbortController> {
+    const known = this.underSignal.get(signal);
+    if (known !== undefined) return known;
+    const passes = new Set<AbortController>();
+    this.underSignal.set(signal, passes);
+    // Never unfollowed: the follower goes with the signal (abort-fanout.ts keeps one listener
+    // for all of a signal's followers, and drops it when the signal aborts).
+    onAbort(signal, (reason) => {
+      for (const controller of passes) controller.abort(reason);
+      passes.clear();
+    });
+    return passes;
   }
 
   private depart(key: string): void {
