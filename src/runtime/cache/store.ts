@@ -70,11 +70,19 @@ export class IndexedStore<T extends KubeObject = KubeObject> {
         `index "${indexName}" is not defined; defined: ${[...this.indexes.keys()].join(', ') || 'none'}`,
       );
     const keys = index.get(value);
-    const list = keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
-    return list.flatMap((key) => {
+    if (keys === undefined) return [];
+    // Most values name one object, and three lookups run in every pass: no copy of the keys,
+    // no array per key.
+    if (typeof keys === 'string') {
+      const object = this.objects.get(keys);
+      return object === undefined ? [] : [object];
+    }
+    const found: T[] = [];
+    for (const key of keys) {
       const object = this.objects.get(key);
-      return object ? [object] : [];
-    });
+      if (object !== undefined) found.push(object);
+    }
+    return found;
   }
 
   /** Inserts or replaces; returns the previous object, if any. */
