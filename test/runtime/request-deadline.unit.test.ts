@@ -62,4 +62,34 @@ describe('RequestDeadline', () => {
     process.off('warning', onWarning);
     expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
   });
+
+  it('calls its followers once when it ends, none after they let go, and none when it already ended', () => {
+    vi.useFakeTimers();
+    const deadline = new RequestDeadline(undefined, 1_000);
+    const heard: string[] = [];
+    deadline.onAbort((reason) => heard.push(`first: ${(reason as DOMException).name}`));
+    const unfollow = deadline.onAbort(() => heard.push('gone'));
+    unfollow();
+    expect(deadline.aborted).toBe(false);
+    vi.advanceTimersByTime(1_000);
+    expect(deadline.aborted).toBe(true);
+    expect((deadline.reason as DOMException).name).toBe('TimeoutError');
+    expect(heard).toEqual(['first: TimeoutError']);
+    deadline.onAbort(() => heard.push('late'));
+    // A signal asked for after the end is born aborted, with the same reason.
+    expect(deadline.signal.aborted).toBe(true);
+    expect((deadline.signal.reason as DOMException).name).toBe('TimeoutError');
+    expect(heard).toEqual(['first: TimeoutError']);
+  });
+
+  it("follows the caller's abort without a signal of its own being asked for", () => {
+    const caller = new AbortController();
+    const deadline = new RequestDeadline(caller.signal, 30_000);
+    const reasons: unknown[] = [];
+    deadline.onAbort((reason) => reasons.push(reason));
+    caller.abort(new Error('lease lost'));
+    expect(reasons.map((reason) => (reason as Error).message)).toEqual(['lease lost']);
+    expect(deadline.aborted).toBe(true);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
 });

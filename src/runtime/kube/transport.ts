@@ -10,6 +10,7 @@ import { KubeApiError } from './errors.js';
 import { linesOf } from './json-lines.js';
 import { withoutManagedFields } from './managed-fields-text.js';
 import { RequestDeadline } from '../request-deadline.js';
+import { abortSourceOf, type AbortSource } from '../../signals/abort-source.js';
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -60,8 +61,8 @@ export class KubeConfigTransport implements KubeTransport {
     let response: http.IncomingMessage;
     let text: string;
     try {
-      response = await this.send({ ...request, signal: deadline.signal });
-      text = await readBody(response, deadline.signal);
+      response = await this.send(request, deadline);
+      text = await readBody(response, deadline);
     } finally {
       deadline.release();
     }
@@ -80,10 +81,11 @@ export class KubeConfigTransport implements KubeTransport {
   }
 
   async lines(request: KubeRequest): Promise<AsyncIterable<unknown>> {
-    const response = await this.send(request);
+    const cancel = request.signal === undefined ? undefined : abortSourceOf(request.signal);
+    const response = await this.send(request, cancel);
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
-      const text = await readBody(response, request.signal);
+      const text = await readBody(response, cancel);
       throw KubeApiError.fromStatus(
         request.method,
         request.path,
@@ -140,21 +142,25 @@ export class KubeConfigTransport implements KubeTransport {
    * racing the reuse) fails before any answer: it is sent once more on a new connection, as
    * Go's HTTP client does for idempotent requests. Writes are never repeated here.
    */
-  private async send(request: KubeRequest): Promise<http.IncomingMessage> {
+  private async send(request: KubeRequest, cancel: AbortSource | undefined): Promise<http.IncomingMessage> {
     try {
-      return await this.sendOnce(request);
+      return await this.sendOnce(request, cancel);
     } catch (error) {
       if (!(error instanceof StaleConnectionError)) throw error;
       if (!IDEMPOTENT.has(request.method)) throw error.failure;
     }
     try {
-      return await this.sendOnce(request);
+      return await this.sendOnce(request, cancel);
     } catch (error) {
       throw error instanceof StaleConnectionError ? error.failure : error;
     }
   }
 
-  private async sendOnce(request: KubeRequest): Promise<http.IncomingMessage> {
+  /** `cancel`: the request's deadline, or the caller's signal (a watch has no deadline). */
+  private async sendOnce(
+    request: KubeRequest,
+    cancel: AbortSource | undefined,
+  ): Promise<http.IncomingMessage> {
     const { url, options } = await this.prepare(request);
     const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
     // client-node fills `headers` as a plain object (Authorization, Impersonate-User).
@@ -169,8 +175,8 @@ export class KubeConfigTransport implements KubeTransport {
     }
     const requester = url.protocol === 'https:' ? https.request : http.request;
     return new Promise((resolve, reject) => {
-      if (request.signal?.aborted) {
-        reject(abortError(request));
+      if (cancel?.aborted) {
+        reject(abortError(request, cancel.reason));
         return;
       }
       const req = requester(
@@ -178,17 +184,14 @@ export class KubeConfigTransport implements KubeTransport {
         { method: request.method, headers, agent: this.agentFor(url, options) },
         resolve,
       );
-      const onAbort = (): void => {
-        req.destroy(abortError(request));
-      };
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('close', () => request.signal?.removeEventListener('abort', onAbort));
+      const unfollow = cancel?.onAbort((reason) => req.destroy(abortError(request, reason)));
+      if (unfollow !== undefined) req.on('close', unfollow);
       req.on('error', (error: NodeJS.ErrnoException) => {
         const failure =
           error instanceof KubeApiError
             ? error
             : new KubeApiError(0, 'NetworkError', `${request.method} ${request.path}: ${error.message}`);
-        const stale = req.reusedSocket && error.code === 'ECONNRESET' && !request.signal?.aborted;
+        const stale = req.reusedSocket && error.code === 'ECONNRESET' && cancel?.aborted !== true;
         reject(stale ? new StaleConnectionError(failure) : failure);
       });
       req.end(payload);
@@ -212,8 +215,7 @@ class StaleConnectionError extends Error {
   }
 }
 
-function abortError(request: KubeRequest): KubeApiError {
-  const reason: unknown = request.signal?.reason;
+function abortError(request: KubeRequest, reason: unknown): KubeApiError {
   const timedOut = reason instanceof DOMException && reason.name === 'TimeoutError';
   return new KubeApiError(
     0,
@@ -236,18 +238,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function readBody(response: http.IncomingMessage, signal?: AbortSignal): Promise<string> {
+async function readBody(response: http.IncomingMessage, cancel: AbortSource | undefined): Promise<string> {
   const chunks: Buffer[] = [];
-  const onAbort = (): void => {
-    response.destroy();
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
+  if (cancel?.aborted) response.destroy();
+  const unfollow = cancel?.onAbort(() => response.destroy());
   try {
     for await (const chunk of response) chunks.push(chunk as Buffer);
   } catch (error) {
     throw new KubeApiError(0, 'NetworkError', `reading response: ${(error as Error).message}`);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    unfollow?.();
   }
   if (!response.complete) throw new KubeApiError(0, 'NetworkError', 'response ended before it was complete');
   return Buffer.concat(chunks).toString('utf8');
