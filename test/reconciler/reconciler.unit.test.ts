@@ -112,6 +112,8 @@ function setup(
   const cpCalls: string[] = [];
   const statusWrites: unknown[] = [];
   const events: string[] = [];
+  /** The revisions counted as finished (agent_operator_revisions_total). */
+  const revisionsFinished: string[] = [];
   const controlPlane = {
     ...recordingPort(cpCalls),
     ...(options.reserveCreate === undefined ? {} : { reserveCreate: options.reserveCreate }),
@@ -148,11 +150,22 @@ function setup(
     deploymentName: () => 'bot',
     logger: pino({ level: 'silent' }),
     clock: { now: () => NOW + elapsed.ms },
+    metrics: { revisionFinished: (state) => revisionsFinished.push(state) },
     ...(options.connection === undefined ? {} : { connection: options.connection }),
     ...(options.namedIds === undefined ? {} : { namedIds: () => options.namedIds ?? {} }),
   });
   const run = (signal = new AbortController().signal) => reconciler.reconcile('team-a/bot', signal);
-  return { run, cpCalls, statusWrites, events, current: () => current, observations, poller, elapsed };
+  return {
+    run,
+    cpCalls,
+    statusWrites,
+    events,
+    revisionsFinished,
+    current: () => current,
+    observations,
+    poller,
+    elapsed,
+  };
 }
 
 describe('AgentDeploymentReconciler (the shell)', () => {
@@ -256,6 +269,7 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     await s.run();
     expect(s.statusWrites).toHaveLength(writes);
     expect(s.events.filter((e) => e === 'Normal Deployed')).toHaveLength(1);
+    expect(s.revisionsFinished).toEqual(['DEPLOYED']);
   });
 
   it('adopts a verified hint and publishes what it then owes in one status write', async () => {
@@ -272,7 +286,11 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     expect(status?.ownership).toEqual({ uid: 'uid-a', deploymentId: ID });
     expect(status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
     expect(status).toMatchObject({ deploymentId: ID, activeRevisionId: 'r1', observedGeneration: 1 });
-    expect(s.events.sort()).toEqual(['Normal Adopted', 'Normal Deployed']);
+    // The revision ended before this object took the deployment over: the adoption's own
+    // event tells it, and no rollout is counted (an upgraded operator adopting 10,000 objects
+    // wrote 10,000 Deployed events and counted 10,000 rollouts that never happened here).
+    expect(s.events).toEqual(['Normal Adopted']);
+    expect(s.revisionsFinished).toEqual([]);
   });
 
   it('requeues at once, without backoff, when a status write meets a 409', async () => {

@@ -50,7 +50,13 @@ export function announce<Object extends AgentDeploymentView>(
       `Revision ${verdict.revisionId}: ${verdict.message}`,
     );
   }
-  const outcome = revisionOutcome(previous, status, isTerminalRevisionStatus);
+  // Only a revision of a deployment the status already followed is a rollout seen to its end.
+  // One that had ended when the object took the deployment over (an adoption, a recovered
+  // create) is told by that write's own event: announcing it too repeated the adoption as a
+  // `Deployed` event and counted a rollout that never happened here (an upgraded operator
+  // adopting 10,000 objects wrote 10,000 of each). (ObserveOnly status follows no revision.)
+  const followed = previous?.deploymentId !== undefined && previous.deploymentId === status.deploymentId;
+  const outcome = followed ? revisionOutcome(previous, status, isTerminalRevisionStatus) : undefined;
   if (!outcome) return;
   const key = `${object.metadata.namespace}/${object.metadata.name}`;
   const started = shell.memory.get(key).rolloutStartedAt.get(outcome.revisionId);
