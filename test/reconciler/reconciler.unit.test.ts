@@ -114,8 +114,14 @@ function setup(
   const events: string[] = [];
   /** The revisions counted as finished (agent_operator_revisions_total). */
   const revisionsFinished: string[] = [];
+  /** How often a pass read the budget's headroom. */
+  const headroomReads = { count: 0 };
   const controlPlane = {
     ...recordingPort(cpCalls),
+    budgetHeadroom: () => {
+      headroomReads.count += 1;
+      return 1;
+    },
     ...(options.reserveCreate === undefined ? {} : { reserveCreate: options.reserveCreate }),
   };
   const kube: KubePort<AgentDeploymentView> = {
@@ -165,6 +171,7 @@ function setup(
     observations,
     poller,
     elapsed,
+    headroomReads,
   };
 }
 
@@ -270,6 +277,19 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     expect(s.statusWrites).toHaveLength(writes);
     expect(s.events.filter((e) => e === 'Normal Deployed')).toHaveLength(1);
     expect(s.revisionsFinished).toEqual(['DEPLOYED']);
+  });
+
+  it('a pass over a deployed object does not read the budget: only a revision in progress may want a poll', async () => {
+    const s = setup(object());
+    s.observations.recordPresent(deployment(), NOW);
+    await s.run();
+    await s.run();
+    s.headroomReads.count = 0;
+    // Past any revision poll's pace: the poll is due, but a deployed revision has none to make.
+    s.elapsed.ms += 10 * 60_000;
+    await s.run();
+    expect(s.cpCalls.filter((call) => call === 'REVISION')).toHaveLength(0);
+    expect(s.headroomReads.count).toBe(0);
   });
 
   it('adopts a verified hint and publishes what it then owes in one status write', async () => {

@@ -21,7 +21,7 @@ import {
 } from './object.js';
 import type { DeploymentReading, NameReading, Observed, RefusedAttempt, SpecReading } from './observed.js';
 import { revisionPollIntervalMs, type PassContext, type Shell } from './pass-context.js';
-import type { ControlPlaneLane, LaneResolution, NameLookup, ResolvedIds } from './ports.js';
+import type { ControlPlaneLane, ControlPlanePort, LaneResolution, NameLookup, ResolvedIds } from './ports.js';
 import type { KeyMemory } from './key-memory.js';
 import { resolveSecrets } from './secrets.js';
 import { memoFor, rememberedDesired, rememberedProblem } from './spec-memo.js';
@@ -29,6 +29,27 @@ import { smokeTestSpecHash } from './smoke-test.js';
 import { smokeTestHeaderVersions } from './smoke-test-headers.js';
 import type { SecretSource } from './secrets.js';
 import type { ExportReading } from './export.js';
+
+/**
+ * Whether a revision GET may be made, read when `decide` asks: only a revision in progress
+ * does, and reading the budget's headroom (a report of every row of the key's budget) on
+ * every pass of every deployed object was a cost of each no-op reconcile. Read once a pass.
+ */
+function revisionPollReading(
+  dueInMs: number,
+  /** The port whose budget decides, when the poll's pace allows one now; undefined: it does not. */
+  due: Pick<ControlPlanePort, 'budgetHeadroom'> | undefined,
+  minHeadroom: number,
+): Observed['revisionPoll'] {
+  let allowed: boolean | undefined;
+  return {
+    dueInMs,
+    get allowed(): boolean {
+      allowed ??= due !== undefined && due.budgetHeadroom() >= minHeadroom;
+      return allowed;
+    },
+  };
+}
 
 /** The named ids of a pass, or the spec reading that says why they are not there. */
 export type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
@@ -132,13 +153,11 @@ export class Observer<Object extends AgentDeploymentView> {
       deployment: { kind: 'unobserved' },
       byName: { kind: 'unobserved' },
       knownRevisions: Object.fromEntries(memory.revisionStatus),
-      revisionPoll: {
-        allowed:
-          connection.ok &&
-          now >= memory.nextRevisionPollAt &&
-          connection.lane.controlPlane.budgetHeadroom() >= timings.revisionPollMinHeadroom,
-        dueInMs: memory.nextRevisionPollAt - now,
-      },
+      revisionPoll: revisionPollReading(
+        memory.nextRevisionPollAt - now,
+        connection.ok && now >= memory.nextRevisionPollAt ? connection.lane.controlPlane : undefined,
+        timings.revisionPollMinHeadroom,
+      ),
       ...(memory.smokeTest ? { smokeTestAttempts: { ...memory.smokeTest } } : {}),
       ...(memory.refusedCreate ? { refusedCreate: memory.refusedCreate } : {}),
     };
