@@ -292,6 +292,20 @@ describe('AgentDeploymentReconciler (the shell)', () => {
     expect(s.headroomReads.count).toBe(0);
   });
 
+  it('a revision in progress still reads the budget and polls the revision when its pace allows', async () => {
+    const s = setup(object());
+    s.observations.recordPresent(deployment(), NOW);
+    await s.run();
+    await s.run();
+    s.headroomReads.count = 0;
+    // A new revision starts: the next pass past the poll's pace asks the budget, then the revision.
+    s.elapsed.ms += 10 * 60_000;
+    s.observations.recordPresent({ ...deployment(), latest_revision_id: 'r2' }, NOW + s.elapsed.ms);
+    await s.run();
+    expect(s.headroomReads.count).toBe(1);
+    expect(s.cpCalls).toContain('REVISION');
+  });
+
   it('adopts a verified hint and publishes what it then owes in one status write', async () => {
     const hinted = object({ annotations: { [DEPLOYMENT_ID_ANNOTATION]: ID } });
     const s = setup(hinted);
