@@ -175,6 +175,15 @@ function setup(
   };
 }
 
+/** An object created and deployed (its deployment observed READY), after the two passes that settle it. */
+async function settledDeployed(options: Parameters<typeof setup>[1] = {}) {
+  const s = setup(object(), options);
+  s.observations.recordPresent(deployment(), NOW);
+  await s.run();
+  await s.run();
+  return s;
+}
+
 describe('AgentDeploymentReconciler (the shell)', () => {
   it('records the create intent in status before the POST, then the id, keyed by uid', async () => {
     const s = setup(object());
@@ -267,10 +276,7 @@ describe('AgentDeploymentReconciler (the shell)', () => {
   });
 
   it('writes nothing when a pass finds nothing new (no identical status lines for kubectl get -w)', async () => {
-    const s = setup(object());
-    s.observations.recordPresent(deployment(), NOW);
-    await s.run();
-    await s.run();
+    const s = await settledDeployed();
     const writes = s.statusWrites.length;
     await s.run();
     await s.run();
@@ -280,10 +286,7 @@ describe('AgentDeploymentReconciler (the shell)', () => {
   });
 
   it('a pass over a deployed object does not read the budget: only a revision in progress may want a poll', async () => {
-    const s = setup(object());
-    s.observations.recordPresent(deployment(), NOW);
-    await s.run();
-    await s.run();
+    const s = await settledDeployed();
     s.headroomReads.count = 0;
     // Past any revision poll's pace: the poll is due, but a deployed revision has none to make.
     s.elapsed.ms += 10 * 60_000;
@@ -293,10 +296,7 @@ describe('AgentDeploymentReconciler (the shell)', () => {
   });
 
   it('a revision in progress still reads the budget and polls the revision when its pace allows', async () => {
-    const s = setup(object());
-    s.observations.recordPresent(deployment(), NOW);
-    await s.run();
-    await s.run();
+    const s = await settledDeployed();
     s.headroomReads.count = 0;
     // A new revision starts: the next pass past the poll's pace asks the budget, then the revision.
     s.elapsed.ms += 10 * 60_000;
