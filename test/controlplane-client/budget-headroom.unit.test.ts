@@ -63,6 +63,27 @@ describe('budget headroom', () => {
     expect(msUntilSpare(bulkBudget, request, 0, 2_000)).toBe(0);
   });
 
+  it('reads nothing spare for the quiet time after an interactive request found the bucket empty', () => {
+    // A key spent as fast as it refills (a rollout waiting for create tokens) holds a token or
+    // two between creates: its fill alone reads spare at most moments, and the optional work
+    // that trusted it (early lists, revision polls) took the creates' tokens.
+    const clock = new FakeClock();
+    const budget = spentTo(clock, 0);
+    expect(budget.reserve(request).ok).toBe(false);
+    clock.advance(msUntilSpare(budget, request, 0.5));
+    expect(budgetHeadroom(budget, request)).toBeGreaterThanOrEqual(0.5 - 1e-9);
+    expect(budgetHeadroom(budget, request, 2_000)).toBe(0);
+    clock.advance(msUntilSpare(budget, request, 0.5, 2_000) - 1);
+    expect(budgetHeadroom(budget, request, 2_000)).toBe(0);
+    clock.advance(1);
+    expect(budgetHeadroom(budget, request, 2_000)).toBeGreaterThanOrEqual(0.5 - 1e-9);
+    // A refused bulk request starts no quiet time.
+    const bulkBudget = spentTo(clock, 0);
+    expect(bulkBudget.reserve({ ...request, priority: 'bulk' }).ok).toBe(false);
+    clock.advance(msUntilSpare(bulkBudget, request, 0.5));
+    expect(budgetHeadroom(bulkBudget, request, 2_000)).toBeGreaterThanOrEqual(0.5 - 1e-9);
+  });
+
   it('a refused interactive reserve counts as waiting; a refused bulk one does not; neither takes anything', () => {
     const clock = new FakeClock();
     const budget = spentTo(clock, 0);

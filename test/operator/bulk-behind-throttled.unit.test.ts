@@ -5,15 +5,13 @@
 // rollouts finished later by every token the deletion took (measured at the resource level:
 // 1000 AgentDeployments 1.26x their floor beside a deletion of a million ids). Here, 300
 // reconciles: 4.00 s and 94 tokens to the deletion without the hold, 3.08 s and 1 with it.
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/rate-budget.js';
 import type { ControlPlaneApi, Result } from '../../src/controlplane/client/index.js';
 import type { Deployment } from '../../src/controlplane/models/index.js';
-import { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
-import { ConnectionLanes } from '../../src/reconcilers/agentdeployment/connection-lanes.js';
 import { controlPlanePort } from '../../src/reconcilers/agentdeployment/control-plane-port.js';
 import { FakeClock } from '../controlplane-client/support/fake-clock.js';
+import { loneLaneOn } from './support/lone-lane.js';
 
 const RECONCILES = 300;
 /** How late a throttled reconcile comes back after the time it was given: 2 to 21 ms, varying. */
@@ -119,18 +117,7 @@ describe('a bulk deletion beside throttled reconciles on one key', () => {
 describe("the operator's lanes", () => {
   it('hold bulk work on the connection budget when a reconcile is throttled', async () => {
     const budget = new RateBudget({ overrides: { default: { count: 1, windowSeconds: 10 } } });
-    const client = new ControlPlaneClient({
-      baseUrl: 'http://127.0.0.1:9',
-      credentials: { apiKey: 'lane-test-key' },
-      budget,
-    });
-    const lanes = new ConnectionLanes({
-      enqueue: () => undefined,
-      concurrency: 4,
-      onHealthChange: () => undefined,
-      logger: pino({ level: 'silent' }),
-    });
-    const lane = lanes.laneFor('default', client, 'default');
+    const { lane, client } = loneLaneOn(budget, 'lane-test-key');
     while (budget.reserve({ ...get, credentialFingerprint: client.credentialFingerprint }).ok);
     const bulk = { ...deletion, credentialFingerprint: client.credentialFingerprint };
     const before = budget.peekWaitMs(bulk);

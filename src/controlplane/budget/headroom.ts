@@ -8,11 +8,23 @@
 // interactive request last found it empty.
 import type { BudgetRequest, RateBudget } from './rate-budget.js';
 
-/** Share of the budget free right now, 0..1: the emptiest bucket `request` draws from. */
-export function budgetHeadroom(budget: RateBudget, request: BudgetRequest): number {
+/**
+ * How long optional work keeps off a bucket after an interactive request last found it empty:
+ * a rollout waiting for tokens takes them as they come, a few hundred ms apart at the slowest
+ * published limits, and its creates go no faster for a list or a lookup taking one meanwhile.
+ */
+export const OPTIONAL_WORK_QUIET_MS = 2_000;
+
+/**
+ * Share of the budget free right now, 0..1: the emptiest bucket `request` draws from. With
+ * `quietMs`, a bucket an interactive request found empty less than `quietMs` ago has none
+ * free, whatever it refilled to since (see the file's comment).
+ */
+export function budgetHeadroom(budget: RateBudget, request: BudgetRequest, quietMs = 0): number {
   let share = 1;
   for (const report of budget.report(request)) {
-    const free = report.blockedForMs > 0 ? 0 : report.tokens / Math.max(report.capacity, 1);
+    const spent = report.blockedForMs > 0 || report.msSinceInteractiveWait < quietMs;
+    const free = spent ? 0 : report.tokens / Math.max(report.capacity, 1);
     share = Math.min(share, free);
   }
   return share;

@@ -5,7 +5,7 @@
 // deleted and created again reaches the same control plane through a new client (the pool
 // closed the old one): its lane is then rebuilt on the new client, keeping what it observed.
 import type { Logger } from 'pino';
-import { budgetHeadroom } from '../../controlplane/budget/headroom.js';
+import { budgetHeadroom, OPTIONAL_WORK_QUIET_MS } from '../../controlplane/budget/headroom.js';
 import { DEFAULT_API_KEY_ROW_ID } from '../../controlplane/budget/rate-table.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import { FleetPoller } from './observation/fleet-poller.js';
@@ -133,7 +133,12 @@ function sustainedRateProbe(client: ControlPlaneClient): () => number {
   };
 }
 
-/** Share of the budget free right now, 0..1 (the emptiest bucket the deployment routes draw from). */
+/**
+ * Share of the budget spare right now, 0..1 (the emptiest bucket the deployment routes draw
+ * from), for the lane's optional calls: none while a create or a poll has waited on the key
+ * recently. By its fill alone a key whose creates wait for tokens looked spare between two
+ * creates, and the poller's lists took the creates' tokens (see docs/connections.md).
+ */
 export function budgetHeadroomProbe(client: ControlPlaneClient): () => number {
-  return () => budgetHeadroom(client.budget, deploymentsRequest(client));
+  return () => budgetHeadroom(client.budget, deploymentsRequest(client), OPTIONAL_WORK_QUIET_MS);
 }

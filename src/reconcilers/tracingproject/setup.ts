@@ -9,6 +9,7 @@ import type { AgentDeploymentObject } from '../agentdeployment/kube-port.js';
 import { AGENT_DEPLOYMENTS } from '../agentdeployment/setup.js';
 import { deletionController, type DeletionSetupContext } from '../deletion/controller-kit.js';
 import type { SessionAccess } from '../deletion/ports.js';
+import { OPTIONAL_WORK_QUIET_MS } from '../../controlplane/budget/headroom.js';
 import { decideTracingProject } from './decide.js';
 import { TracingProjectReconciler } from './reconciler.js';
 
@@ -21,7 +22,7 @@ const RECHECK_MS = 30_000;
  */
 const LOOKUP_SPARE_SHARE = 0.5;
 /** ...and no create or poll has waited on them for two seconds (a rollout is not spending them)... */
-const LOOKUP_QUIET_MS = 2_000;
+const LOOKUP_QUIET_MS = OPTIONAL_WORK_QUIET_MS;
 /** ...or after waiting this long for that: a key busy for longer still gets its projects recorded. */
 const MAX_LOOKUP_DEFERRAL_MS = 5 * 60_000;
 

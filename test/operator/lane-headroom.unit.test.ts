@@ -1,0 +1,55 @@
+// What a lane's optional calls (the poller's early and coalesced lists, revision polls) read as
+// spare budget. On a key whose creates wait for tokens, the budget is spent as fast as it
+// refills, yet between two creates its bucket holds a token or two: read by its fill alone it
+// looked spare at most moments, so the poller listed a few ids every tick and each list took
+// a create's token (155 lists for 1,000 objects on a saturated 200/10 key, where about 30 do).
+import { describe, expect, it } from 'vitest';
+import { RateBudget } from '../../src/controlplane/budget/rate-budget.js';
+import type { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
+import { FakeClock } from '../controlplane-client/support/fake-clock.js';
+import { loneLaneOn } from './support/lone-lane.js';
+
+function laneOnDrainedKey(): {
+  clock: FakeClock;
+  budget: RateBudget;
+  client: ControlPlaneClient;
+  headroom: () => number;
+  create: { method: string; path: string; credentialFingerprint: string };
+} {
+  const clock = new FakeClock();
+  const budget = new RateBudget({ overrides: { default: { count: 200, windowSeconds: 10 } }, clock });
+  const { lane, client } = loneLaneOn(budget, 'lane-headroom-key');
+  const create = {
+    method: 'POST',
+    path: '/v2/deployments',
+    credentialFingerprint: client.credentialFingerprint,
+  };
+  // Drained without a refusal: a refused reserve is itself a create that waited.
+  while ((budget.report(create)[0]?.tokens ?? 0) >= 1) expect(budget.reserve(create).ok).toBe(true);
+  return { clock, budget, client, headroom: () => lane.controlPlane.budgetHeadroom(), create };
+}
+
+describe("a lane's spare budget", () => {
+  it('is none for a while after a create found the key empty, however full the bucket is meanwhile', async () => {
+    const { clock, budget, client, headroom, create } = laneOnDrainedKey();
+    expect(budget.reserve(create).ok).toBe(false);
+    // Refilled to more than half between two creates.
+    const capacity = budget.report(create)[0]?.capacity ?? 0;
+    while ((budget.report(create)[0]?.tokens ?? 0) < capacity * 0.6) clock.advance(10);
+    expect(headroom()).toBe(0);
+    // Once no create has waited for a while, the fill speaks again.
+    clock.advance(5_000);
+    expect(headroom()).toBeGreaterThanOrEqual(0.5);
+    budget.close();
+    await client.close();
+  });
+
+  it('is read from the fill alone when nothing has waited', async () => {
+    const { clock, budget, client, headroom, create } = laneOnDrainedKey();
+    const capacity = budget.report(create)[0]?.capacity ?? 0;
+    while ((budget.report(create)[0]?.tokens ?? 0) < capacity * 0.6) clock.advance(10);
+    expect(headroom()).toBeGreaterThanOrEqual(0.5);
+    budget.close();
+    await client.close();
+  });
+});
