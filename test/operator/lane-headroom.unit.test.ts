@@ -4,7 +4,7 @@
 // looked spare at most moments, so the poller listed a few ids every tick and each list took
 // a create's token (155 lists for 1,000 objects on a saturated 200/10 key, where about 30 do).
 import { describe, expect, it } from 'vitest';
-import { RateBudget } from '../../src/controlplane/budget/rate-budget.js';
+import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/rate-budget.js';
 import type { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
 import { FakeClock } from '../controlplane-client/support/fake-clock.js';
 import { loneLaneOn } from './support/lone-lane.js';
@@ -14,28 +14,33 @@ function laneOnDrainedKey(): {
   budget: RateBudget;
   client: ControlPlaneClient;
   headroom: () => number;
-  create: { method: string; path: string; credentialFingerprint: string };
+  create: BudgetRequest;
+  /** Lets time pass until the bucket holds `share` of its capacity. */
+  refillTo: (share: number) => void;
 } {
   const clock = new FakeClock();
   const budget = new RateBudget({ overrides: { default: { count: 200, windowSeconds: 10 } }, clock });
   const { lane, client } = loneLaneOn(budget, 'lane-headroom-key');
-  const create = {
+  const create: BudgetRequest = {
     method: 'POST',
     path: '/v2/deployments',
     credentialFingerprint: client.credentialFingerprint,
   };
+  const refillTo = (share: number): void => {
+    const capacity = budget.report(create)[0]?.capacity ?? 0;
+    while ((budget.report(create)[0]?.tokens ?? 0) < capacity * share) clock.advance(10);
+  };
   // Drained without a refusal: a refused reserve is itself a create that waited.
   while ((budget.report(create)[0]?.tokens ?? 0) >= 1) expect(budget.reserve(create).ok).toBe(true);
-  return { clock, budget, client, headroom: () => lane.controlPlane.budgetHeadroom(), create };
+  return { clock, budget, client, headroom: () => lane.controlPlane.budgetHeadroom(), create, refillTo };
 }
 
 describe("a lane's spare budget", () => {
   it('is none for a while after a create found the key empty, however full the bucket is meanwhile', async () => {
-    const { clock, budget, client, headroom, create } = laneOnDrainedKey();
+    const { clock, budget, client, headroom, create, refillTo } = laneOnDrainedKey();
     expect(budget.reserve(create).ok).toBe(false);
     // Refilled to more than half between two creates.
-    const capacity = budget.report(create)[0]?.capacity ?? 0;
-    while ((budget.report(create)[0]?.tokens ?? 0) < capacity * 0.6) clock.advance(10);
+    refillTo(0.6);
     expect(headroom()).toBe(0);
     // Once no create has waited for a while, the fill speaks again.
     clock.advance(5_000);
@@ -45,9 +50,8 @@ describe("a lane's spare budget", () => {
   });
 
   it('is read from the fill alone when nothing has waited', async () => {
-    const { clock, budget, client, headroom, create } = laneOnDrainedKey();
-    const capacity = budget.report(create)[0]?.capacity ?? 0;
-    while ((budget.report(create)[0]?.tokens ?? 0) < capacity * 0.6) clock.advance(10);
+    const { budget, client, headroom, refillTo } = laneOnDrainedKey();
+    refillTo(0.6);
     expect(headroom()).toBeGreaterThanOrEqual(0.5);
     budget.close();
     await client.close();
