@@ -77,6 +77,28 @@ describe('Departures', () => {
     expect(ended.some((signal) => signal.aborted)).toBe(false);
   });
 
+  it('two passes of one key (two controllers over one cache) are both aborted, and both let go when they end', async () => {
+    const cache = source();
+    const departures = new Departures(cache);
+    const never = new Promise<void>(() => undefined);
+    let releaseThird = (): void => undefined;
+    const third = new Promise<void>((resolve) => (releaseThird = resolve));
+    const first = departures.run('a/b', new AbortController().signal, pass(never));
+    const second = departures.run('a/b', new AbortController().signal, pass(never));
+    cache.remove('a', 'b');
+    expect(await first).toMatch(/^aborted: a\/b left/);
+    expect(await second).toMatch(/^aborted: a\/b left/);
+    expect(departures.runningKeys).toBe(0);
+    // One pass of the key again, then a second beside it that ends first: the first still hears its departure.
+    const lone = departures.run('a/b', new AbortController().signal, pass(never));
+    const brief = departures.run('a/b', new AbortController().signal, pass(third));
+    releaseThird();
+    expect(await brief).toBe('finished');
+    cache.remove('a', 'b');
+    expect(await lone).toMatch(/^aborted: a\/b left/);
+    expect(departures.runningKeys).toBe(0);
+  });
+
   it('a departure with no pass running is nothing', () => {
     const cache = source();
     const departures = new Departures(cache);

@@ -14,7 +14,11 @@ export interface DeletionSource<T extends KubeObject> {
 }
 
 export class Departures<T extends KubeObject> {
-  private readonly running = new Map<string, Set<AbortController>>();
+  /**
+   * The passes running for each key: one, as a controller runs them (a bare controller costs
+   * a fraction of a one-element Set, allocated at every pass), or several.
+   */
+  private readonly running = new Map<string, AbortController | Set<AbortController>>();
   /**
    * The passes running under each controller signal. The signal is followed once for its
    * whole life (a controller's lives until the controller stops): a follower per pass added
@@ -32,15 +36,12 @@ export class Departures<T extends KubeObject> {
     if (signal.aborted) controller.abort(signal.reason);
     const siblings = signal.aborted ? undefined : this.passesUnder(signal);
     siblings?.add(controller);
-    const passes = this.running.get(key) ?? new Set<AbortController>();
-    passes.add(controller);
-    this.running.set(key, passes);
+    this.add(key, controller);
     try {
       return await pass(controller.signal);
     } finally {
       siblings?.delete(controller);
-      passes.delete(controller);
-      if (passes.size === 0) this.running.delete(key);
+      this.remove(key, controller);
     }
   }
 
@@ -68,9 +69,26 @@ export class Departures<T extends KubeObject> {
     return passes;
   }
 
-  private depart(key: string): void {
-    for (const controller of this.running.get(key) ?? []) {
-      controller.abort(new Error(`${key} left this operator's cache (deleted, or moved to another shard)`));
+  private add(key: string, controller: AbortController): void {
+    const running = this.running.get(key);
+    if (running === undefined) this.running.set(key, controller);
+    else if (running instanceof Set) running.add(controller);
+    else this.running.set(key, new Set([running, controller]));
+  }
+
+  private remove(key: string, controller: AbortController): void {
+    const running = this.running.get(key);
+    if (running === controller) this.running.delete(key);
+    else if (running instanceof Set) {
+      running.delete(controller);
+      if (running.size === 0) this.running.delete(key);
     }
+  }
+
+  private depart(key: string): void {
+    const running = this.running.get(key);
+    if (running === undefined) return;
+    const reason = new Error(`${key} left this operator's cache (deleted, or moved to another shard)`);
+    for (const controller of running instanceof Set ? [...running] : [running]) controller.abort(reason);
   }
 }
