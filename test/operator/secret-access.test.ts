@@ -109,7 +109,7 @@ describe('the Secret cache', () => {
 });
 
 describe('the operator', () => {
-  it('holds the values of referenced Secrets only, and drops them when nothing references them', async () => {
+  it('holds the values of referenced Secrets only, and drops them when nothing references them any more', async () => {
     await stack.startOperator();
     const held = async (): Promise<number> => {
       const text = (await stack.operators[0]?.registry.metrics()) ?? '';
@@ -126,6 +126,24 @@ describe('the operator', () => {
     await stack.waitFor('holder', isReady, 'Ready');
     expect(await held()).toBe(1);
 
+    // An edit that keeps the reference (an annotation) keeps the value; one that drops it lets it go.
+    await stack.client.mergePatch(AGENT_DEPLOYMENTS, NAMESPACE, 'holder', {
+      metadata: { annotations: { touched: 'yes' } },
+    });
+    await stack.waitFor('holder', (o) => o.metadata.annotations?.touched === 'yes', 'the touch in the cache');
+    expect(await held()).toBe(1);
+    await stack.client.mergePatch(AGENT_DEPLOYMENTS, NAMESPACE, 'holder', { spec: { secrets: null } });
+    await stack.waitUntil(
+      async () => (await held()) === 0,
+      'the value is dropped when the spec stops referencing it',
+    );
+
+    await stack.client.mergePatch(AGENT_DEPLOYMENTS, NAMESPACE, 'holder', {
+      spec: {
+        secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'referenced', key: 'token' } } }],
+      },
+    });
+    await stack.waitUntil(async () => (await held()) === 1, 'the value read again for the new reference');
     await stack.client.delete(AGENT_DEPLOYMENTS, NAMESPACE, 'holder');
     await stack.waitUntil(async () => (await held()) === 0, 'the value is dropped with its last reference');
   });

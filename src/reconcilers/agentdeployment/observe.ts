@@ -54,12 +54,24 @@ function revisionPollReading(
 /** The named ids of a pass, or the spec reading that says why they are not there. */
 export type IdsReading = { ok: true; ids: ResolvedIds } | { ok: false; spec: SpecReading };
 
+const NO_NAMED_IDS: IdsReading = Object.freeze({ ok: true, ids: Object.freeze({}) });
+
 export class Observer<Object extends AgentDeploymentView> {
   constructor(private readonly shell: Shell<Object>) {}
 
   /** The ids the spec names by name, looked up on the object's own control plane. */
-  async resolveIds(object: Object, lane: ControlPlaneLane, signal: AbortSignal): Promise<IdsReading> {
+  resolveIds(object: Object, lane: ControlPlaneLane, signal: AbortSignal): Promise<IdsReading> | IdsReading {
     const named = this.shell.deps.namedIds?.(object) ?? {};
+    // Most specs give ids, not names: nothing to look up, and no lookup's machinery per pass.
+    if (named.listener === undefined && named.integration === undefined) return NO_NAMED_IDS;
+    return this.lookUpIds(named, lane, signal);
+  }
+
+  private async lookUpIds(
+    named: { listener?: string; integration?: string },
+    lane: ControlPlaneLane,
+    signal: AbortSignal,
+  ): Promise<IdsReading> {
     const ids: ResolvedIds = {};
     const lookups: Array<[keyof ResolvedIds, string, string | undefined]> = [
       ['listenerId', 'spec.sourceConfig.listenerRef.name', named.listener],
@@ -125,7 +137,7 @@ export class Observer<Object extends AgentDeploymentView> {
     const spec = this.readSpec(object, ids, memory);
     const self = { key, uid, creationTimestamp: object.metadata.creationTimestamp ?? '' };
     // Names are unique per control plane: only objects on this object's lane compete for one.
-    const claimants = connection.ok ? deps.fleet.claimantsOf(name, connection.lane.id) : [];
+    const claimants = connection.ok ? deps.fleet.claimantsOf(name, connection.lane.id, key) : [];
     const disputedBy =
       ownedId === undefined ? undefined : olderOwnerOf({ ...self, ownedDeploymentId: ownedId }, claimants);
     const adoptionForbidden = deps.adoptionForbidden?.(object.metadata.namespace);
@@ -171,8 +183,10 @@ export class Observer<Object extends AgentDeploymentView> {
     if (agentTrust !== undefined) observed.agentTrust = agentTrust;
     if (connection.label !== undefined) observed.connectionLabel = connection.label;
     const rival = ownedId === undefined ? rivalFor(self, claimants) : undefined;
+    if (rival !== undefined) observed.rival = rival;
     const refused = memory.refused ?? refusedFromStatus(observed);
-    return { ...observed, ...(rival !== undefined ? { rival } : {}), ...(refused ? { refused } : {}) };
+    if (refused) observed.refused = refused;
+    return observed;
   }
 
   async readDeployment(pass: PassContext<Object>, id: string, maxAgeMs: number): Promise<DeploymentReading> {

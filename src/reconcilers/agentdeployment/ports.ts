@@ -170,8 +170,11 @@ export type LaneResolution =
 
 /** Which other objects of the fleet (the operator's cache) lay claim to a name or an id. */
 export interface FleetPort {
-  /** The objects whose spec resolves to the control-plane name `name` on the lane `laneId`. */
-  claimantsOf(name: string, laneId: string): FleetClaimant[];
+  /**
+   * The objects whose spec resolves to the control-plane name `name` on the lane `laneId`,
+   * other than the one at `asking` (the key of the object whose pass asks).
+   */
+  claimantsOf(name: string, laneId: string, asking: string): FleetClaimant[];
   /** The key of the object that recorded `deploymentId` as its own, if any. */
   ownerOf(deploymentId: string): string | undefined;
 }

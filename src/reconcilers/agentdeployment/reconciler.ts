@@ -21,8 +21,7 @@ import { Observer } from './observe.js';
 import { PassContext, type PassFailure, type Shell } from './pass-context.js';
 import { Performer } from './perform.js';
 import type { ControlPlaneLane } from './ports.js';
-import { referencedConfigMapNames, referencedSecretNames } from './secrets.js';
-import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
+import { specReferences } from './spec-references.js';
 
 export type { ReconcilerDeps } from './deps.js';
 
@@ -92,24 +91,21 @@ export class AgentDeploymentReconciler<Object extends AgentDeploymentView> {
       this.lanes.delete(key);
       return undefined;
     }
-    const loaded = await deps.kube.loadSecrets?.(
-      object.metadata.namespace,
-      [
-        ...new Set([
-          ...referencedSecretNames(object.spec.secrets, object.spec.envFrom),
-          // Their versions are part of the smoke test's digest.
-          ...smokeTestHeaderSecretNames(object.spec.smokeTest),
-        ]),
-      ],
-      signal,
-    );
+    // The smoke test's header Secrets too: their versions are part of its digest. A spec that
+    // references none (most) has nothing to read, and no read's machinery runs for it.
+    const { namespace } = object.metadata;
+    const { loadedSecretNames, configMapNames } = specReferences(object);
+    const loaded =
+      loadedSecretNames.length === 0
+        ? undefined
+        : await deps.kube.loadSecrets?.(namespace, loadedSecretNames, signal);
     if (loaded && !loaded.ok) return { failure: { object, error: loaded.error } };
-    const loadedConfigMaps = await deps.kube.loadConfigMaps?.(
-      object.metadata.namespace,
-      referencedConfigMapNames(object.spec.secrets, object.spec.envFrom),
-      signal,
-    );
-    if (loadedConfigMaps && !loadedConfigMaps.ok) return { failure: { object, error: loadedConfigMaps.error } };
+    const loadedConfigMaps =
+      configMapNames.length === 0
+        ? undefined
+        : await deps.kube.loadConfigMaps?.(namespace, configMapNames, signal);
+    if (loadedConfigMaps && !loadedConfigMaps.ok)
+      return { failure: { object, error: loadedConfigMaps.error } };
     const connection = deps.connection?.(object) ?? { ok: true, lane: this.defaultLane };
     // A refused connection gets no lane: decide makes no call then, only status is written.
     if (connection.ok) this.enterLane(key, connection.lane);

@@ -49,6 +49,9 @@ export function resolveSecrets(
   sources: KeySources,
   envFrom: readonly EnvFromSource[] = [],
 ): SecretResolution {
+  // No spec.secrets and no spec.envFrom (most specs): nothing to read, none of the machinery.
+  if ((references === undefined || references.length === 0) && envFrom.length === 0)
+    return { ok: true, secrets: [], versions: {} };
   const versions: Record<string, string> = {};
   const read = (kind: 'Secret' | 'ConfigMap', name: string) =>
     kind === 'Secret' ? sources.secret(name) : sources.configMap(name);

@@ -46,9 +46,9 @@ import { OrphanRecords } from './orphan-records.js';
 import type { FleetPort, LaneResolution } from './ports.js';
 import { bindReconcileFailureMetrics } from './reconcile-metrics.js';
 import { AgentDeploymentReconciler } from './reconciler.js';
-import { referencedConfigMapNames, referencedSecretNames, secretKeyValue } from './secrets.js';
+import { secretKeyValue } from './secrets.js';
+import { specReferences } from './spec-references.js';
 import { isSettled, shouldReconcileOnUpdate } from './update-predicate.js';
-import { smokeTestHeaderSecretNames } from './smoke-test-headers.js';
 
 export const CONTROLLER_NAME = 'agentdeployment';
 export const AGENT_DEPLOYMENTS: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL };
@@ -129,7 +129,13 @@ export async function setUpAgentDeployments(
       if (objects.store.byIndex(BY_SECRET, key).length === 0) secretValues.forget(key);
     }
   };
-  objects.addHandler({ onUpdate: (old) => forgetUnreferenced(old), onDelete: forgetUnreferenced });
+  // An update that kept the spec (the cache shares an unchanged one) references what it did.
+  objects.addHandler({
+    onUpdate: (old, current) => {
+      if (old.spec !== current.spec) forgetUnreferenced(old);
+    },
+    onDelete: forgetUnreferenced,
+  });
   // ConfigMaps (valueFrom.configMapKeyRef) the same way: only this controller reads them, so
   // their watch and values live here; a changed one wakes the objects that reference it.
   const configMaps = configMapMetadataInformer(
@@ -148,7 +154,9 @@ export async function setUpAgentDeployments(
     }
   };
   objects.addHandler({
-    onUpdate: (old) => forgetUnreferencedConfigMaps(old),
+    onUpdate: (old, current) => {
+      if (old.spec !== current.spec) forgetUnreferencedConfigMaps(old);
+    },
     onDelete: forgetUnreferencedConfigMaps,
   });
 
@@ -304,12 +312,7 @@ export async function setUpAgentDeployments(
     // name for another: wake every object that resolves to the same name.
     watchOf(
       objects,
-      (object) => [
-        ...new Set([
-          objectKey(object),
-          ...objects.store.byIndex(BY_DEPLOYMENT_NAME, safeDeploymentName(object)).map(objectKey),
-        ]),
-      ],
+      (object) => keysSharingName(objects.store, object),
       shouldReconcileOnUpdate,
       (object) => !isSettled(object),
     ),
@@ -346,10 +349,11 @@ function fleetPort(store: IndexedStore<AgentDeploymentObject>, connections: Conn
     return resolution.ok ? resolution.controlPlaneId : undefined;
   };
   return {
-    claimantsOf: (name, laneId) =>
+    // Most names have one claimant, the asking object: nothing to resolve or build then.
+    claimantsOf: (name, laneId, asking) =>
       store
         .byIndex(BY_DEPLOYMENT_NAME, name)
-        .filter((object) => controlPlaneOf(object) === laneId)
+        .filter((object) => objectKey(object) !== asking && controlPlaneOf(object) === laneId)
         .map((object) => {
           const owned = ownedDeploymentId(object);
           return {
@@ -361,9 +365,11 @@ function fleetPort(store: IndexedStore<AgentDeploymentObject>, connections: Conn
         }),
     // Two records of one id mean one is forged: the object created first is the owner.
     ownerOf: (id) => {
-      const [owner] = [...store.byIndex(BY_OWNED_DEPLOYMENT, id)].sort((a, b) =>
-        creationOrder(a).localeCompare(creationOrder(b)),
-      );
+      const recorders = store.byIndex(BY_OWNED_DEPLOYMENT, id);
+      const [owner] =
+        recorders.length < 2
+          ? recorders
+          : [...recorders].sort((a, b) => creationOrder(a).localeCompare(creationOrder(b)));
       return owner === undefined ? undefined : objectKey(owner);
     },
   };
@@ -388,15 +394,8 @@ function connectionShardOf(object: AgentDeploymentObject | undefined): string {
 }
 
 /** `namespace/name` of each Secret the object references (its own namespace only), its smoke test's key included. */
-function secretKeysOf(object: AgentDeploymentObject): string[] {
-  const ownKey = (object.spec as Partial<AgentDeploymentSpec>).smokeTest?.apiKeySecretRef?.name;
-  const names = referencedSecretNames(object.spec.secrets, object.spec.envFrom);
-  if (ownKey !== undefined && !names.includes(ownKey)) names.push(ownKey);
-  // A changed header Secret runs the smoke test again: its watch must wake the object.
-  for (const name of smokeTestHeaderSecretNames((object.spec as Partial<AgentDeploymentSpec>).smokeTest)) {
-    if (!names.includes(name)) names.push(name);
-  }
-  return names.map((name) => `${object.metadata.namespace}/${name}`);
+function secretKeysOf(object: AgentDeploymentObject): readonly string[] {
+  return specReferences(object).secretKeys;
 }
 
 /** The keys of the objects a changed ConfigMap wakes: exactly those that reference it (configMapKeyRef, envFrom). */
@@ -410,10 +409,8 @@ export function keysReferencingConfigMap(
 }
 
 /** `namespace/name` of each ConfigMap the object references (its own namespace only). */
-function configMapKeysOf(object: AgentDeploymentObject): string[] {
-  return referencedConfigMapNames(object.spec.secrets, object.spec.envFrom).map(
-    (name) => `${object.metadata.namespace}/${name}`,
-  );
+function configMapKeysOf(object: AgentDeploymentObject): readonly string[] {
+  return specReferences(object).configMapKeys;
 }
 
 function creationOrder(object: AgentDeploymentObject): string {
@@ -427,6 +424,20 @@ function specProblem(object: AgentDeploymentObject): string | undefined {
   const issue = parsed.error.issues[0];
   const path = ['spec', ...(issue?.path ?? []).map(String)].join('.');
   return `${path}: ${issue?.message ?? 'invalid'}`;
+}
+
+/** The object's key, then the keys of the other objects that resolve to its control-plane name. */
+function keysSharingName(
+  store: IndexedStore<AgentDeploymentObject>,
+  object: AgentDeploymentObject,
+): string[] {
+  const own = objectKey(object);
+  const keys = [own];
+  for (const claimant of store.byIndex(BY_DEPLOYMENT_NAME, safeDeploymentName(object))) {
+    const key = objectKey(claimant);
+    if (key !== own) keys.push(key);
+  }
+  return keys;
 }
 
 function safeDeploymentName(object: AgentDeploymentObject): string {

@@ -13,7 +13,7 @@ import { objectKey, type KubeObject } from '../kube/objects.js';
 import { sharedStrings } from './string-interner.js';
 import { shareUnchangedParts } from './structural-sharing.js';
 
-export type IndexFunction<T extends KubeObject> = (object: T) => string[];
+export type IndexFunction<T extends KubeObject> = (object: T) => readonly string[];
 
 export interface StoreChange<T extends KubeObject> {
   added: T[];
