@@ -27,6 +27,7 @@ import {
   type StatsSnapshot,
 } from '../support/emulator-stats.js';
 import type { ProbeAnswer } from '../support/operator-entry.js';
+import { allocatedBytes, readAllocationProfile } from '../support/allocation-profile.js';
 import { buildOperator, OperatorProcess } from '../support/operator-process.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { seedSettledObjects } from './seed.js';
@@ -43,6 +44,10 @@ const USAGE = `Usage: npm run bench:steady -- [options]
   --rate-limit <count/s>   the emulator's limit after seeding, and the operator's --rate-limit
                            (default 1000/10, the published limit)
   --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
+  --allocation-profile <file>
+                           sample what the operator allocates over the no-op rounds (written to
+                           <file>), and print the bytes a no-op pass allocates: steadier than
+                           the CPU rate for comparing two commits (not with --cpu-profile)
   --adoption-cpu-profile <file>
                            write a CPU profile of the operator from its start until all are Ready
   --heap-snapshot <file>   write a heap snapshot of the operator at the end (after the last probe)
@@ -60,6 +65,7 @@ interface Args {
   json: boolean;
   verbose: boolean;
   cpuProfile: string | undefined;
+  allocationProfile: string | undefined;
   adoptionCpuProfile: string | undefined;
   heapSnapshot: string | undefined;
 }
@@ -75,6 +81,7 @@ function parse(argv: string[]): Args | 'help' {
       'rate-limit': { type: 'string', default: '1000/10' },
       json: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
+      'allocation-profile': { type: 'string' },
       'adoption-cpu-profile': { type: 'string' },
       'heap-snapshot': { type: 'string' },
       verbose: { type: 'boolean', default: false },
@@ -96,6 +103,10 @@ function parse(argv: string[]): Args | 'help' {
       `--resync-period: must be a duration of at least 10s such as 2m, got "${values['resync-period']}"`,
     );
   }
+  if (values['cpu-profile'] !== undefined && values['allocation-profile'] !== undefined) {
+    // One profiler slows the code the other measures.
+    throw new Error('--cpu-profile and --allocation-profile: give one of them, not both');
+  }
   const [count = '', windowSeconds = ''] = values['rate-limit'].split('/');
   return {
     n: integer('n', values.n, 1),
@@ -110,6 +121,7 @@ function parse(argv: string[]): Args | 'help' {
     json: values.json,
     verbose: values.verbose,
     cpuProfile: values['cpu-profile'],
+    allocationProfile: values['allocation-profile'],
     adoptionCpuProfile: values['adoption-cpu-profile'],
     heapSnapshot: values['heap-snapshot'],
   };
@@ -303,6 +315,8 @@ export async function main(argv: string[]): Promise<number> {
 
     const rounds: TouchRound[] = [];
     if (args.cpuProfile !== undefined) await operator.startCpuProfile();
+    if (args.allocationProfile !== undefined) await operator.startAllocationProfile();
+    const reconcilesBeforeRounds = await operator.metric(RECONCILES);
     for (let i = 1; i <= args.touchRounds; i += 1) {
       const result = await touchRound(emulators, operator, args.n, i);
       rounds.push(result);
@@ -316,6 +330,14 @@ export async function main(argv: string[]): Promise<number> {
     if (args.cpuProfile !== undefined) {
       await operator.stopCpuProfile(resolvePath(args.cpuProfile));
       await progress(`CPU profile of the no-op rounds written to ${args.cpuProfile}`);
+    }
+    let allocatedKBPerPass: number | null = null;
+    if (args.allocationProfile !== undefined) {
+      const passes = (await operator.metric(RECONCILES)) - reconcilesBeforeRounds;
+      const file = resolvePath(args.allocationProfile);
+      await operator.stopAllocationProfile(file);
+      allocatedKBPerPass = round(allocatedBytes(await readAllocationProfile(file)) / passes / 1000, 1);
+      await progress(`allocation profile of the no-op rounds written to ${args.allocationProfile}`);
     }
     await probe();
 
@@ -361,6 +383,8 @@ export async function main(argv: string[]): Promise<number> {
       noopReconcilesPerCpuSecond: median(rounds.map((r) => r.perCpuSecond)),
       noopReconcilesPerSecond: median(rounds.map((r) => r.perSecond)),
       noopRounds: rounds,
+      /** With --allocation-profile: kilobytes allocated per pass of the no-op rounds (sampled). */
+      noopAllocatedKBPerPass: allocatedKBPerPass,
       resyncPeriodSeconds: args.resyncPeriodMs / 1000,
       /** The largest count over the periods measured (they grow as resync times drift apart). */
       callsPerResyncPeriod: worst.total,
@@ -384,6 +408,9 @@ export async function main(argv: string[]): Promise<number> {
           `quiet (tracing projects recorded) ${report.startSeconds} s after start, ${report.startCpuSeconds} CPU s, passes ${JSON.stringify(startPasses)}`,
           `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB); at the last probe ${JSON.stringify(report.memoryAtLastProbe)}`,
           `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds), ${report.noopReconcilesPerSecond}/s wall`,
+          ...(allocatedKBPerPass === null
+            ? []
+            : [`allocated per no-op pass: ${allocatedKBPerPass} KB (sampled over the rounds' passes)`]),
           `calls per resync period (${report.resyncPeriodSeconds} s): ${report.callsPerResyncPeriodEach.join(', ')}; the largest, ${report.callsPerResyncPeriod}, is ${(report.shareOfBudget * 100).toFixed(2)}% of the budget; ${JSON.stringify(report.callsPerResyncPeriodByRoute)}`,
           `reconciles per period: ${reconcilesPerPeriod}; operator CPU while idle: ${(report.idleCpuShare * 100).toFixed(2)}% of a core; 429s: ${report.throttled429}`,
         ].join('\n') + '\n',

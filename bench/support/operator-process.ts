@@ -112,6 +112,16 @@ export class OperatorProcess {
     return this.ask({ cpuProfile: 'stop', file }, 'written');
   }
 
+  /** Starts sampling the operator's allocations (bench/support/profile-probe.ts). */
+  startAllocationProfile(): Promise<void> {
+    return this.ask({ allocationProfile: 'start' }, 'started');
+  }
+
+  /** Stops the allocation sampling and has the operator write the profile to `file`. */
+  stopAllocationProfile(file: string): Promise<void> {
+    return this.ask({ allocationProfile: 'stop', file }, 'written');
+  }
+
   /** Has the operator write a V8 heap snapshot to `file`. */
   writeHeapSnapshot(file: string): Promise<void> {
     return this.ask({ heapSnapshot: file }, 'written');
@@ -120,7 +130,10 @@ export class OperatorProcess {
   private ask(message: object, expected: string): Promise<void> {
     return new Promise((resolve, reject) => {
       const child = this.process.child;
-      const timer = setTimeout(() => reject(new Error('the operator did not answer the profile probe')), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error('the operator did not answer the profile probe')),
+        60_000,
+      );
       const onMessage = (answer: unknown): void => {
         if (typeof answer !== 'object' || answer === null) return;
         if (!('cpuProfile' in answer) && !('cpuProfileError' in answer)) return;
