@@ -3,13 +3,8 @@
 // all, by function (its own allocations) and by source file (each file once per stack, so a
 // file's figure includes what the functions it called allocated).
 import { parseArgs } from 'node:util';
-import {
-  allocatedBytes,
-  frameName,
-  readAllocationProfile,
-  shortUrl,
-  type AllocationNode,
-} from './allocation-profile.js';
+import { allocatedBytes, readAllocationProfile, type AllocationNode } from './allocation-profile.js';
+import { frameName, shortUrl } from './profile-frames.js';
 
 const { values, positionals } = parseArgs({
   options: { top: { type: 'string', default: '30' } },

@@ -4,9 +4,10 @@
 // percent between runs of the same code: the figure to compare two commits' no-op passes by,
 // where their CPU per pass moves by more than that from round to round.
 import { readFile } from 'node:fs/promises';
+import type { CallFrame } from './profile-frames.js';
 
 export interface AllocationNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   selfSize: number;
   children?: AllocationNode[];
 }
@@ -28,14 +29,4 @@ export function allocatedBytes(profile: AllocationProfile): number {
     pending.push(...(node.children ?? []));
   }
   return total;
-}
-
-/** A function as the summaries name it: its name and where it is (the project's own path). */
-export function frameName(node: AllocationNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
-  return `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`;
-}
-
-export function shortUrl(url: string): string {
-  return url.replace(/^.*\/(src|bench|node_modules)\//, '$1/');
 }

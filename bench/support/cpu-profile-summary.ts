@@ -4,10 +4,11 @@
 // same benchmark without opening DevTools.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { frameName, shortUrl, type CallFrame } from './profile-frames.js';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   hitCount?: number;
   children?: number[];
 }
@@ -41,9 +42,6 @@ const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parentOf = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
 
-const shortUrl = (url: string): string => url.replace(/^file:\/\//, '').replace(/^.*\/(src|node_modules|bench)\//, '$1/');
-const label = (node: ProfileNode): string =>
-  `${node.callFrame.functionName || '(anonymous)'} ${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
 
 const total = [...selfMs.values()].reduce((a, b) => a + b, 0);
 const selfByFunction = new Map<string, number>();
@@ -51,7 +49,7 @@ const inclusiveByFile = new Map<string, number>();
 for (const [id, ms] of selfMs) {
   const node = byId.get(id);
   if (!node) continue;
-  selfByFunction.set(label(node), (selfByFunction.get(label(node)) ?? 0) + ms);
+  selfByFunction.set(frameName(node), (selfByFunction.get(frameName(node)) ?? 0) + ms);
   // Each file on the stack once: a recursive or re-entrant file is not counted twice.
   const files = new Set<string>();
   for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allocatedBytes, frameName, type AllocationNode } from '../../bench/support/allocation-profile.js';
+import { allocatedBytes, type AllocationNode } from '../../bench/support/allocation-profile.js';
+import { frameName } from '../../bench/support/profile-frames.js';
 
 function node(
   functionName: string,
