@@ -5,7 +5,7 @@
 // connection converges close to its own rate floor. Prints, per connection: time to converge,
 // its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
 //
-//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120]
+//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120] [--timeline] [--stages]
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { floorSeconds } from '../converge/floor.js';
 import { agentDeployment, createAll } from '../support/agent-deployments.js';
+import { CreationStages } from '../support/creation-stages.js';
 import { summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js';
 import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { OperatorProcess } from '../support/operator-process.js';
@@ -37,6 +38,8 @@ const { values } = parseArgs({
     'projects-wait-s': { type: 'string', default: '0' },
     /** Print each region's calls per second while the run lasts. */
     timeline: { type: 'boolean', default: false },
+    /** Print, every half second, how many of each region's objects had passed each stage of their creation. */
+    stages: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -167,6 +170,10 @@ async function main(): Promise<void> {
     for (const region of regions) await region.emulators.admin('POST', '/reset');
 
     tracker = new ReadyTracker(kube);
+    const stages = new Map(regions.map((region) => [region.name, new CreationStages()]));
+    if (values.stages)
+      tracker.onObject = (object, atMs) =>
+        stages.get(object.metadata.name?.startsWith('us-') === true ? 'us' : 'eu')?.record(object, atMs);
     await tracker.start();
     tracker.origin = performance.now();
     // Interleaved (us-0, eu-0, us-1, …): both connections' objects exist from the first
@@ -232,6 +239,8 @@ async function main(): Promise<void> {
         console.log(
           `  tracing projects: ${projects.length} recorded, the last at ${(Math.max(...projects) / 1000).toFixed(1)} s`,
         );
+      if (values.stages)
+        for (const line of stages.get(region.name)?.table(count) ?? []) console.log(`  ${line}`);
       console.log(
         `  calls by route: ${Object.entries(summarizeCalls(stats, n).callsByRoute)
           .map(([route, count]) => `${route} ${count}`)
