@@ -31,6 +31,7 @@ function setup(
     /** The budget's free share the port reports; absent: not reported (treated as short). */
     budgetHeadroom?: () => number;
     coalesce?: () => boolean;
+    earlyLooks?: () => boolean;
   } = {},
 ) {
   let now = 0;
@@ -46,6 +47,7 @@ function setup(
     maxConcurrentLists: 3,
     enqueue: (key) => enqueued.push(key),
     ...(options.coalesce === undefined ? {} : { coalesce: options.coalesce }),
+    ...(options.earlyLooks === undefined ? {} : { earlyLooks: options.earlyLooks }),
     controlPlane: {
       ...(options.budgetHeadroom === undefined ? {} : { budgetHeadroom: options.budgetHeadroom }),
       listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
@@ -250,6 +252,94 @@ describe('FleetPoller', () => {
       expect(polledAt.get(id)?.[0]).toBeLessThanOrEqual(at + 1_000 + 250 + 200);
     // A round per tick with any id due would be about 50 calls here.
     expect(calls.length).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('FleetPoller early looks at a new revision', () => {
+  // The setup's poll interval is 1 s: early looks at 250 and 500 ms, then every second.
+  async function looksAt(
+    times: number[],
+    options: Parameters<typeof setup>[0],
+    act: (poller: FleetPoller, at: number) => void = () => {},
+  ): Promise<number[]> {
+    const { poller, calls, advance } = setup(options);
+    poller.track('d1', 'ns/a', 'inflight');
+    const looks: number[] = [];
+    let now = 0;
+    for (const at of times) {
+      advance(at - now);
+      now = at;
+      act(poller, at);
+      const before = calls.length;
+      await poller.tick();
+      if (calls.length > before) looks.push(at);
+    }
+    return looks;
+  }
+  const TICKS = Array.from({ length: 16 }, (_, i) => (i + 1) * 200 - 150); // 50, 250, ... 3,050 ms
+
+  it('on spare budget, looks at a quarter and at half the interval, and keeps the interval after', async () => {
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => true });
+    expect(looks).toEqual([250, 650, 1_050, 2_050, 3_050]);
+  });
+
+  it('makes none while the budget has nothing spare for them: the first look comes at the interval', async () => {
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => false });
+    expect(looks).toEqual([1_050, 2_050, 3_050]);
+  });
+
+  it('makes none without the lane saying so (no early-look reading)', async () => {
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1 });
+    expect(looks).toEqual([1_050, 2_050, 3_050]);
+  });
+
+  it('makes one when the budget becomes spare within the early window, not two in a row', async () => {
+    let spare = false;
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
+      spare = at >= 450;
+    });
+    expect(looks).toEqual([450, 1_050, 2_050, 3_050]);
+  });
+
+  it('goes at once with only early looks due, even on a budget short for coalesced rounds', async () => {
+    const looks = await looksAt(TICKS.slice(0, 4), { budgetHeadroom: () => 0, earlyLooks: () => true });
+    expect(looks).toEqual([250, 650]);
+  });
+
+  it('lists every id whose early look is due in one call, and wakes only keys whose deployment changed', async () => {
+    let active: string | null = null;
+    const { poller, cache, calls, enqueued, advance } = setup({
+      active: () => active,
+      budgetHeadroom: () => 1,
+      earlyLooks: () => true,
+    });
+    for (let i = 0; i < 150; i += 1) {
+      // As a create does: its answer is the first observation.
+      cache.recordPresent(deployment(`d${i}`), 0);
+      poller.track(`d${i}`, `ns/o${i}`, 'inflight');
+    }
+    advance(250);
+    await poller.tick();
+    expect(calls.map((ids) => ids.length)).toEqual([100, 50]);
+    expect(enqueued).toEqual([]);
+    active = 'r1';
+    advance(250);
+    await poller.tick();
+    expect(enqueued).toHaveLength(150);
+  });
+
+  it('gives a settled deployment none, and a new revision of it (tracked in flight again) its two', async () => {
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 1, earlyLooks: () => true });
+    poller.track('d1', 'ns/a', 'steady');
+    advance(500);
+    await poller.tick();
+    expect(calls).toEqual([]);
+    poller.track('d1', 'ns/a', 'inflight');
+    advance(250);
+    await poller.tick();
+    advance(250);
+    await poller.tick();
+    expect(calls).toEqual([['d1'], ['d1']]);
   });
 });
 

@@ -16,6 +16,14 @@ import type { BudgetRequest, RateBudget } from './rate-budget.js';
 export const OPTIONAL_WORK_QUIET_MS = 2_000;
 
 /**
+ * The same for the fleet poller's early looks at new revisions, which also need nobody in the
+ * key's throttle line: at the published limits a rollout's creates find the bucket empty
+ * every few tens of milliseconds, so half a second without one means its creates are out (the
+ * last of a wave, whose builds the early looks are for) or its workers are stalled.
+ */
+export const EARLY_LOOK_QUIET_MS = 500;
+
+/**
  * Share of the budget free right now, 0..1: the emptiest bucket `request` draws from. With
  * `quietMs`, a bucket an interactive request found empty less than `quietMs` ago has none
  * free, whatever it refilled to since (see the file's comment).

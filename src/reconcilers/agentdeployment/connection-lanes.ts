@@ -5,7 +5,11 @@
 // deleted and created again reaches the same control plane through a new client (the pool
 // closed the old one): its lane is then rebuilt on the new client, keeping what it observed.
 import type { Logger } from 'pino';
-import { budgetHeadroom, OPTIONAL_WORK_QUIET_MS } from '../../controlplane/budget/headroom.js';
+import {
+  budgetHeadroom,
+  EARLY_LOOK_QUIET_MS,
+  OPTIONAL_WORK_QUIET_MS,
+} from '../../controlplane/budget/headroom.js';
 import { DEFAULT_API_KEY_ROW_ID } from '../../controlplane/budget/rate-table.js';
 import type { ControlPlaneClient } from '../../controlplane/client/index.js';
 import { FleetPoller } from './observation/fleet-poller.js';
@@ -13,6 +17,7 @@ import { ObservationCache } from './observation/observation-cache.js';
 import type { ControlPlaneLane, Failure, NameLookup } from './ports.js';
 import { CatalogNames, type NameResolution } from '../../connections/catalog-names.js';
 import { controlPlanePort, failure } from './control-plane-port.js';
+import { ThrottleLine } from './throttle-line.js';
 
 export interface ConnectionLanesOptions {
   enqueue: (key: string) => void;
@@ -41,6 +46,7 @@ export class ConnectionLanes {
     // Its client was closed with the connection that held it: the poller goes with it.
     if (existing !== undefined) void existing.poller.stop();
     const observations = existing?.observations ?? new ObservationCache();
+    const line = new ThrottleLine(sustainedRateProbe(client));
     const controlPlane = controlPlanePort({
       client,
       allowedRatePerSecond: allowedRatePerSecond(client),
@@ -56,11 +62,13 @@ export class ConnectionLanes {
       maxInPlaceWaits: () =>
         this.shared() ? Math.max(1, Math.floor(this.options.concurrency / 2)) : Number.POSITIVE_INFINITY,
       spreadThrottled: () => this.shared(),
+      line,
     });
     const poller = new FleetPoller({
       controlPlane,
       // Fewer list calls on a saturated key matter when other lanes wait for the CPU and workers.
       coalesce: () => this.shared(),
+      earlyLooks: earlyLookProbe(client, line),
       cache: observations,
       enqueue: this.options.enqueue,
       ...(this.options.inflightPollMs === undefined ? {} : { inflightPollMs: this.options.inflightPollMs }),
@@ -142,3 +150,17 @@ function sustainedRateProbe(client: ControlPlaneClient): () => number {
 export function budgetHeadroomProbe(client: ControlPlaneClient): () => number {
   return () => budgetHeadroom(client.budget, deploymentsRequest(client), OPTIONAL_WORK_QUIET_MS);
 }
+
+/**
+ * Whether the lane's poller may look at new revisions early (FleetPoller's earlyLooks): only
+ * from calls no create is waiting for: nobody holds a place in the key's throttle line, no
+ * create or poll found the key empty for EARLY_LOOK_QUIET_MS, and its buckets are half full.
+ */
+export function earlyLookProbe(client: ControlPlaneClient, line: ThrottleLine): () => boolean {
+  return () =>
+    line.lengthMs === 0 &&
+    budgetHeadroom(client.budget, deploymentsRequest(client), EARLY_LOOK_QUIET_MS) >= EARLY_LOOK_HEADROOM;
+}
+
+/** The share of the buckets that must be free for an early look (as for the poller's other optional lists). */
+const EARLY_LOOK_HEADROOM = 0.5;

@@ -97,6 +97,8 @@ export interface ControlPlanePortOptions {
   spreadThrottled?: () => boolean;
   /** For the throttle line's places; default the system clock. */
   clock?: Pick<Clock, 'now'>;
+  /** The line throttled reconciles take places in; default one of the port's own (its lane reads it too). */
+  line?: ThrottleLine;
 }
 
 export function controlPlanePort({
@@ -109,11 +111,11 @@ export function controlPlanePort({
   sustainedRatePerSecond = () => allowedRatePerSecond,
   spreadThrottled = () => true,
   clock = systemClock,
-}: ControlPlanePortOptions): ControlPlanePort {
-  const waits = new InPlaceWaits(maxInPlaceWaits, holdBulkFor);
   // Spaced at the real refill: at the nominal rate the places would run ahead of the tokens
   // (2% over a 10 s line), and the reconciles that found none would go to the back again.
-  const line = new ThrottleLine(sustainedRatePerSecond, clock);
+  line = new ThrottleLine(sustainedRatePerSecond, clock),
+}: ControlPlanePortOptions): ControlPlanePort {
+  const waits = new InPlaceWaits(maxInPlaceWaits, holdBulkFor);
   const patiently = <T>(call: () => Promise<Result<T>>, signal: AbortSignal) => waits.patiently(call, signal);
   /** A reconcile's call: still throttled after its short waits, it takes its place in the line. */
   const inLine = async <T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> => {

@@ -10,6 +10,10 @@
 // resynced at the steady period like any other. Such lists wait until a full batch is due
 // or the oldest is a quarter interval late, and ids due soon ride along, so that following
 // N deployments costs about N/100 calls per interval (bench/steady/poller-rounds.ts --follow).
+// A new revision also gets two early looks, at a quarter and at half the in-flight interval,
+// when the lane says its budget has calls no create is waiting for (earlyLooks): a build that
+// is quick is seen then instead of a whole interval after its create, and a slow one costs two
+// list calls a rollout more, shared by every id created around it.
 // Every failed round (401, 5xx, a reset) backs off, capped and jittered, like any other
 // client of a struggling server; `lastFailure` lets reconciles show it in status.
 import { Backoff } from '../../../runtime/backoff.js';
@@ -29,6 +33,10 @@ interface Tracked {
   wanted: boolean;
   /** Wanted only by passes over settled objects (see WantPriority). */
   background?: boolean;
+  /** 'inflight' after a track: when its revision began, for its early looks (see EARLY_LOOK_SHARES). */
+  inflightSince?: number;
+  /** Its next early look, if it has one left. */
+  earlyLookAt?: number;
 }
 
 /**
@@ -56,6 +64,11 @@ export interface FleetPollerOptions {
   maxConcurrentLists?: number;
   /** Whether rounds may be coalesced on a short budget (see COALESCE_SHARE); default always. */
   coalesce?: () => boolean;
+  /**
+   * Whether the budget has calls to spare for early looks at new revisions now (see
+   * EARLY_LOOK_SHARES): none is made without it. Read at most once a round.
+   */
+  earlyLooks?: () => boolean;
   /** Backoff after a failed round (default 1 s doubling to 60 s, full jitter). */
   backoff?: { initialMs: number; maxMs: number };
   /** Every failed round, with its failure; `undefined` when a round succeeds again. */
@@ -87,6 +100,15 @@ const SHORT_BUDGET_HEADROOM = 0.5;
  */
 const FOLLOW_COALESCE_SHARE = 0.25;
 const FOLLOW_EARLY_SHARE = 0.5;
+/**
+ * A revision tracked in flight is looked at early, at these shares of the in-flight interval
+ * after its create or patch, when the lane has budget to spare (FleetPollerOptions.earlyLooks);
+ * its regular looks stay where they were (the interval after tracking, then every interval).
+ * Builds of about a second (a small image, the emulators) are then seen within half an
+ * interval instead of a whole one. A look made late, by a round or by the budget, counts for
+ * every share less than a quarter interval after it, so that no two looks come back to back.
+ */
+const EARLY_LOOK_SHARES = [0.25, 0.5] as const;
 
 export class FleetPoller {
   private readonly tracked = new Map<string, Tracked>();
@@ -148,6 +170,15 @@ export class FleetPoller {
     const existing = this.tracked.get(id);
     if (existing && existing.mode === mode && existing.key === key) return;
     const nextPollAt = this.nextPollTime(mode);
+    // A revision begins (a create, a patch) when its id comes to be tracked in flight; one
+    // already in flight that changes key keeps its looks.
+    const stillInflight = mode === 'inflight' && existing?.mode === 'inflight';
+    const since = mode === 'inflight' ? (stillInflight ? existing.inflightSince : this.now()) : undefined;
+    const earlyLookAt = stillInflight
+      ? existing.earlyLookAt
+      : since === undefined
+        ? undefined
+        : this.earlyLookAfter(since, Number.NEGATIVE_INFINITY, nextPollAt);
     this.store(id, existing, {
       key,
       mode,
@@ -156,6 +187,8 @@ export class FleetPoller {
       ...(existing?.background === true ? { background: true } : {}),
       nextPollAt: existing ? Math.min(existing.nextPollAt, nextPollAt) : nextPollAt,
       ...(mode === 'follow' ? { resyncAt: existing?.resyncAt ?? this.nextResyncTime() } : {}),
+      ...(since === undefined ? {} : { inflightSince: since }),
+      ...(earlyLookAt === undefined ? {} : { earlyLookAt }),
     });
   }
 
@@ -184,7 +217,9 @@ export class FleetPoller {
   private store(id: string, previous: Tracked | undefined, entry: Tracked): void {
     if (previous !== undefined) this.unindex(id, previous);
     this.tracked.set(id, entry);
-    this.dueBy(entry.wanted ? Number.NEGATIVE_INFINITY : entry.nextPollAt);
+    this.dueBy(
+      entry.wanted ? Number.NEGATIVE_INFINITY : Math.min(entry.nextPollAt, entry.earlyLookAt ?? Infinity),
+    );
     this.modeCounts[entry.mode] += 1;
     let ids = this.idsByKey.get(entry.key);
     if (ids === undefined) this.idsByKey.set(entry.key, (ids = new Set()));
@@ -281,7 +316,27 @@ export class FleetPoller {
     let urgent = 0;
     let oldestFollowDueAt = now;
     let nextDueAt = Number.POSITIVE_INFINITY;
+    // Early looks (EARLY_LOOK_SHARES) due now, and whether the lane allows them (asked once).
+    const earlyLooks = new Set<string>();
+    let earlyAllowed: boolean | undefined;
     for (const [id, entry] of this.tracked) {
+      if (
+        !entry.wanted &&
+        entry.nextPollAt > now &&
+        entry.earlyLookAt !== undefined &&
+        entry.earlyLookAt <= now
+      ) {
+        earlyAllowed ??= this.options.earlyLooks?.() ?? false;
+        if (earlyAllowed) {
+          dueByRank[INFLIGHT]?.push(id);
+          dueCount += 1;
+          earlyLooks.add(id);
+        } else {
+          // Not now: the next tick asks again, until its look or its regular poll.
+          nextDueAt = now;
+        }
+        continue;
+      }
       if (entry.wanted || entry.nextPollAt <= now) {
         dueByRank[rankOf(entry)]?.push(id);
         dueCount += 1;
@@ -293,7 +348,7 @@ export class FleetPoller {
           oldestDueAt = Math.min(oldestDueAt, entry.nextPollAt);
         }
       } else {
-        nextDueAt = Math.min(nextDueAt, entry.nextPollAt);
+        nextDueAt = Math.min(nextDueAt, entry.nextPollAt, entry.earlyLookAt ?? Number.POSITIVE_INFINITY);
         if (
           entry.nextPollAt <=
           this.earlyHorizonOf(entry.mode, earlyHorizon, earlyInflightHorizon, followHorizon)
@@ -310,14 +365,17 @@ export class FleetPoller {
     // Only followed ids are due: wait for a full batch or a quarter interval (see FOLLOW_COALESCE_SHARE).
     if (
       urgent === 0 &&
+      earlyLooks.size === 0 &&
       dueCount < MAX_IDS_PER_LIST &&
       now - oldestFollowDueAt < this.pushPollMs * FOLLOW_COALESCE_SHARE
     )
       return;
+    // Early looks go at once: they are made only from budget nobody waits for.
     const coalescing =
       urgent > 0 &&
       budgetShort &&
       wantedDue === 0 &&
+      earlyLooks.size === 0 &&
       dueCount < MAX_IDS_PER_LIST &&
       now - oldestDueAt < this.inflightPollMs * COALESCE_SHARE;
     if (coalescing) return;
@@ -341,11 +399,12 @@ export class FleetPoller {
       last.push(...early.slice(0, MAX_IDS_PER_LIST - last.length).map(({ id }) => id));
     }
     this.wantedBacklog = wantedDue - listedWanted;
-    await Promise.all(batches.map((ids) => this.refresh(ids)));
+    await Promise.all(batches.map((ids) => this.refresh(ids, earlyLooks)));
     this.lastListMs = this.now() - now;
   }
 
-  private async refresh(ids: string[]): Promise<void> {
+  /** `earlyLooks`: the ids listed for an early look, whose regular poll stays where it was. */
+  private async refresh(ids: string[], earlyLooks: ReadonlySet<string>): Promise<void> {
     const signal = this.lists.signal;
     const result = await this.options.controlPlane.listDeploymentsByIds(ids, signal);
     const now = this.now();
@@ -374,18 +433,20 @@ export class FleetPoller {
       this.afterRefresh(
         deployment.id,
         observationChanged(previous, { kind: 'present', deployment, observedAt: now }),
+        earlyLooks.has(deployment.id),
       );
     }
     for (const id of ids) {
       if (found.has(id)) continue;
       const previous = this.options.cache.recordMissing(id, now);
-      this.afterRefresh(id, previous?.kind !== 'missing');
+      this.afterRefresh(id, previous?.kind !== 'missing', earlyLooks.has(id));
     }
   }
 
-  private afterRefresh(id: string, changed: boolean): void {
+  private afterRefresh(id: string, changed: boolean, earlyLook: boolean): void {
     const entry = this.tracked.get(id);
     if (!entry) return;
+    const now = this.now();
     const wasWanted = entry.wanted;
     let resyncDue = entry.mode === 'steady';
     if (entry.mode === 'follow' && entry.resyncAt !== undefined && entry.resyncAt <= this.now()) {
@@ -394,8 +455,24 @@ export class FleetPoller {
     }
     entry.wanted = false;
     entry.background = false;
-    entry.nextPollAt = this.nextPollTime(entry.mode);
+    if (!earlyLook || entry.mode !== 'inflight') entry.nextPollAt = this.nextPollTime(entry.mode);
+    entry.earlyLookAt =
+      entry.mode === 'inflight' && entry.inflightSince !== undefined
+        ? this.earlyLookAfter(entry.inflightSince, now, entry.nextPollAt)
+        : undefined;
     if (changed || wasWanted || resyncDue) this.options.enqueue(entry.key);
+  }
+
+  /**
+   * The next early look of a revision begun at `since`, after a look at `lookedAt`: the first
+   * share a quarter interval or more after that look and before `nextPollAt`, if any.
+   */
+  private earlyLookAfter(since: number, lookedAt: number, nextPollAt: number): number | undefined {
+    for (const share of EARLY_LOOK_SHARES) {
+      const at = since + share * this.inflightPollMs;
+      if (at >= lookedAt + EARLY_LOOK_SHARES[0] * this.inflightPollMs && at < nextPollAt) return at;
+    }
+    return undefined;
   }
 
   private earlyHorizonOf(mode: TrackMode, steady: number, inflight: number, follow: number): number {
