@@ -301,6 +301,17 @@ describe('FleetPoller early looks at a new revision', () => {
     expect(looks).toEqual([450, 1_050, 2_050, 3_050]);
   });
 
+  it('on a short budget with no early look allowed, still lets in-flight ids ride along in a coalesced round', async () => {
+    // Interval 1 s: d1 due at 1,000 ms, d2 (tracked 400 ms later) within half an interval of it.
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 0, earlyLooks: () => false });
+    poller.track('d1', 'ns/a', 'inflight');
+    advance(400);
+    poller.track('d2', 'ns/b', 'inflight');
+    advance(850); // d1 a quarter interval late; d2's early looks (500 and 650 ms) not allowed
+    await poller.tick();
+    expect(calls).toEqual([['d1', 'd2']]);
+  });
+
   it('goes at once with only early looks due, even on a budget short for coalesced rounds', async () => {
     const looks = await looksAt(TICKS.slice(0, 4), { budgetHeadroom: () => 0, earlyLooks: () => true });
     expect(looks).toEqual([250, 650]);

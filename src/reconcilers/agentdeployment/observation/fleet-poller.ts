@@ -331,11 +331,10 @@ export class FleetPoller {
           dueByRank[INFLIGHT]?.push(id);
           dueCount += 1;
           earlyLooks.add(id);
-        } else {
-          // Not now: the next tick asks again, until its look or its regular poll.
-          nextDueAt = now;
+          continue;
         }
-        continue;
+        // Not now: the next tick asks again (until its look or its regular poll); meanwhile
+        // it may ride along in a round as any id due soon.
       }
       if (entry.wanted || entry.nextPollAt <= now) {
         dueByRank[rankOf(entry)]?.push(id);
