@@ -45,7 +45,20 @@ export class CreationStages {
       lines.push(
         `${(at / 1000).toFixed(1).padStart(6)} ${counts.map((count) => String(count).padStart(9)).join(' ')}`,
       );
-      if ((counts[counts.length - 1] ?? 0) >= n || at > 3_600_000) return lines;
+      if ((counts[counts.length - 1] ?? 0) >= n || at > 3_600_000) return [...lines, this.tail()];
     }
+  }
+
+  /**
+   * The rollout's tail: when the last deployment id was recorded and when the last object was
+   * Ready. The floor has the last object Ready one build after the last create; the rest of
+   * the gap is the wait for the deployment to be seen built and for its Ready status.
+   */
+  private tail(): string {
+    const last = (stage: CreationStage) =>
+      Math.max(...[...this.reached.values()].map((stages) => stages[stage] ?? Number.NEGATIVE_INFINITY));
+    const created = last('created');
+    const ready = last('ready');
+    return `last id recorded at ${(created / 1000).toFixed(2)} s, last Ready at ${(ready / 1000).toFixed(2)} s: ${((ready - created) / 1000).toFixed(2)} s after`;
   }
 }
