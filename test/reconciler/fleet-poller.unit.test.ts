@@ -293,12 +293,22 @@ describe('FleetPoller early looks at a new revision', () => {
     expect(looks).toEqual([1_050, 2_050, 3_050]);
   });
 
-  it('makes one when the budget becomes spare within the early window, not two in a row', async () => {
+  it('looks as soon as the budget is spare within the early window, and still at half the interval', async () => {
+    // The last creates of a wave: the budget is spare only some time after them, and the look
+    // at half the interval is the one that sees a build of about that long.
     let spare = false;
     const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
       spare = at >= 450;
     });
-    expect(looks).toEqual([450, 1_050, 2_050, 3_050]);
+    expect(looks).toEqual([450, 650, 1_050, 2_050, 3_050]);
+  });
+
+  it('makes each early look once, however late the first went', async () => {
+    let spare = false;
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
+      spare = at >= 650;
+    });
+    expect(looks).toEqual([650, 1_050, 2_050, 3_050]);
   });
 
   it('on a short budget with no early look allowed, still lets in-flight ids ride along in a coalesced round', async () => {

@@ -105,8 +105,8 @@ const FOLLOW_EARLY_SHARE = 0.5;
  * after its create or patch, when the lane has budget to spare (FleetPollerOptions.earlyLooks);
  * its regular looks stay where they were (the interval after tracking, then every interval).
  * Builds of about a second (a small image, the emulators) are then seen within half an
- * interval instead of a whole one. A look made late, by a round or by the budget, counts for
- * every share less than a quarter interval after it, so that no two looks come back to back.
+ * interval instead of a whole one. A look made late (the budget was not spare at its time)
+ * counts for every share it came after; the next share still gets its own.
  */
 const EARLY_LOOK_SHARES = [0.25, 0.5] as const;
 
@@ -464,12 +464,12 @@ export class FleetPoller {
 
   /**
    * The next early look of a revision begun at `since`, after a look at `lookedAt`: the first
-   * share a quarter interval or more after that look and before `nextPollAt`, if any.
+   * share after that look and before `nextPollAt`, if any.
    */
   private earlyLookAfter(since: number, lookedAt: number, nextPollAt: number): number | undefined {
     for (const share of EARLY_LOOK_SHARES) {
       const at = since + share * this.inflightPollMs;
-      if (at >= lookedAt + EARLY_LOOK_SHARES[0] * this.inflightPollMs && at < nextPollAt) return at;
+      if (at > lookedAt && at < nextPollAt) return at;
     }
     return undefined;
   }
