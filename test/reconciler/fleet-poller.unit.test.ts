@@ -256,7 +256,7 @@ describe('FleetPoller', () => {
 });
 
 describe('FleetPoller early looks at a new revision', () => {
-  // The setup's poll interval is 1 s: early looks at 250 and 500 ms, then every second.
+  // The setup's poll interval is 1 s: early looks at 250, 500 and 750 ms, then every second.
   async function looksAt(
     times: number[],
     options: Parameters<typeof setup>[0],
@@ -278,9 +278,9 @@ describe('FleetPoller early looks at a new revision', () => {
   }
   const TICKS = Array.from({ length: 16 }, (_, i) => (i + 1) * 200 - 150); // 50, 250, ... 3,050 ms
 
-  it('on spare budget, looks at a quarter and at half the interval, and keeps the interval after', async () => {
+  it('on spare budget, looks at a quarter, half and three quarters of the interval, and keeps the interval after', async () => {
     const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => true });
-    expect(looks).toEqual([250, 650, 1_050, 2_050, 3_050]);
+    expect(looks).toEqual([250, 650, 850, 1_050, 2_050, 3_050]);
   });
 
   it('makes none while the budget has nothing spare for them: the first look comes at the interval', async () => {
@@ -293,14 +293,14 @@ describe('FleetPoller early looks at a new revision', () => {
     expect(looks).toEqual([1_050, 2_050, 3_050]);
   });
 
-  it('looks as soon as the budget is spare within the early window, and still at half the interval', async () => {
-    // The last creates of a wave: the budget is spare only some time after them, and the look
-    // at half the interval is the one that sees a build of about that long.
+  it('looks as soon as the budget is spare within the early window, and still at the later shares', async () => {
+    // The last creates of a wave: the budget is spare only some time after them; a build that
+    // ends just after that first look is seen at the next share, not at the interval.
     let spare = false;
     const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
       spare = at >= 450;
     });
-    expect(looks).toEqual([450, 650, 1_050, 2_050, 3_050]);
+    expect(looks).toEqual([450, 650, 850, 1_050, 2_050, 3_050]);
   });
 
   it('makes each early look once, however late the first went', async () => {
@@ -308,7 +308,7 @@ describe('FleetPoller early looks at a new revision', () => {
     const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
       spare = at >= 650;
     });
-    expect(looks).toEqual([650, 1_050, 2_050, 3_050]);
+    expect(looks).toEqual([650, 850, 1_050, 2_050, 3_050]);
   });
 
   it('on a short budget with no early look allowed, still lets in-flight ids ride along in a coalesced round', async () => {
@@ -323,8 +323,8 @@ describe('FleetPoller early looks at a new revision', () => {
   });
 
   it('goes at once with only early looks due, even on a budget short for coalesced rounds', async () => {
-    const looks = await looksAt(TICKS.slice(0, 4), { budgetHeadroom: () => 0, earlyLooks: () => true });
-    expect(looks).toEqual([250, 650]);
+    const looks = await looksAt(TICKS.slice(0, 5), { budgetHeadroom: () => 0, earlyLooks: () => true });
+    expect(looks).toEqual([250, 650, 850]);
   });
 
   it('lists every id whose early look is due in one call, and wakes only keys whose deployment changed', async () => {
@@ -349,7 +349,7 @@ describe('FleetPoller early looks at a new revision', () => {
     expect(enqueued).toHaveLength(150);
   });
 
-  it('gives a settled deployment none, and a new revision of it (tracked in flight again) its two', async () => {
+  it('gives a settled deployment none, and a new revision of it (tracked in flight again) its early looks', async () => {
     const { poller, calls, advance } = setup({ budgetHeadroom: () => 1, earlyLooks: () => true });
     poller.track('d1', 'ns/a', 'steady');
     advance(500);

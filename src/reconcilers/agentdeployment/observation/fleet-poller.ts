@@ -10,10 +10,10 @@
 // resynced at the steady period like any other. Such lists wait until a full batch is due
 // or the oldest is a quarter interval late, and ids due soon ride along, so that following
 // N deployments costs about N/100 calls per interval (bench/steady/poller-rounds.ts --follow).
-// A new revision also gets two early looks, at a quarter and at half the in-flight interval,
-// when the lane says its budget has calls no create is waiting for (earlyLooks): a build that
-// is quick is seen then instead of a whole interval after its create, and a slow one costs two
-// list calls a rollout more, shared by every id created around it.
+// A new revision also gets early looks, at a quarter, half and three quarters of the in-flight
+// interval, when the lane says its budget has calls no create is waiting for (earlyLooks): a
+// build that is quick is seen then instead of a whole interval after its create, and a slow one
+// costs three list calls a rollout more, shared by every id created around it.
 // Every failed round (401, 5xx, a reset) backs off, capped and jittered, like any other
 // client of a struggling server; `lastFailure` lets reconciles show it in status.
 import { Backoff } from '../../../runtime/backoff.js';
@@ -104,11 +104,12 @@ const FOLLOW_EARLY_SHARE = 0.5;
  * A revision tracked in flight is looked at early, at these shares of the in-flight interval
  * after its create or patch, when the lane has budget to spare (FleetPollerOptions.earlyLooks);
  * its regular looks stay where they were (the interval after tracking, then every interval).
- * Builds of about a second (a small image, the emulators) are then seen within half an
- * interval instead of a whole one. A look made late (the budget was not spare at its time)
- * counts for every share it came after; the next share still gets its own.
+ * Builds of about a second (a small image, the emulators) are then seen within a quarter
+ * interval instead of a whole one. A look made late (the budget was not spare at its time:
+ * the last creates of a wave hold it for half a second) counts for every share it came after;
+ * the next share still gets its own, for the builds that end just after that look.
  */
-const EARLY_LOOK_SHARES = [0.25, 0.5] as const;
+const EARLY_LOOK_SHARES = [0.25, 0.5, 0.75] as const;
 
 export class FleetPoller {
   private readonly tracked = new Map<string, Tracked>();
