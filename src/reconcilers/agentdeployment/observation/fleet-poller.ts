@@ -219,7 +219,9 @@ export class FleetPoller {
     if (previous !== undefined) this.unindex(id, previous);
     this.tracked.set(id, entry);
     this.dueBy(
-      entry.wanted ? Number.NEGATIVE_INFINITY : Math.min(entry.nextPollAt, entry.earlyLookAt ?? Infinity),
+      entry.wanted
+        ? Number.NEGATIVE_INFINITY
+        : Math.min(entry.nextPollAt, entry.earlyLookAt ?? Number.POSITIVE_INFINITY),
     );
     this.modeCounts[entry.mode] += 1;
     let ids = this.idsByKey.get(entry.key);
