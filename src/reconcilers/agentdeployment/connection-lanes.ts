@@ -26,6 +26,8 @@ export interface ConnectionLanesOptions {
   inflightPollMs?: number;
   resyncPeriodMs?: number;
   pushPollMs?: number;
+  /** The pollers' clock (default Date.now); tests drive a lane's rounds with it. */
+  now?: () => number;
   /** A lane's poller started or stopped failing; `label` names its connection, never its key. */
   onHealthChange: (label: string, failure: Failure | undefined) => void;
   logger: Logger;
@@ -69,6 +71,7 @@ export class ConnectionLanes {
       // Fewer list calls on a saturated key matter when other lanes wait for the CPU and workers.
       coalesce: () => this.shared(),
       earlyLooks: earlyLookProbe(client, line),
+      ...(this.options.now === undefined ? {} : { now: this.options.now }),
       cache: observations,
       enqueue: this.options.enqueue,
       ...(this.options.inflightPollMs === undefined ? {} : { inflightPollMs: this.options.inflightPollMs }),
