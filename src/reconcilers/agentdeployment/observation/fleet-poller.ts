@@ -451,7 +451,7 @@ export class FleetPoller {
     const now = this.now();
     const wasWanted = entry.wanted;
     let resyncDue = entry.mode === 'steady';
-    if (entry.mode === 'follow' && entry.resyncAt !== undefined && entry.resyncAt <= this.now()) {
+    if (entry.mode === 'follow' && entry.resyncAt !== undefined && entry.resyncAt <= now) {
       resyncDue = true;
       entry.resyncAt = this.nextResyncTime();
     }
