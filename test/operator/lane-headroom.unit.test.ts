@@ -8,7 +8,7 @@ import { RateBudget, type BudgetRequest } from '../../src/controlplane/budget/ra
 import type { ControlPlaneClient } from '../../src/controlplane/client/control-plane-client.js';
 import { FakeClock } from '../controlplane-client/support/fake-clock.js';
 import { loneLaneOn } from './support/lone-lane.js';
-import { earlyLookProbe } from '../../src/reconcilers/agentdeployment/connection-lanes.js';
+import { earlyLookHeadroomProbe } from '../../src/reconcilers/agentdeployment/connection-lanes.js';
 import { ThrottleLine } from '../../src/reconcilers/agentdeployment/throttle-line.js';
 import { EARLY_LOOK_QUIET_MS } from '../../src/controlplane/budget/headroom.js';
 
@@ -64,15 +64,15 @@ describe("a lane's spare budget", () => {
 describe("a lane's early looks at new revisions", () => {
   it('wait for half a second without a create finding the key empty, then for a half-full bucket', async () => {
     const { clock, budget, client, create, refillTo } = laneOnDrainedKey();
-    const earlyLooks = earlyLookProbe(client, new ThrottleLine(() => 20, clock));
+    const headroom = earlyLookHeadroomProbe(client, new ThrottleLine(() => 20, clock));
     expect(budget.reserve(create).ok).toBe(false);
     refillTo(0.6);
-    expect(earlyLooks()).toBe(false);
+    expect(headroom()).toBe(0);
     clock.advance(EARLY_LOOK_QUIET_MS);
-    expect(earlyLooks()).toBe(true);
+    expect(headroom()).toBeGreaterThanOrEqual(0.5);
     // Spent again (its creates took the tokens without waiting): the fill speaks.
     while ((budget.report(create)[0]?.tokens ?? 0) >= 1) expect(budget.reserve(create).ok).toBe(true);
-    expect(earlyLooks()).toBe(false);
+    expect(headroom()).toBeLessThan(0.5);
     budget.close();
     await client.close();
   });
@@ -80,14 +80,14 @@ describe("a lane's early looks at new revisions", () => {
   it("wait while a throttled reconcile holds a place in the key's line, however spare the bucket", async () => {
     const { clock, budget, client, refillTo } = laneOnDrainedKey();
     const line = new ThrottleLine(() => 20, clock);
-    const earlyLooks = earlyLookProbe(client, line);
+    const headroom = earlyLookHeadroomProbe(client, line);
     refillTo(1);
     clock.advance(EARLY_LOOK_QUIET_MS);
-    expect(earlyLooks()).toBe(true);
+    expect(headroom()).toBeGreaterThanOrEqual(0.5);
     const placeMs = line.place(0);
-    expect(earlyLooks()).toBe(false);
+    expect(headroom()).toBe(0);
     clock.advance(placeMs + 1_000 / 20);
-    expect(earlyLooks()).toBe(true);
+    expect(headroom()).toBeGreaterThanOrEqual(0.5);
     budget.close();
     await client.close();
   });

@@ -31,7 +31,7 @@ function setup(
     /** The budget's free share the port reports; absent: not reported (treated as short). */
     budgetHeadroom?: () => number;
     coalesce?: () => boolean;
-    earlyLooks?: () => boolean;
+    earlyLookHeadroom?: () => number;
   } = {},
 ) {
   let now = 0;
@@ -47,7 +47,7 @@ function setup(
     maxConcurrentLists: 3,
     enqueue: (key) => enqueued.push(key),
     ...(options.coalesce === undefined ? {} : { coalesce: options.coalesce }),
-    ...(options.earlyLooks === undefined ? {} : { earlyLooks: options.earlyLooks }),
+    ...(options.earlyLookHeadroom === undefined ? {} : { earlyLookHeadroom: options.earlyLookHeadroom }),
     controlPlane: {
       ...(options.budgetHeadroom === undefined ? {} : { budgetHeadroom: options.budgetHeadroom }),
       listDeploymentsByIds: async (ids): Promise<Outcome<Deployment[]>> => {
@@ -279,12 +279,12 @@ describe('FleetPoller early looks at a new revision', () => {
   const TICKS = Array.from({ length: 16 }, (_, i) => (i + 1) * 200 - 150); // 50, 250, ... 3,050 ms
 
   it('on spare budget, looks at a quarter, half and three quarters of the interval, and keeps the interval after', async () => {
-    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => true });
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLookHeadroom: () => 1 });
     expect(looks).toEqual([250, 650, 850, 1_050, 2_050, 3_050]);
   });
 
   it('makes none while the budget has nothing spare for them: the first look comes at the interval', async () => {
-    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => false });
+    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLookHeadroom: () => 0 });
     expect(looks).toEqual([1_050, 2_050, 3_050]);
   });
 
@@ -297,23 +297,31 @@ describe('FleetPoller early looks at a new revision', () => {
     // The last creates of a wave: the budget is spare only some time after them; a build that
     // ends just after that first look is seen at the next share, not at the interval.
     let spare = false;
-    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
-      spare = at >= 450;
-    });
+    const looks = await looksAt(
+      TICKS,
+      { budgetHeadroom: () => 1, earlyLookHeadroom: () => (spare ? 1 : 0) },
+      (_, at) => {
+        spare = at >= 450;
+      },
+    );
     expect(looks).toEqual([450, 650, 850, 1_050, 2_050, 3_050]);
   });
 
   it('makes each early look once, however late the first went', async () => {
     let spare = false;
-    const looks = await looksAt(TICKS, { budgetHeadroom: () => 1, earlyLooks: () => spare }, (_, at) => {
-      spare = at >= 650;
-    });
+    const looks = await looksAt(
+      TICKS,
+      { budgetHeadroom: () => 1, earlyLookHeadroom: () => (spare ? 1 : 0) },
+      (_, at) => {
+        spare = at >= 650;
+      },
+    );
     expect(looks).toEqual([650, 850, 1_050, 2_050, 3_050]);
   });
 
   it('on a short budget with no early look allowed, still lets in-flight ids ride along in a coalesced round', async () => {
     // Interval 1 s: d1 due at 1,000 ms, d2 (tracked 400 ms later) within half an interval of it.
-    const { poller, calls, advance } = setup({ budgetHeadroom: () => 0, earlyLooks: () => false });
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 0, earlyLookHeadroom: () => 0 });
     poller.track('d1', 'ns/a', 'inflight');
     advance(400);
     poller.track('d2', 'ns/b', 'inflight');
@@ -323,7 +331,7 @@ describe('FleetPoller early looks at a new revision', () => {
   });
 
   it('goes at once with only early looks due, even on a budget short for coalesced rounds', async () => {
-    const looks = await looksAt(TICKS.slice(0, 5), { budgetHeadroom: () => 0, earlyLooks: () => true });
+    const looks = await looksAt(TICKS.slice(0, 5), { budgetHeadroom: () => 0, earlyLookHeadroom: () => 1 });
     expect(looks).toEqual([250, 650, 850]);
   });
 
@@ -332,7 +340,7 @@ describe('FleetPoller early looks at a new revision', () => {
     const { poller, cache, calls, enqueued, advance } = setup({
       active: () => active,
       budgetHeadroom: () => 1,
-      earlyLooks: () => true,
+      earlyLookHeadroom: () => 1,
     });
     for (let i = 0; i < 150; i += 1) {
       // As a create does: its answer is the first observation.
@@ -350,7 +358,7 @@ describe('FleetPoller early looks at a new revision', () => {
   });
 
   it('gives a settled deployment none, and a new revision of it (tracked in flight again) its early looks', async () => {
-    const { poller, calls, advance } = setup({ budgetHeadroom: () => 1, earlyLooks: () => true });
+    const { poller, calls, advance } = setup({ budgetHeadroom: () => 1, earlyLookHeadroom: () => 1 });
     poller.track('d1', 'ns/a', 'steady');
     advance(500);
     await poller.tick();

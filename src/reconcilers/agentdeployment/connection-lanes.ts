@@ -70,7 +70,7 @@ export class ConnectionLanes {
       controlPlane,
       // Fewer list calls on a saturated key matter when other lanes wait for the CPU and workers.
       coalesce: () => this.shared(),
-      earlyLooks: earlyLookProbe(client, line),
+      earlyLookHeadroom: earlyLookHeadroomProbe(client, line),
       ...(this.options.now === undefined ? {} : { now: this.options.now }),
       cache: observations,
       enqueue: this.options.enqueue,
@@ -155,15 +155,12 @@ export function budgetHeadroomProbe(client: ControlPlaneClient): () => number {
 }
 
 /**
- * Whether the lane's poller may look at new revisions early (FleetPoller's earlyLooks): only
- * from calls no create is waiting for: nobody holds a place in the key's throttle line, no
- * create or poll found the key empty for EARLY_LOOK_QUIET_MS, and its buckets are half full.
+ * Share of the budget spare for the lane's poller to look at new revisions early (FleetPoller's
+ * earlyLookHeadroom): only calls no create is waiting for: none while anybody holds a place in
+ * the key's throttle line, nor within EARLY_LOOK_QUIET_MS of a create or poll that found the key
+ * empty; else the buckets' fill.
  */
-export function earlyLookProbe(client: ControlPlaneClient, line: ThrottleLine): () => boolean {
+export function earlyLookHeadroomProbe(client: ControlPlaneClient, line: ThrottleLine): () => number {
   return () =>
-    line.lengthMs === 0 &&
-    budgetHeadroom(client.budget, deploymentsRequest(client), EARLY_LOOK_QUIET_MS) >= EARLY_LOOK_HEADROOM;
+    line.lengthMs > 0 ? 0 : budgetHeadroom(client.budget, deploymentsRequest(client), EARLY_LOOK_QUIET_MS);
 }
-
-/** The share of the buckets that must be free for an early look (as for the poller's other optional lists). */
-const EARLY_LOOK_HEADROOM = 0.5;

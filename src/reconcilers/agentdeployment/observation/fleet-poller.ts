@@ -11,7 +11,7 @@
 // or the oldest is a quarter interval late, and ids due soon ride along, so that following
 // N deployments costs about N/100 calls per interval (bench/steady/poller-rounds.ts --follow).
 // A new revision also gets early looks, at a quarter, half and three quarters of the in-flight
-// interval, when the lane says its budget has calls no create is waiting for (earlyLooks): a
+// interval, when the lane says its budget has calls no create is waiting for (earlyLookHeadroom): a
 // build that is quick is seen then instead of a whole interval after its create, and a slow one
 // costs three list calls a rollout more, shared by every id created around it.
 // Every failed round (401, 5xx, a reset) backs off, capped and jittered, like any other
@@ -65,10 +65,11 @@ export interface FleetPollerOptions {
   /** Whether rounds may be coalesced on a short budget (see COALESCE_SHARE); default always. */
   coalesce?: () => boolean;
   /**
-   * Whether the budget has calls to spare for early looks at new revisions now (see
-   * EARLY_LOOK_SHARES): none is made without it. Read at most once a round.
+   * Share of the budget free for early looks at new revisions now, 0..1 (see
+   * EARLY_LOOK_SHARES): 0 while a create waits for the key. They go when it is not short (see
+   * SHORT_BUDGET_HEADROOM); none is made without it. Read at most once a round.
    */
-  earlyLooks?: () => boolean;
+  earlyLookHeadroom?: () => number;
   /** Backoff after a failed round (default 1 s doubling to 60 s, full jitter). */
   backoff?: { initialMs: number; maxMs: number };
   /** Every failed round, with its failure; `undefined` when a round succeeds again. */
@@ -102,7 +103,7 @@ const FOLLOW_COALESCE_SHARE = 0.25;
 const FOLLOW_EARLY_SHARE = 0.5;
 /**
  * A revision tracked in flight is looked at early, at these shares of the in-flight interval
- * after its create or patch, when the lane has budget to spare (FleetPollerOptions.earlyLooks);
+ * after its create or patch, when the lane has budget to spare (FleetPollerOptions.earlyLookHeadroom);
  * its regular looks stay where they were (the interval after tracking, then every interval).
  * Builds of about a second (a small image, the emulators) are then seen within a quarter
  * interval instead of a whole one. A look made late (the budget was not spare at its time:
@@ -329,7 +330,7 @@ export class FleetPoller {
         entry.earlyLookAt !== undefined &&
         entry.earlyLookAt <= now
       ) {
-        earlyAllowed ??= this.options.earlyLooks?.() ?? false;
+        earlyAllowed ??= (this.options.earlyLookHeadroom?.() ?? 0) >= SHORT_BUDGET_HEADROOM;
         if (earlyAllowed) {
           dueByRank[INFLIGHT]?.push(id);
           dueCount += 1;
