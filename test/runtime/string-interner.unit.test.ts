@@ -35,4 +35,14 @@ describe('StringInterner', () => {
     // Every short string met is in the table once; the frozen part was not walked.
     expect(table.size).toBe(4);
   });
+
+  it('keeps a resourceVersion out of the table: no two versions share one, so each would only fill it', () => {
+    const table = new StringInterner();
+    for (let version = 1; version <= 50; version += 1) {
+      const object = { metadata: { name: 'agent', resourceVersion: String(1000 + version) } };
+      table.internAll(object);
+      expect(object.metadata.resourceVersion).toBe(String(1000 + version));
+    }
+    expect(table.size).toBe(1);
+  });
 });

@@ -11,6 +11,13 @@
 /** Longer strings are rarely repeated (messages with names in them): left as they are. */
 const MAX_LENGTH = 128;
 const MAX_ENTRIES = 16_384;
+/**
+ * Never repeated: every version of an object has its own (a list and a watch may bring the
+ * same one, but the cache keeps one of them). Interned, each watch event put a new string in the
+ * table, which grew, filled and started afresh for nothing: 6% of what a no-op reconcile
+ * left for the garbage collector (docs/benchmarks.md).
+ */
+const NEVER_REPEATED_KEY = 'resourceVersion';
 
 export class StringInterner {
   private table = new Map<string, string>();
@@ -48,8 +55,9 @@ export class StringInterner {
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         const item = record[key];
-        if (typeof item === 'string') record[key] = this.intern(item);
-        else this.internAll(item, seal);
+        if (typeof item === 'string') {
+          if (key !== NEVER_REPEATED_KEY) record[key] = this.intern(item);
+        } else this.internAll(item, seal);
       }
     }
     seal?.(value);
