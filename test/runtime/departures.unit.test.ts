@@ -77,6 +77,21 @@ describe('Departures', () => {
     expect(ended.some((signal) => signal.aborted)).toBe(false);
   });
 
+  it("aborts with a controller's signal only the passes under it, not another controller's", async () => {
+    const departures = new Departures(source());
+    const stopping = new AbortController();
+    const staying = new AbortController();
+    let releaseStaying = (): void => undefined;
+    const release = new Promise<void>((resolve) => (releaseStaying = resolve));
+    const stopped = departures.run('a/one', stopping.signal, pass(new Promise(() => undefined)));
+    const kept = departures.run('a/two', staying.signal, pass(release));
+    stopping.abort(new Error('lease lost'));
+    expect(await stopped).toBe('aborted: lease lost');
+    releaseStaying();
+    expect(await kept).toBe('finished');
+    expect(departures.runningKeys).toBe(0);
+  });
+
   it('two passes of one key (two controllers over one cache) are both aborted, and both let go when they end', async () => {
     const cache = source();
     const departures = new Departures(cache);
