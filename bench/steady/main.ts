@@ -1,4 +1,4 @@
-// `npm run bench:steady -- [--n 10000] [--resync-period 1m] [--periods 5] [--touch-rounds 3] [--rate-limit 1000/10] [--json]`
+// `npm run bench:steady -- [--n 10000] [--resync-period 1m] [--periods 5] [--touch-rounds 3] [--replay-rounds 0] [--rate-limit 1000/10] [--json]`
 // The operator at rest with N settled AgentDeployments (default 10,000) under the published
 // limit (1000 requests / 10 s; --rate-limit raises it, so that 100,000 are adopted in minutes): its resident memory after a full GC, its no-op reconcile
 // rate per core, and the control-plane calls it makes over one resync period.
@@ -11,6 +11,10 @@
 //    reconcile, with nothing to do: the observation is fresh and the status unchanged);
 //    count reconciles (controller_runtime_reconcile_total) and the operator's CPU seconds
 //    (/proc) until all N are done. Rate per core = reconciles / CPU seconds.
+//    With --replay-rounds, the operator reaches the emulator through a proxy
+//    (watch-replay.ts) that records the first round's watch events and then writes them into
+//    the operator's watch again, round after round, with nothing else running: the same work
+//    per event, steadier figures.
 // 5. Calls per resync period: emulator stats at the start and end of each of --periods
 //    consecutive periods (they grow as the objects' jittered resync times drift apart).
 import { availableParallelism } from 'node:os';
@@ -30,6 +34,8 @@ import type { ProbeAnswer } from '../support/operator-entry.js';
 import { allocatedBytes, readAllocationProfile } from '../support/allocation-profile.js';
 import { buildOperator, OperatorProcess } from '../support/operator-process.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
+import { replayRound, TOUCH_ANNOTATION, WatchReplay } from './replay-rounds.js';
+import { describeRound, overallPerCpuSecond, roundFigures, type RoundFigures } from './round-figures.js';
 import { seedSettledObjects } from './seed.js';
 
 const RECONCILES = 'controller_runtime_reconcile_total';
@@ -40,7 +46,14 @@ const USAGE = `Usage: npm run bench:steady -- [options]
   --n <N>                  settled AgentDeployments (default 10000)
   --resync-period <dur>    the operator's --resync-period, and the window calls are counted over (default 1m)
   --touch-rounds <k>       rounds of no-op reconciles of every object (default 3)
-  --periods <k>            consecutive resync periods whose calls are counted (default 5)
+  --replay-rounds <k>      after the touch rounds, rounds that write the first touch round's
+                           watch events into the operator's watch again, with the emulators idle:
+                           steadier than the touch rounds for comparing two commits (default 0)
+  --replay-pace <events/s> write the replayed events this many a second, one per write, as a
+                           touch round's arrive (default: all at once)
+  --periods <k>            consecutive resync periods whose calls are counted (default 5; 0
+                           skips them, e.g. with a long --resync-period so that the informer's
+                           resync passes stay out of the rounds)
   --rate-limit <count/s>   the emulator's limit after seeding, and the operator's --rate-limit
                            (default 1000/10, the published limit)
   --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
@@ -60,6 +73,8 @@ interface Args {
   resyncPeriod: string;
   resyncPeriodMs: number;
   touchRounds: number;
+  replayRounds: number;
+  replayPace: number | undefined;
   periods: number;
   rateLimit: { count: number; windowSeconds: number };
   json: boolean;
@@ -77,6 +92,8 @@ function parse(argv: string[]): Args | 'help' {
       n: { type: 'string', default: '10000' },
       'resync-period': { type: 'string', default: '1m' },
       'touch-rounds': { type: 'string', default: '3' },
+      'replay-rounds': { type: 'string', default: '0' },
+      'replay-pace': { type: 'string' },
       periods: { type: 'string', default: '5' },
       'rate-limit': { type: 'string', default: '1000/10' },
       json: { type: 'boolean', default: false },
@@ -117,7 +134,10 @@ function parse(argv: string[]): Args | 'help' {
     resyncPeriod: values['resync-period'],
     resyncPeriodMs,
     touchRounds: integer('touch-rounds', values['touch-rounds'], 1),
-    periods: integer('periods', values.periods, 1),
+    replayRounds: integer('replay-rounds', values['replay-rounds'], 0),
+    replayPace:
+      values['replay-pace'] === undefined ? undefined : integer('replay-pace', values['replay-pace'], 1),
+    periods: integer('periods', values.periods, 0),
     json: values.json,
     verbose: values.verbose,
     cpuProfile: values['cpu-profile'],
@@ -192,27 +212,20 @@ async function progress(message: string): Promise<void> {
   await Promise.resolve();
 }
 
-interface TouchRound {
-  reconciles: number;
-  cpuSeconds: number;
-  wallSeconds: number;
-  perCpuSecond: number;
-  perSecond: number;
-}
-
 async function touchRound(
   emulators: Emulators,
   operator: OperatorProcess,
   n: number,
   round_: number,
-): Promise<TouchRound> {
+): Promise<RoundFigures> {
   const before = await operator.metric(RECONCILES);
+  const gcBefore = await operator.gcTotals();
   const cpuBefore = operator.cpuSeconds();
   const start = performance.now();
   const names = Array.from({ length: n }, (_, i) => benchObjectName(i));
   await inParallel(names, 32, async (name) => {
     await emulators.kube.mergePatch(AGENT_DEPLOYMENTS, BENCH_NAMESPACE, name, {
-      metadata: { annotations: { 'bench.agentplatform.io/touch': String(round_) } },
+      metadata: { annotations: { [TOUCH_ANNOTATION]: String(round_) } },
     });
   });
   // Done when every touched object has been reconciled at least once more.
@@ -223,14 +236,7 @@ async function touchRound(
   }
   const wallSeconds = (performance.now() - start) / 1000;
   const cpuSeconds = operator.cpuSeconds() - cpuBefore;
-  const reconciles = count - before;
-  return {
-    reconciles,
-    cpuSeconds: round(cpuSeconds, 2),
-    wallSeconds: round(wallSeconds, 2),
-    perCpuSecond: Math.round(reconciles / cpuSeconds),
-    perSecond: Math.round(reconciles / wallSeconds),
-  };
+  return roundFigures(count - before, cpuSeconds, wallSeconds, gcBefore, await operator.gcTotals());
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -247,6 +253,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const emulators = await Emulators.start({ revisionPhaseMs: 0 });
   let operator: OperatorProcess | undefined;
+  let replay: WatchReplay | undefined;
   const tracker = new ReadyTracker(emulators.kube);
   try {
     await progress(`seeding ${args.n} deployments and objects`);
@@ -257,12 +264,13 @@ export async function main(argv: string[]): Promise<number> {
 
     // Compiled before the clock starts: the adoption is the operator's start, not tsc's.
     await buildOperator();
+    if (args.replayRounds > 0) replay = await WatchReplay.start(emulators.kubeconfigPath);
     await progress(`starting the operator (--resync-period ${args.resyncPeriod})`);
     const statsAtStart = await emulators.admin<StatsSnapshot>('GET', '/stats');
     tracker.origin = performance.now();
     operator = await OperatorProcess.start({
       controlPlaneUrl: emulators.controlPlaneUrl,
-      kubeconfigPath: emulators.kubeconfigPath,
+      kubeconfigPath: replay?.kubeconfigPath ?? emulators.kubeconfigPath,
       // The seeded objects carry deployment-id hints, as an operator before ownership records
       // left them: following a hint is adoption, which a platform team upgrading from there
       // permits for its own namespace (the default permits none).
@@ -313,18 +321,25 @@ export async function main(argv: string[]): Promise<number> {
     };
     await probe();
 
-    const rounds: TouchRound[] = [];
+    const rounds: RoundFigures[] = [];
     if (args.cpuProfile !== undefined) await operator.startCpuProfile();
     if (args.allocationProfile !== undefined) await operator.startAllocationProfile();
     const reconcilesBeforeRounds = await operator.metric(RECONCILES);
     for (let i = 1; i <= args.touchRounds; i += 1) {
+      if (i === 1) replay?.proxy.startRecording();
       const result = await touchRound(emulators, operator, args.n, i);
       rounds.push(result);
-      await progress(
-        `no-op round ${i}: ${result.reconciles} reconciles, ${result.cpuSeconds} CPU s, ${result.wallSeconds} s -> ${result.perCpuSecond}/CPU-s, ${result.perSecond}/s`,
-      );
+      await progress(describeRound(`no-op round ${i}`, result));
       // The round's last passes; at a short resync period the resync's own no-op passes may
       // fall into the next round, and are counted there as what they are: no-op passes.
+      await waitForQuiet(operator, 2_000, { controller: 'agentdeployment' }, args.resyncPeriodMs);
+      if (i === 1) replay?.keepRound(args.n);
+    }
+    const replayed: RoundFigures[] = [];
+    for (let i = 1; replay !== undefined && i <= args.replayRounds; i += 1) {
+      const result = await replayRound(replay, operator, args.n, i, args.replayPace);
+      replayed.push(result);
+      await progress(describeRound(`replayed round ${i}`, result));
       await waitForQuiet(operator, 2_000, { controller: 'agentdeployment' }, args.resyncPeriodMs);
     }
     if (args.cpuProfile !== undefined) {
@@ -356,7 +371,8 @@ export async function main(argv: string[]): Promise<number> {
       statsBefore = statsAfter;
       await progress(`period ${i}: ${period.total} calls, ${period.throttled429} x 429`);
     }
-    const reconcilesPerPeriod = ((await operator.metric(RECONCILES)) - reconcilesBefore) / args.periods;
+    const reconcilesPerPeriod =
+      ((await operator.metric(RECONCILES)) - reconcilesBefore) / Math.max(args.periods, 1);
     const idleCpuSeconds = operator.cpuSeconds() - cpuBefore;
     await probe();
     // Last: writing a snapshot grows the process, which no probe should see.
@@ -366,7 +382,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     const allowedPerSecond = args.rateLimit.count / args.rateLimit.windowSeconds;
     const budgetPerPeriod = (allowedPerSecond * args.resyncPeriodMs) / 1000;
-    const worst = periods.reduce((a, b) => (b.total > a.total ? b : a));
+    const worst = periods.reduce<CallSummary | undefined>(
+      (a, b) => (a === undefined || b.total > a.total ? b : a),
+      undefined,
+    );
 
     const report = {
       n: args.n,
@@ -382,18 +401,26 @@ export async function main(argv: string[]): Promise<number> {
       memoryAtLastProbe: memoryInMB(memoryProbes[memoryProbes.length - 1]),
       noopReconcilesPerCpuSecond: median(rounds.map((r) => r.perCpuSecond)),
       noopReconcilesPerSecond: median(rounds.map((r) => r.perSecond)),
+      /** All the rounds' passes over all their CPU seconds. */
+      noopReconcilesPerCpuSecondOverall: overallPerCpuSecond(rounds),
       noopRounds: rounds,
+      /** With --replay-rounds: the rate over the replayed rounds (median), and each round. */
+      replayedReconcilesPerCpuSecond:
+        replayed.length === 0 ? null : median(replayed.map((r) => r.perCpuSecond)),
+      replayedReconcilesPerCpuSecondOverall: overallPerCpuSecond(replayed),
+      replayedRounds: replayed,
       /** With --allocation-profile: kilobytes allocated per pass of the no-op rounds (sampled). */
       noopAllocatedKBPerPass: allocatedKBPerPass,
       resyncPeriodSeconds: args.resyncPeriodMs / 1000,
       /** The largest count over the periods measured (they grow as resync times drift apart). */
-      callsPerResyncPeriod: worst.total,
+      callsPerResyncPeriod: worst?.total ?? null,
       callsPerResyncPeriodEach: periods.map((period) => period.total),
-      callsPerResyncPeriodByRoute: worst.callsByRoute,
+      callsPerResyncPeriodByRoute: worst?.callsByRoute ?? null,
       throttled429InPeriods: periods.reduce((sum, period) => sum + period.throttled429, 0),
-      shareOfBudget: round(worst.total / budgetPerPeriod, 5),
-      reconcilesPerPeriod,
-      idleCpuShare: round(idleCpuSeconds / ((args.periods * args.resyncPeriodMs) / 1000), 4),
+      shareOfBudget: worst === undefined ? null : round(worst.total / budgetPerPeriod, 5),
+      reconcilesPerPeriod: args.periods === 0 ? null : reconcilesPerPeriod,
+      idleCpuShare:
+        args.periods === 0 ? null : round(idleCpuSeconds / ((args.periods * args.resyncPeriodMs) / 1000), 4),
       // Every 429 since the emulators started (statsBefore is the last snapshot by now).
       throttled429: statsBefore.throttled,
       machine: { cores: availableParallelism(), node: process.version },
@@ -407,12 +434,21 @@ export async function main(argv: string[]): Promise<number> {
           `seeded in ${report.seedSeconds} s; the operator adopted all in ${report.adoptSeconds} s with ${adoptCalls} calls`,
           `quiet (tracing projects recorded) ${report.startSeconds} s after start, ${report.startCpuSeconds} CPU s, passes ${JSON.stringify(startPasses)}`,
           `RSS after GC: ${report.rssAfterGcMB} MB (max of probes ${report.rssAfterGcMBProbes.join(', ')} MB); at the last probe ${JSON.stringify(report.memoryAtLastProbe)}`,
-          `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds), ${report.noopReconcilesPerSecond}/s wall`,
+          `no-op reconciles: ${report.noopReconcilesPerCpuSecond} per CPU-second (median of ${rounds.length} rounds; ${report.noopReconcilesPerCpuSecondOverall} over all of them), ${report.noopReconcilesPerSecond}/s wall`,
+          ...(report.replayedReconcilesPerCpuSecond === null
+            ? []
+            : [
+                `replayed no-op reconciles: ${report.replayedReconcilesPerCpuSecond} per CPU-second (median of ${replayed.length} rounds; ${report.replayedReconcilesPerCpuSecondOverall} over all of them)`,
+              ]),
           ...(allocatedKBPerPass === null
             ? []
             : [`allocated per no-op pass: ${allocatedKBPerPass} KB (sampled over the rounds' passes)`]),
-          `calls per resync period (${report.resyncPeriodSeconds} s): ${report.callsPerResyncPeriodEach.join(', ')}; the largest, ${report.callsPerResyncPeriod}, is ${(report.shareOfBudget * 100).toFixed(2)}% of the budget; ${JSON.stringify(report.callsPerResyncPeriodByRoute)}`,
-          `reconciles per period: ${reconcilesPerPeriod}; operator CPU while idle: ${(report.idleCpuShare * 100).toFixed(2)}% of a core; 429s: ${report.throttled429}`,
+          ...(worst === undefined || report.shareOfBudget === null || report.idleCpuShare === null
+            ? [`429s: ${report.throttled429}`]
+            : [
+                `calls per resync period (${report.resyncPeriodSeconds} s): ${report.callsPerResyncPeriodEach.join(', ')}; the largest, ${worst.total}, is ${(report.shareOfBudget * 100).toFixed(2)}% of the budget; ${JSON.stringify(worst.callsByRoute)}`,
+                `reconciles per period: ${reconcilesPerPeriod}; operator CPU while idle: ${(report.idleCpuShare * 100).toFixed(2)}% of a core; 429s: ${report.throttled429}`,
+              ]),
         ].join('\n') + '\n',
       );
     }
@@ -420,6 +456,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     await tracker.stop();
     await operator?.stop();
+    await replay?.close();
     await emulators.close();
   }
 }

@@ -156,9 +156,27 @@ export class OperatorProcess {
     return sumSamples(text, name, labels);
   }
 
+  /**
+   * The operator's garbage collections so far (prom-client's nodejs_gc_duration_seconds): the
+   * main thread's pause seconds of every kind, and how many were full (major) collections.
+   */
+  async gcTotals(): Promise<GcTotals> {
+    const name = 'nodejs_gc_duration_seconds';
+    const text = await (await fetch(`${this.metricsUrl}/metrics?name[]=${name}`)).text();
+    return {
+      pauseSeconds: sumSamples(text, `${name}_sum`, {}),
+      majorCount: sumSamples(text, `${name}_count`, { kind: 'major' }),
+    };
+  }
+
   stop(): Promise<void> {
     return this.process.stop();
   }
+}
+
+export interface GcTotals {
+  pauseSeconds: number;
+  majorCount: number;
 }
 
 export function sumSamples(text: string, name: string, labels: Record<string, string>): number {
