@@ -1,4 +1,4 @@
-// `npm run bench:kube-transport -- [--requests 20000] [--callers 8] [--runs 3]`
+// `npm run bench:kube-transport -- [--requests 20000] [--callers 8] [--runs 3] [--watch-events 5000 [--pace 1500]]`
 // The CPU the operator's Kubernetes transport (src/runtime/kube/transport.ts) spends per
 // request: `--callers` concurrent callers send `--requests` merge-patch PATCHes through one
 // KubeConfigTransport to a local server in another process (answer-server.ts) that answers
@@ -6,6 +6,10 @@
 // operator pays for each status write, before its own work on the answer) and the wall-clock
 // rate; the median of `--runs` runs, after a warm-up of 2,000 requests. Compare two commits
 // by running it in each, alternately.
+// With --watch-events, it reads watches instead: each run opens a watch (managedFields dropped,
+// as the informers read) that the server answers with that many MODIFIED events, --pace a
+// second one per write (default 1,500, about the rate a touch of every object arrives at;
+// 0 sends them all at once), and prints the CPU microseconds per event read and parsed.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,11 +27,18 @@ const { values } = parseArgs({
     requests: { type: 'string' },
     callers: { type: 'string' },
     runs: { type: 'string' },
+    'watch-events': { type: 'string' },
+    pace: { type: 'string' },
   },
 });
 const requests = positiveInteger(values.requests, 'requests', 20_000);
 const callers = positiveInteger(values.callers, 'callers', 8);
 const runs = positiveInteger(values.runs, 'runs', 3);
+const watchEvents =
+  values['watch-events'] === undefined
+    ? undefined
+    : positiveInteger(values['watch-events'], 'watch-events', 5_000);
+const pace = values.pace === '0' ? 0 : positiveInteger(values.pace, 'pace', 1_500);
 
 const PATCH: KubeRequest = {
   method: 'PATCH',
@@ -35,6 +46,19 @@ const PATCH: KubeRequest = {
   body: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Deployed' }] } },
   contentType: 'application/merge-patch+json',
 };
+
+/** Reads one watch of `count` events through the transport, as an informer does. */
+async function readWatch(transport: KubeConfigTransport, count: number): Promise<void> {
+  const events = await transport.lines({
+    method: 'GET',
+    path: '/apis/agents.example.io/v1/namespaces/bench/agentdeployments',
+    query: { watch: 1, count, pace },
+    omitManagedFields: true,
+  });
+  let read = 0;
+  for await (const _ of events) read += 1;
+  if (read !== count) throw new Error(`read ${read} watch events, expected ${count}`);
+}
 
 async function sendAll(transport: KubeConfigTransport, count: number): Promise<void> {
   let next = 0;
@@ -68,6 +92,15 @@ try {
     ].join('\n'),
   );
   const transport = new KubeConfigTransport(await loadClusterAccess({ kind: 'file', path: kubeconfig }));
+  if (watchEvents === undefined) await measurePatches(transport);
+  else await measureWatches(transport, watchEvents);
+  transport.close();
+} finally {
+  await server.stop();
+  await rm(directory, { recursive: true, force: true });
+}
+
+async function measurePatches(transport: KubeConfigTransport): Promise<void> {
   await sendAll(transport, WARM_UP);
   const cpuPerRequest: number[] = [];
   const perSecond: number[] = [];
@@ -84,11 +117,24 @@ try {
       `run ${run}: ${round(micros, 1)} us of CPU per request, ${Math.round(requests / seconds)}/s\n`,
     );
   }
-  transport.close();
   process.stdout.write(
     `${requests} PATCHes x ${runs} runs, ${callers} callers: ${round(median(cpuPerRequest), 1)} us of CPU per request (median), ${Math.round(median(perSecond))} requests/s\n`,
   );
-} finally {
-  await server.stop();
-  await rm(directory, { recursive: true, force: true });
+}
+
+async function measureWatches(transport: KubeConfigTransport, count: number): Promise<void> {
+  // A warm-up watch: the first one compiles the path.
+  await readWatch(transport, Math.min(count, 2_000));
+  const cpuPerEvent: number[] = [];
+  for (let run = 1; run <= runs; run += 1) {
+    const cpuBefore = process.cpuUsage();
+    await readWatch(transport, count);
+    const cpu = process.cpuUsage(cpuBefore);
+    const micros = (cpu.user + cpu.system) / count;
+    cpuPerEvent.push(micros);
+    process.stderr.write(`run ${run}: ${round(micros, 1)} us of CPU per watch event\n`);
+  }
+  process.stdout.write(
+    `${count} watch events x ${runs} runs, ${pace === 0 ? 'all at once' : `${pace} a second, one per write`}: ${round(median(cpuPerEvent), 1)} us of CPU per event (median)\n`,
+  );
 }
