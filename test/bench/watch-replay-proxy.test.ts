@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WatchReplayProxy } from '../../bench/steady/watch-replay-proxy.js';
-import { LineSplitter } from '../../src/runtime/kube/json-lines.js';
+import { linesOf } from '../../src/runtime/kube/json-lines.js';
 
 const COLLECTION = '/apis/agentplatform.io/v1alpha1/namespaces/bench/agentdeployments';
 const event = (name: string, version: number, touch: string): string =>
@@ -30,11 +30,10 @@ async function upstream(): Promise<{ url: string; watches: http.ServerResponse[]
   return { url: `http://127.0.0.1:${port}`, watches, server };
 }
 
-/** Reads a fetch body's lines into `lines` as they arrive. */
-async function readLines(response: Response, lines: string[]): Promise<void> {
+/** A fetch body's chunks as Buffers (it yields Uint8Arrays; linesOf reads Buffers, as a watch's socket gives). */
+async function* buffers(response: Response): AsyncGenerator<Buffer> {
   if (response.body === null) return;
-  const splitter = new LineSplitter();
-  for await (const chunk of response.body) splitter.push(Buffer.from(chunk), (line) => lines.push(line));
+  for await (const chunk of response.body) yield Buffer.from(chunk);
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -62,7 +61,9 @@ async function watchThroughProxy(): Promise<{
   const received: string[] = [];
   const watching = new AbortController();
   const response = await fetch(`${proxy.url}${COLLECTION}?watch=1`, { signal: watching.signal });
-  const reading = readLines(response, received).catch(() => undefined);
+  const reading = (async () => {
+    for await (const line of linesOf(buffers(response))) received.push(line);
+  })().catch(() => undefined);
   cleanups.push(async () => {
     watching.abort();
     await reading;

@@ -7,7 +7,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { ClusterAccess } from './cluster-access.js';
 import { KubeApiError } from './errors.js';
-import { watchLines } from './watch-lines.js';
+import { linesOf } from './json-lines.js';
+import { withoutManagedFields } from './managed-fields-text.js';
 import { RequestDeadline } from '../request-deadline.js';
 import { abortSourceOf, type AbortSource } from '../../signals/abort-source.js';
 
@@ -93,7 +94,7 @@ export class KubeConfigTransport implements KubeTransport {
         header(response, 'retry-after'),
       );
     }
-    return watchLines(response, request.signal, request.omitManagedFields === true);
+    return jsonLines(response, request.signal, request.omitManagedFields === true);
   }
 
   private async prepare(request: KubeRequest): Promise<PreparedRequest> {
@@ -250,4 +251,37 @@ async function readBody(response: http.IncomingMessage, cancel: AbortSource | un
   }
   if (!response.complete) throw new KubeApiError(0, 'NetworkError', 'response ended before it was complete');
   return Buffer.concat(chunks).toString('utf8');
+}
+
+async function* jsonLines(
+  response: http.IncomingMessage,
+  signal: AbortSignal | undefined,
+  omitManagedFields: boolean,
+): AsyncIterable<unknown> {
+  // A stream destroyed on abort ends the iteration of its chunks (with an error, which the
+  // aborted signal turns into a quiet end below).
+  const onAbort = (): void => {
+    response.destroy();
+  };
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    try {
+      for await (const line of linesOf(response as AsyncIterable<Buffer>)) {
+        if (line.trim() === '') continue;
+        yield JSON.parse(omitManagedFields ? withoutManagedFields(line) : line) as unknown;
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error instanceof KubeApiError
+        ? error
+        : new KubeApiError(0, 'NetworkError', `watch stream broken: ${(error as Error).message}`);
+    }
+    if (signal?.aborted) return;
+    // A server that closes the stream cleanly ends the watch; one that breaks it mid-way is an error.
+    if (!response.complete) throw new KubeApiError(0, 'NetworkError', 'watch stream broken');
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    response.destroy();
+  }
 }
