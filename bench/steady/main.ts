@@ -12,7 +12,7 @@
 //    count reconciles (controller_runtime_reconcile_total) and the operator's CPU seconds
 //    (/proc) until all N are done. Rate per core = reconciles / CPU seconds.
 //    With --replay-rounds, the operator reaches the emulator through a proxy
-//    (watch-replay.ts) that records the first round's watch events and then writes them into
+//    (watch-replay-proxy.ts) that records the first round's watch events and then writes them into
 //    the operator's watch again, round after round, with nothing else running: the same work
 //    per event, steadier figures.
 // 5. Calls per resync period: emulator stats at the start and end of each of --periods
