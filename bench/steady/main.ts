@@ -56,11 +56,13 @@ const USAGE = `Usage: npm run bench:steady -- [options]
                            resync passes stay out of the rounds)
   --rate-limit <count/s>   the emulator's limit after seeding, and the operator's --rate-limit
                            (default 1000/10, the published limit)
-  --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only
+  --cpu-profile <file>     write a CPU profile of the operator over the no-op rounds only (the
+                           replayed ones, with --replay-rounds)
   --allocation-profile <file>
-                           sample what the operator allocates over the no-op rounds (written to
-                           <file>), and print the bytes a no-op pass allocates: steadier than
-                           the CPU rate for comparing two commits (not with --cpu-profile)
+                           sample what the operator allocates over the no-op rounds (the
+                           replayed ones, with --replay-rounds; written to <file>), and print the
+                           bytes a no-op pass allocates: steadier than the CPU rate for
+                           comparing two commits (not with --cpu-profile)
   --adoption-cpu-profile <file>
                            write a CPU profile of the operator from its start until all are Ready
   --heap-snapshot <file>   write a heap snapshot of the operator at the end (after the last probe)
@@ -322,9 +324,14 @@ export async function main(argv: string[]): Promise<number> {
     await probe();
 
     const rounds: RoundFigures[] = [];
-    if (args.cpuProfile !== undefined) await operator.startCpuProfile();
-    if (args.allocationProfile !== undefined) await operator.startAllocationProfile();
-    const reconcilesBeforeRounds = await operator.metric(RECONCILES);
+    // The profiles cover the rounds measured most steadily: the replayed ones when there are.
+    const startProfiles = async (): Promise<number> => {
+      const current = operator as OperatorProcess;
+      if (args.cpuProfile !== undefined) await current.startCpuProfile();
+      if (args.allocationProfile !== undefined) await current.startAllocationProfile();
+      return current.metric(RECONCILES);
+    };
+    let reconcilesBeforeRounds = replay === undefined ? await startProfiles() : 0;
     for (let i = 1; i <= args.touchRounds; i += 1) {
       if (i === 1) replay?.proxy.startRecording();
       const result = await touchRound(emulators, operator, args.n, i);
@@ -336,6 +343,7 @@ export async function main(argv: string[]): Promise<number> {
       if (i === 1) replay?.keepRound(args.n);
     }
     const replayed: RoundFigures[] = [];
+    if (replay !== undefined) reconcilesBeforeRounds = await startProfiles();
     for (let i = 1; replay !== undefined && i <= args.replayRounds; i += 1) {
       const result = await replayRound(replay, operator, args.n, i, args.replayPace);
       replayed.push(result);
