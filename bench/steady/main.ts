@@ -35,10 +35,15 @@ import { allocatedBytes, readAllocationProfile } from '../support/allocation-pro
 import { buildOperator, OperatorProcess } from '../support/operator-process.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { replayRound, TOUCH_ANNOTATION, WatchReplay } from './replay-rounds.js';
-import { describeRound, overallPerCpuSecond, roundFigures, type RoundFigures } from './round-figures.js';
+import {
+  describeRound,
+  measureRound,
+  overallPerCpuSecond,
+  RECONCILES,
+  type RoundFigures,
+} from './round-figures.js';
 import { seedSettledObjects } from './seed.js';
 
-const RECONCILES = 'controller_runtime_reconcile_total';
 const MB = 1024 * 1024;
 
 const USAGE = `Usage: npm run bench:steady -- [options]
@@ -214,31 +219,21 @@ async function progress(message: string): Promise<void> {
   await Promise.resolve();
 }
 
-async function touchRound(
+function touchRound(
   emulators: Emulators,
   operator: OperatorProcess,
   n: number,
   round_: number,
 ): Promise<RoundFigures> {
-  const before = await operator.metric(RECONCILES);
-  const gcBefore = await operator.gcTotals();
-  const cpuBefore = operator.cpuSeconds();
-  const start = performance.now();
   const names = Array.from({ length: n }, (_, i) => benchObjectName(i));
-  await inParallel(names, 32, async (name) => {
-    await emulators.kube.mergePatch(AGENT_DEPLOYMENTS, BENCH_NAMESPACE, name, {
-      metadata: { annotations: { [TOUCH_ANNOTATION]: String(round_) } },
-    });
-  });
   // Done when every touched object has been reconciled at least once more.
-  let count = before;
-  while (count < before + n) {
-    await sleep(100);
-    count = await operator.metric(RECONCILES);
-  }
-  const wallSeconds = (performance.now() - start) / 1000;
-  const cpuSeconds = operator.cpuSeconds() - cpuBefore;
-  return roundFigures(count - before, cpuSeconds, wallSeconds, gcBefore, await operator.gcTotals());
+  return measureRound(operator, n, () =>
+    inParallel(names, 32, async (name) => {
+      await emulators.kube.mergePatch(AGENT_DEPLOYMENTS, BENCH_NAMESPACE, name, {
+        metadata: { annotations: { [TOUCH_ANNOTATION]: String(round_) } },
+      });
+    }),
+  );
 }
 
 export async function main(argv: string[]): Promise<number> {

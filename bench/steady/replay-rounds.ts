@@ -9,10 +9,9 @@ import { writeKubeconfig } from '../../src/sim/kube/kubeconfig.js';
 import { loadKubeConfig } from '../../src/runtime/kube/kubeconfig.js';
 import { AGENT_DEPLOYMENTS } from '../support/agent-deployments.js';
 import type { OperatorProcess } from '../support/operator-process.js';
-import { roundFigures, type RoundFigures } from './round-figures.js';
+import { measureRound, type RoundFigures } from './round-figures.js';
 import { WatchReplayProxy } from './watch-replay-proxy.js';
 
-const RECONCILES = 'controller_runtime_reconcile_total';
 /** The annotation a touch round sets (to the round's number); the first round's is recorded. */
 export const TOUCH_ANNOTATION = 'bench.agentplatform.io/touch';
 
@@ -60,33 +59,20 @@ export class WatchReplay {
   }
 }
 
-/**
- * One replayed round: writes the events and waits, polling the reconcile counter as a touch
- * round does, until all `n` passes are counted; the passes and the operator's CPU seconds.
- */
-export async function replayRound(
+/** One replayed round: writes the events, then counts the passes as a touch round does. */
+export function replayRound(
   replay: WatchReplay,
   operator: OperatorProcess,
   n: number,
   round: number,
   perSecond: number | undefined,
 ): Promise<RoundFigures> {
-  const before = await operator.metric(RECONCILES);
-  const gcBefore = await operator.gcTotals();
-  const cpuBefore = operator.cpuSeconds();
-  const start = performance.now();
-  await replay.proxy.replay(
-    replay.events(round),
-    'AgentDeployment',
-    `${AGENT_DEPLOYMENTS.group}/${AGENT_DEPLOYMENTS.version}`,
-    perSecond,
+  return measureRound(operator, n, () =>
+    replay.proxy.replay(
+      replay.events(round),
+      'AgentDeployment',
+      `${AGENT_DEPLOYMENTS.group}/${AGENT_DEPLOYMENTS.version}`,
+      perSecond,
+    ),
   );
-  let count = before;
-  while (count < before + n) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    count = await operator.metric(RECONCILES);
-  }
-  const wallSeconds = (performance.now() - start) / 1000;
-  const cpuSeconds = operator.cpuSeconds() - cpuBefore;
-  return roundFigures(count - before, cpuSeconds, wallSeconds, gcBefore, await operator.gcTotals());
 }

@@ -5,8 +5,9 @@
 // were duplicates (a heap snapshot at N = 5,000, docs/benchmarks.md).
 //
 // The table is bounded: strings unique to one object (names, uids, ids) pass through it too
-// (a resourceVersion, unique to one version, does not), and when it is full it starts afresh. A string repeated across the fleet is
-// then held once per generation of the table instead of once per object.
+// (a resourceVersion, unique to one version, does not), and when it is full it starts afresh.
+// A string repeated across the fleet is then held once per generation of the table instead of
+// once per object.
 
 /** Longer strings are rarely repeated (messages with names in them): left as they are. */
 const MAX_LENGTH = 128;
