@@ -33,6 +33,9 @@ const USAGE = `Usage: npm run bench:converge -- --n <N> [options]
                        are Ready (the last operator run's, with --runs above 1)
   --stages             print, every half second of each operator run, how many objects had
                        their finalizer, their create intent, their deployment id and Ready
+  --concurrency <n>    the operator's --concurrency (default: the operator's own default)
+  --latency-ms <ms>    delay every control-plane call by this much (the emulator's fault API),
+                       as a hosted control plane's round trip would (default 0)
 `;
 
 interface Args {
@@ -45,6 +48,10 @@ interface Args {
   verbose: boolean;
   cpuProfile: string | undefined;
   stages: boolean;
+  /** The operator's --concurrency; its own default when undefined. */
+  concurrency: number | undefined;
+  /** Added to every control-plane call, for both strategies. */
+  latencyMs: number;
 }
 
 function parse(argv: string[]): Args | 'help' {
@@ -61,6 +68,8 @@ function parse(argv: string[]): Args | 'help' {
       verbose: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
       stages: { type: 'boolean', default: false },
+      concurrency: { type: 'string' },
+      'latency-ms': { type: 'string', default: '0' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -90,6 +99,8 @@ function parse(argv: string[]): Args | 'help' {
     verbose: values.verbose,
     cpuProfile: values['cpu-profile'] === undefined ? undefined : resolve(values['cpu-profile']),
     stages: values.stages,
+    concurrency: values.concurrency === undefined ? undefined : integer('concurrency', values.concurrency, 1),
+    latencyMs: integer('latency-ms', values['latency-ms'], 0),
   };
 }
 
@@ -116,6 +127,10 @@ async function runMany(
       revisionPhaseMs: args.buildMs / TIMED_PHASES,
       timeoutMs: Math.max(120_000, expectedSeconds * 5_000),
       verbose: args.verbose,
+      controlPlaneLatencyMs: args.latencyMs,
+      ...(strategy === 'operator' && args.concurrency !== undefined
+        ? { operatorFlags: ['--concurrency', String(args.concurrency)] }
+        : {}),
       ...(strategy === 'operator' && args.cpuProfile !== undefined ? { cpuProfile: args.cpuProfile } : {}),
       ...(strategy === 'operator' && args.stages ? { stages: true } : {}),
     });
@@ -185,6 +200,8 @@ export async function main(argv: string[]): Promise<number> {
   const report = {
     n: args.n,
     buildMs: args.buildMs,
+    concurrency: args.concurrency ?? null,
+    latencyMs: args.latencyMs,
     allowedPerSecond: ALLOWED_PER_SECOND,
     strictlyNeededCalls: strictlyNeededCalls(args.n),
     floorSeconds: round(floorAt, 3),
@@ -211,7 +228,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const lines = [
-    `N = ${args.n}, limit 1000 requests / 10 s, build ${args.buildMs / 1000} s, ${availableParallelism()} cores, node ${process.version}`,
+    `N = ${args.n}, limit 1000 requests / 10 s, build ${args.buildMs / 1000} s` +
+      (args.latencyMs > 0 ? `, ${args.latencyMs} ms added to every control-plane call` : '') +
+      (args.concurrency === undefined ? '' : `, --concurrency ${args.concurrency}`) +
+      `, ${availableParallelism()} cores, node ${process.version}`,
     `floor: (${args.n} POSTs + ${Math.ceil(args.n / 100)} lists) / ${ALLOWED_PER_SECOND}/s + ${args.buildMs / 1000} s = ${floorAt.toFixed(2)} s`,
     `operator: all Ready in ${converge.toFixed(2)} s (median of ${operatorRuns.length}: ${report.convergeSecondsRuns.join(', ')}), ${report.ratioToFloor}x the floor, ${report.throttled429} x 429`,
     `  calls per deployment: ${JSON.stringify(report.callsPerDeployment)}`,

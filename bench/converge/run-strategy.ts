@@ -25,6 +25,8 @@ export interface StrategyRunOptions {
   cpuProfile?: string;
   /** Record when each object passed each stage of its creation (creation-stages.ts). */
   stages?: boolean;
+  /** Added to every control-plane call through the emulator's fault API (0: none). */
+  controlPlaneLatencyMs?: number;
 }
 
 export interface StrategyRun extends CallSummary {
@@ -88,6 +90,9 @@ export async function runStrategy(options: StrategyRunOptions): Promise<Strategy
     const listenerId = await emulators.listenerId();
     // Count only the strategy's calls: the reset clears the counters (listener ids are stable).
     await emulators.admin('POST', '/reset');
+    // After the reset, which clears faults too: a rule with no method or route matches every call.
+    const latencyMs = options.controlPlaneLatencyMs ?? 0;
+    if (latencyMs > 0) await emulators.admin('POST', '/faults', { latencyMs });
     const objects = Array.from({ length: options.n }, (_, i) =>
       agentDeployment(benchObjectName(i), listenerId),
     );
