@@ -5,7 +5,7 @@
 // connection converges close to its own rate floor. Prints, per connection: time to converge,
 // its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
 //
-//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120] [--timeline] [--stages]
+//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120] [--timeline] [--stages] [--cold-kube]
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { agentDeployment, createAll } from '../support/agent-deployments.js';
 import { CreationStages } from '../support/creation-stages.js';
 import { summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js';
 import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
+import { warmUpKubeEmulator } from '../support/kube-emulator-warm-up.js';
 import { OperatorProcess } from '../support/operator-process.js';
 import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
@@ -40,6 +41,8 @@ const { values } = parseArgs({
     timeline: { type: 'boolean', default: false },
     /** Print, every half second, how many of each region's objects had passed each stage of their creation. */
     stages: { type: 'boolean', default: false },
+    /** Skip the Kubernetes emulator's warm-up (kube-emulator-warm-up.ts): its first seconds as a fresh process. */
+    'cold-kube': { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -122,6 +125,8 @@ async function main(): Promise<void> {
     if (us === undefined) throw new Error('no US region');
     // The cluster is the US pair's Kubernetes emulator; the EU pair contributes its control plane.
     const kube = us.emulators.kube;
+    // Before the operator starts, which would reconcile the warm-up's objects.
+    if (!values['cold-kube']) await warmUpKubeEmulator(kube);
     for (const plural of ['platformconnections', 'clusterplatformconnections']) {
       const file = join(ROOT, `crds/agentplatform.io_${plural}.yaml`);
       await kube.create(CRDS, yaml.load(await readFile(file, 'utf8')) as KubeObject);

@@ -36,6 +36,8 @@ const USAGE = `Usage: npm run bench:converge -- --n <N> [options]
   --concurrency <n>    the operator's --concurrency (default: the operator's own default)
   --latency-ms <ms>    delay every control-plane call by this much (the emulator's fault API),
                        as a hosted control plane's round trip would (default 0)
+  --cold-kube          skip the Kubernetes emulator's warm-up: the burst then meets a fresh
+                       process, whose request paths V8 has not optimised yet
 `;
 
 interface Args {
@@ -52,6 +54,7 @@ interface Args {
   concurrency: number | undefined;
   /** Added to every control-plane call, for both strategies. */
   latencyMs: number;
+  coldKube: boolean;
 }
 
 function parse(argv: string[]): Args | 'help' {
@@ -70,6 +73,7 @@ function parse(argv: string[]): Args | 'help' {
       stages: { type: 'boolean', default: false },
       concurrency: { type: 'string' },
       'latency-ms': { type: 'string', default: '0' },
+      'cold-kube': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -101,6 +105,7 @@ function parse(argv: string[]): Args | 'help' {
     stages: values.stages,
     concurrency: values.concurrency === undefined ? undefined : integer('concurrency', values.concurrency, 1),
     latencyMs: integer('latency-ms', values['latency-ms'], 0),
+    coldKube: values['cold-kube'],
   };
 }
 
@@ -128,6 +133,7 @@ async function runMany(
       timeoutMs: Math.max(120_000, expectedSeconds * 5_000),
       verbose: args.verbose,
       controlPlaneLatencyMs: args.latencyMs,
+      coldKube: args.coldKube,
       ...(strategy === 'operator' && args.concurrency !== undefined
         ? { operatorFlags: ['--concurrency', String(args.concurrency)] }
         : {}),
@@ -202,6 +208,7 @@ export async function main(argv: string[]): Promise<number> {
     buildMs: args.buildMs,
     concurrency: args.concurrency ?? null,
     latencyMs: args.latencyMs,
+    coldKube: args.coldKube,
     allowedPerSecond: ALLOWED_PER_SECOND,
     strictlyNeededCalls: strictlyNeededCalls(args.n),
     floorSeconds: round(floorAt, 3),
@@ -231,6 +238,7 @@ export async function main(argv: string[]): Promise<number> {
     `N = ${args.n}, limit 1000 requests / 10 s, build ${args.buildMs / 1000} s` +
       (args.latencyMs > 0 ? `, ${args.latencyMs} ms added to every control-plane call` : '') +
       (args.concurrency === undefined ? '' : `, --concurrency ${args.concurrency}`) +
+      (args.coldKube ? ', a fresh Kubernetes emulator' : '') +
       `, ${availableParallelism()} cores, node ${process.version}`,
     `floor: (${args.n} POSTs + ${Math.ceil(args.n / 100)} lists) / ${ALLOWED_PER_SECOND}/s + ${args.buildMs / 1000} s = ${floorAt.toFixed(2)} s`,
     `operator: all Ready in ${converge.toFixed(2)} s (median of ${operatorRuns.length}: ${report.convergeSecondsRuns.join(', ')}), ${report.ratioToFloor}x the floor, ${report.throttled429} x 429`,

@@ -6,6 +6,7 @@ import { agentDeployment, benchObjectName, createAll } from '../support/agent-de
 import { CreationStages } from '../support/creation-stages.js';
 import { BENCH_API_KEY, Emulators } from '../support/emulators.js';
 import { summarizeCalls, type CallSummary, type StatsSnapshot } from '../support/emulator-stats.js';
+import { warmUpKubeEmulator } from '../support/kube-emulator-warm-up.js';
 import { OperatorProcess } from '../support/operator-process.js';
 import { cpuSecondsOf, ROOT, spawnTsNode, type NodeProcess } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
@@ -27,6 +28,8 @@ export interface StrategyRunOptions {
   stages?: boolean;
   /** Added to every control-plane call through the emulator's fault API (0: none). */
   controlPlaneLatencyMs?: number;
+  /** Skip the Kubernetes emulator's warm-up (kube-emulator-warm-up.ts). */
+  coldKube?: boolean;
 }
 
 export interface StrategyRun extends CallSummary {
@@ -86,6 +89,8 @@ export async function runStrategy(options: StrategyRunOptions): Promise<Strategy
   let strategy: StrategyProcess | undefined;
   const tracker = new ReadyTracker(emulators.kube);
   try {
+    // Before the strategy starts, which would reconcile the warm-up's objects.
+    if (options.coldKube !== true) await warmUpKubeEmulator(emulators.kube);
     strategy = await startStrategy(options, emulators);
     const listenerId = await emulators.listenerId();
     // Count only the strategy's calls: the reset clears the counters (listener ids are stable).
