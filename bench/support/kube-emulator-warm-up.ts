@@ -21,7 +21,16 @@ const FINALIZER = 'bench.agentplatform.io/warm-up';
 /** Any well-formed listener id: the Kubernetes emulator does not look it up. */
 const LISTENER_ID = '00000000-0000-4000-8000-000000000001';
 
-export async function warmUpKubeEmulator(kube: KubeClient, rounds = ROUNDS): Promise<void> {
+export interface WarmUpOptions {
+  /** Default 2. */
+  rounds?: number;
+  /** Objects a round; default 2,000. */
+  objects?: number;
+}
+
+export async function warmUpKubeEmulator(kube: KubeClient, options: WarmUpOptions = {}): Promise<void> {
+  const rounds = options.rounds ?? ROUNDS;
+  const objects = options.objects ?? OBJECTS;
   await kube.create(NAMESPACES, {
     apiVersion: 'v1',
     kind: 'Namespace',
@@ -44,7 +53,7 @@ export async function warmUpKubeEmulator(kube: KubeClient, rounds = ROUNDS): Pro
   const recorder = new EventRecorder({ client: kube, component: 'bench-warm-up', instance: 'bench' });
   try {
     for (let round = 0; round < rounds; round += 1) {
-      const names = Array.from({ length: OBJECTS }, (_, i) => `warm-up-${round}-${i}`);
+      const names = Array.from({ length: objects }, (_, i) => `warm-up-${round}-${i}`);
       await inParallel(names, 32, async (name) => {
         const object = agentDeployment(name, LISTENER_ID);
         await kube.create(AGENT_DEPLOYMENTS, {
@@ -62,7 +71,7 @@ export async function warmUpKubeEmulator(kube: KubeClient, rounds = ROUNDS): Pro
             AGENT_DEPLOYMENTS,
             WARM_UP_NAMESPACE,
             name,
-            statusOfWrite(name, write * OBJECTS, OBJECTS),
+            statusOfWrite(name, write * objects, objects),
           );
         }
         await kube.mergePatch(AGENT_DEPLOYMENTS, WARM_UP_NAMESPACE, name, { metadata: { finalizers: null } });

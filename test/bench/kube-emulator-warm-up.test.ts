@@ -1,0 +1,56 @@
+// The convergence benchmarks' warm-up runs before the operator starts: whatever it leaves in the
+// cluster, the operator would reconcile. It must leave no AgentDeployment, not even one held by
+// its finalizer, and its writes must have gone through (the Events are what remain).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { AGENT_DEPLOYMENTS } from '../../bench/support/agent-deployments.js';
+import { WARM_UP_NAMESPACE, warmUpKubeEmulator } from '../../bench/support/kube-emulator-warm-up.js';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
+import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
+import type { KubeObject } from '../../src/runtime/kube/objects.js';
+import type { ResourceType } from '../../src/runtime/kube/resource.js';
+import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
+
+const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+};
+const EVENTS: ResourceType = { group: 'events.k8s.io', version: 'v1', plural: 'events' };
+
+let dir: string;
+let emulator: KubeEmulator;
+let kube: KubeClient;
+let closeTransport: () => void;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'warm-up-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  emulator = await startKubeEmulator({ kubeconfigPath: kubeconfig });
+  const { client, transport } = kubeClientFrom(await loadClusterAccess({ kind: 'file', path: kubeconfig }));
+  kube = client;
+  closeTransport = () => transport.close();
+  const crd = yaml.load(
+    await readFile(new URL('../../crds/agentplatform.io_agentdeployments.yaml', import.meta.url), 'utf8'),
+  ) as KubeObject;
+  await kube.create(CRDS, crd);
+});
+
+afterEach(async () => {
+  closeTransport();
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+it('leaves no AgentDeployment behind, and each object went through its writes', async () => {
+  await warmUpKubeEmulator(kube, { rounds: 2, objects: 12 });
+
+  const left = await kube.list(AGENT_DEPLOYMENTS, {});
+  expect(left.items).toEqual([]);
+  const events = await kube.list(EVENTS, { namespace: WARM_UP_NAMESPACE });
+  expect(events.items).toHaveLength(24);
+});
