@@ -14,7 +14,7 @@ import { AGENT_DEPLOYMENTS, agentDeployment, inParallel } from './agent-deployme
 
 const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 export const WARM_UP_NAMESPACE = 'bench-warm-up';
-/** Objects a round; two rounds brought the create path to its warm cost (see the docs). */
+/** Objects a round; two rounds bring the create path close to its warm cost (docs/benchmarks.md). */
 const OBJECTS = 2_000;
 const ROUNDS = 2;
 const FINALIZER = 'bench.agentplatform.io/warm-up';
