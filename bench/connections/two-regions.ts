@@ -6,22 +6,18 @@
 // its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
 //
 //   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120] [--timeline] [--stages] [--cold-kube]
-import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import yaml from 'js-yaml';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { floorSeconds } from '../converge/floor.js';
 import { agentDeployment, createAll } from '../support/agent-deployments.js';
 import { CreationStages } from '../support/creation-stages.js';
 import { summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js';
-import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
+import { applyCrd, BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { warmUpKubeEmulator } from '../support/kube-emulator-warm-up.js';
 import { OperatorProcess } from '../support/operator-process.js';
-import { ROOT } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 
 const { values } = parseArgs({
@@ -48,12 +44,6 @@ const { values } = parseArgs({
 const n = Number(values.n);
 const euN = values['eu-n'] === undefined ? n : Number(values['eu-n']);
 const revisionPhaseMs = Number(values['revision-phase-ms']);
-const CRDS: ResourceType = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 const PLATFORM_CONNECTIONS: ResourceType = {
   group: 'agentplatform.io',
@@ -128,8 +118,7 @@ async function main(): Promise<void> {
     // Before the operator starts, which would reconcile the warm-up's objects.
     if (!values['cold-kube']) await warmUpKubeEmulator(kube);
     for (const plural of ['platformconnections', 'clusterplatformconnections']) {
-      const file = join(ROOT, `crds/agentplatform.io_${plural}.yaml`);
-      await kube.create(CRDS, yaml.load(await readFile(file, 'utf8')) as KubeObject);
+      await applyCrd(kube, `agentplatform.io_${plural}.yaml`);
     }
     await kube.create(SECRETS, {
       apiVersion: 'v1',

@@ -23,7 +23,7 @@ import {
 import { median, round } from '../support/emulator-stats.js';
 import { BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { warmUpKubeEmulator } from '../support/kube-emulator-warm-up.js';
-import { openWatches, type OpenWatches } from './open-watches.js';
+import { openWatches, type OpenWatches } from '../support/open-watches.js';
 import { cpuSecondsOf } from '../support/processes.js';
 import { statusOfWrite } from './status-writes.js';
 

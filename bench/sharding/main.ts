@@ -12,19 +12,16 @@
 //     [--revision-phase-ms 250] [--resync-period 30s] [--single] [--json out.json]
 import { writeFile } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import yaml from 'js-yaml';
-import { readFile } from 'node:fs/promises';
 import { parseDurationFlag } from '../../src/command-line/duration-flag.js';
 import { DEFAULT_SHARD, SHARD_LABEL } from '../../src/operator/shard.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { floorSeconds } from '../converge/floor.js';
 import { agentDeployment, createAll } from '../support/agent-deployments.js';
-import { BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
+import { applyCrd, BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { OperatorProcess } from '../support/operator-process.js';
-import { peakRssBytesOf, ROOT } from '../support/processes.js';
+import { peakRssBytesOf } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 import { tenantIdForKey } from '../../src/sim/http/api-keys.js';
 
@@ -50,12 +47,6 @@ const resyncMs = parseDurationFlag(values['resync-period']) ?? 30_000;
 const [limitCount, limitWindow] = values['rate-limit'].split('/').map(Number) as [number, number];
 const timeoutMs = Number(values['timeout-s']) * 1000;
 
-const CRDS: ResourceType = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets' };
 const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
 const PLATFORM_CONNECTIONS: ResourceType = {
@@ -86,8 +77,7 @@ async function until(check: () => Promise<boolean>, what: string, limitMs = time
 async function setUpKeys(emulators: Emulators): Promise<void> {
   const kube = emulators.kube;
   for (const plural of ['platformconnections', 'clusterplatformconnections']) {
-    const file = join(ROOT, `crds/agentplatform.io_${plural}.yaml`);
-    await kube.create(CRDS, yaml.load(await readFile(file, 'utf8')) as KubeObject);
+    await applyCrd(kube, `agentplatform.io_${plural}.yaml`);
   }
   for (let k = 0; k < keyCount; k += 1) {
     await kube.create(SECRETS, {

@@ -22,7 +22,7 @@ const CRDS: ResourceType = {
   plural: 'customresourcedefinitions',
   namespaced: false,
 };
-const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
+export const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 
 export interface EmulatorOptions {
   /** Time a revision spends in each state (external_container: 4 states before DEPLOYED). */
@@ -140,7 +140,8 @@ export class Emulators {
   }
 }
 
-async function applyCrd(kube: KubeClient, file: string): Promise<void> {
+/** Applies a CRD of crds/ (by file name) to a Kubernetes API. */
+export async function applyCrd(kube: KubeClient, file: string): Promise<void> {
   const crd = yaml.load(await readFile(join(ROOT, 'crds', file), 'utf8')) as KubeObject;
   await kube.create(CRDS, crd);
 }

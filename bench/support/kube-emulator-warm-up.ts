@@ -8,11 +8,11 @@
 // open watch, in a namespace of its own where only the Events stay (the operator reads none).
 import { EventRecorder, referenceTo } from '../../src/runtime/events/recorder.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
-import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { statusOfWrite } from '../kube-emulator/status-writes.js';
-import { AGENT_DEPLOYMENTS, agentDeployment, inParallel } from './agent-deployments.js';
+import { AGENT_DEPLOYMENTS, agentDeployment, createAll, inParallel } from './agent-deployments.js';
+import { NAMESPACES } from './emulators.js';
+import { openWatches } from './open-watches.js';
 
-const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 export const WARM_UP_NAMESPACE = 'bench-warm-up';
 /** Objects a round; two rounds bring the create path close to its warm cost (docs/benchmarks.md). */
 const OBJECTS = 2_000;
@@ -36,31 +36,15 @@ export async function warmUpKubeEmulator(kube: KubeClient, options: WarmUpOption
     kind: 'Namespace',
     metadata: { name: WARM_UP_NAMESPACE },
   });
-  const abort = new AbortController();
-  const { resourceVersion } = await kube.list(AGENT_DEPLOYMENTS, { namespace: WARM_UP_NAMESPACE, limit: 1 });
-  const events = await kube.watch(AGENT_DEPLOYMENTS, {
-    namespace: WARM_UP_NAMESPACE,
-    resourceVersion,
-    signal: abort.signal,
-  });
-  const reading = (async () => {
-    try {
-      for await (const event of events) void event;
-    } catch (error) {
-      if (!abort.signal.aborted) throw error;
-    }
-  })();
+  const watch = await openWatches(kube, 1, WARM_UP_NAMESPACE);
   const recorder = new EventRecorder({ client: kube, component: 'bench-warm-up', instance: 'bench' });
   try {
     for (let round = 0; round < rounds; round += 1) {
       const names = Array.from({ length: objects }, (_, i) => `warm-up-${round}-${i}`);
-      await inParallel(names, 32, async (name) => {
-        const object = agentDeployment(name, LISTENER_ID);
-        await kube.create(AGENT_DEPLOYMENTS, {
-          ...object,
-          metadata: { ...object.metadata, namespace: WARM_UP_NAMESPACE },
-        });
-      });
+      await createAll(
+        kube,
+        names.map((name) => agentDeployment(name, LISTENER_ID, { namespace: WARM_UP_NAMESPACE })),
+      );
       await inParallel(names, 16, async (name) => {
         const held = await kube.mergePatch(AGENT_DEPLOYMENTS, WARM_UP_NAMESPACE, name, {
           metadata: { finalizers: [FINALIZER] },
@@ -79,7 +63,6 @@ export async function warmUpKubeEmulator(kube: KubeClient, options: WarmUpOption
       });
     }
   } finally {
-    abort.abort();
-    await reading;
+    await watch.close();
   }
 }

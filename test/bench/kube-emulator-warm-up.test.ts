@@ -1,25 +1,18 @@
 // The convergence benchmarks' warm-up runs before the operator starts: whatever it leaves in the
 // cluster, the operator would reconcile. It must leave no AgentDeployment, not even one held by
 // its finalizer, and its writes must have gone through (the Events are what remain).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AGENT_DEPLOYMENTS } from '../../bench/support/agent-deployments.js';
+import { applyCrd } from '../../bench/support/emulators.js';
 import { WARM_UP_NAMESPACE, warmUpKubeEmulator } from '../../bench/support/kube-emulator-warm-up.js';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { kubeClientFrom, loadClusterAccess } from '../../src/runtime/kube/cluster-access.js';
-import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { ResourceType } from '../../src/runtime/kube/resource.js';
 import { startKubeEmulator, type KubeEmulator } from '../../src/sim/kube/index.js';
 
-const CRDS: ResourceType = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-};
 const EVENTS: ResourceType = { group: 'events.k8s.io', version: 'v1', plural: 'events' };
 
 let dir: string;
@@ -34,10 +27,7 @@ beforeEach(async () => {
   const { client, transport } = kubeClientFrom(await loadClusterAccess({ kind: 'file', path: kubeconfig }));
   kube = client;
   closeTransport = () => transport.close();
-  const crd = yaml.load(
-    await readFile(new URL('../../crds/agentplatform.io_agentdeployments.yaml', import.meta.url), 'utf8'),
-  ) as KubeObject;
-  await kube.create(CRDS, crd);
+  await applyCrd(kube, 'agentplatform.io_agentdeployments.yaml');
 });
 
 afterEach(async () => {

@@ -1,8 +1,9 @@
-// Watches of AgentDeployments held open beside the writes bench:kube-emulator times, read to
-// the end as an informer reads them: the fan-out of each write to them is part of its cost.
+// Watches of AgentDeployments held open beside writes (bench:kube-emulator's timed ones, the
+// warm-up's), read to the end as an informer reads them: the fan-out of each write to them is
+// part of its cost.
 import type { KubeClient } from '../../src/runtime/kube/client.js';
-import { AGENT_DEPLOYMENTS } from '../support/agent-deployments.js';
-import { BENCH_NAMESPACE } from '../support/emulators.js';
+import { AGENT_DEPLOYMENTS } from './agent-deployments.js';
+import { BENCH_NAMESPACE } from './emulators.js';
 
 export interface OpenWatches {
   /** Waits until every watch has seen `target` events (bookmarks not counted). */
@@ -10,13 +11,17 @@ export interface OpenWatches {
   close(): Promise<void>;
 }
 
-/** Opens `count` watches from the store's current version (a watch opened late would replay). */
-export async function openWatches(kube: KubeClient, count: number): Promise<OpenWatches> {
+/** Opens `count` watches of `namespace` from the store's current version (a watch opened late would replay). */
+export async function openWatches(
+  kube: KubeClient,
+  count: number,
+  namespace: string = BENCH_NAMESPACE,
+): Promise<OpenWatches> {
   const abort = new AbortController();
-  const { resourceVersion } = await kube.list(AGENT_DEPLOYMENTS, { namespace: BENCH_NAMESPACE, limit: 1 });
+  const { resourceVersion } = await kube.list(AGENT_DEPLOYMENTS, { namespace, limit: 1 });
   const opened = await Promise.all(
     Array.from({ length: count }, () =>
-      kube.watch(AGENT_DEPLOYMENTS, { namespace: BENCH_NAMESPACE, resourceVersion, signal: abort.signal }),
+      kube.watch(AGENT_DEPLOYMENTS, { namespace, resourceVersion, signal: abort.signal }),
     ),
   );
   const seen = opened.map(() => 0);
