@@ -1,7 +1,9 @@
 // Rough edges a user meets through kubectl, which the emulator must answer as a real API
 // server does: CEL rules are not run over an object that already failed its schema (a
 // missing required field), and events written through events.k8s.io/v1 carry the core/v1
-// timestamps and count that `kubectl get events --sort-by` and `describe` read.
+// timestamps and count that `kubectl get events --sort-by` and `describe` read; and idle
+// connections live as long as kube-apiserver lets them.
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kubectl, startTestEmulator, type TestEmulator } from './helpers.js';
 
@@ -161,5 +163,27 @@ describe('events written through events.k8s.io/v1, read as core/v1', () => {
       ['Early', '2026-03-01T10:00:00Z', '1'],
       ['Late', '2026-03-01T10:00:30Z', '3'],
     ]);
+  });
+});
+
+describe('kept-alive connections', () => {
+  // kube-apiserver closes a connection after 90 s idle (Go's IdleTimeout, matching Go's
+  // transport). Node's default is 5 s: a client reusing a connection idle for about that long
+  // raced the server's close, and a write sent on it failed with ECONNRESET.
+  it('are kept idle as long as kube-apiserver keeps them, and the answer says so', async () => {
+    const { hostname, port } = new URL(env.emulator.url);
+    const keepAlive = await new Promise<string | string[] | undefined>((resolve, reject) => {
+      const agent = new Agent({ keepAlive: true });
+      const req = request({ host: hostname, port, path: '/version', agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          agent.destroy();
+          resolve(res.headers['keep-alive']);
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(keepAlive).toBe('timeout=90');
   });
 });

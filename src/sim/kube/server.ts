@@ -41,6 +41,8 @@ const NOT_FOUND = new ApiError(404, 'NotFound', 'the server could not find the r
 /** All a client learns of an error the emulator did not expect; the log has the rest. */
 const UNEXPECTED = internalError('the emulator could not handle the request; its log has the details');
 
+const KUBE_APISERVER_IDLE_TIMEOUT_MS = 90_000;
+
 export class EmulatorHttpServer {
   readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -60,6 +62,10 @@ export class EmulatorHttpServer {
         report: (error, request) => deps.logger.error({ err: error, method: request.method, path: requestPath(request) }, 'kube emulator: unexpected error'),
       }),
     );
+    // kube-apiserver keeps an idle connection 90 s (Go's IdleTimeout). Node's 5 s default let a
+    // client's reuse of a connection idle about that long race the close: a write sent on it
+    // failed with ECONNRESET, one the client may not repeat.
+    this.server.keepAliveTimeout = KUBE_APISERVER_IDLE_TIMEOUT_MS;
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
