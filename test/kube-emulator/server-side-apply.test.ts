@@ -173,6 +173,53 @@ describe('apply over HTTP', () => {
     expect((await apply('other-controller', 'status-ssa', 2)).status).toBe(409);
   });
 
+  it('keeps the entry of a manager a write takes nothing from as it was, "." markers included', async () => {
+    // A real server writes "." for a map a manager owns as a whole; entries are rewritten only
+    // when their field set changes, never put in another form by someone else's write.
+    const argo = {
+      manager: 'argocd-controller',
+      operation: 'Update',
+      apiVersion: 'example.com/v1',
+      time: '2026-01-02T03:04:05Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': { '.': {}, 'f:size': {} },
+      },
+    };
+    const created = await http(env, 'POST', WIDGETS, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'kept-entry', labels: { app: 'a' } },
+      spec: { size: 1 },
+    });
+    expect(created.status).toBe(201);
+    // managedFields a client sets on an update are taken as given.
+    const given = await http(
+      env,
+      'PATCH',
+      `${WIDGETS}/kept-entry`,
+      { metadata: { managedFields: [argo] } },
+      'application/merge-patch+json',
+    );
+    expect(given.status).toBe(200);
+    expect(owner(await read('kept-entry'), 'argocd-controller')).toEqual(argo);
+    const written = await http(
+      env,
+      'PATCH',
+      `${WIDGETS}/kept-entry/status?fieldManager=controller`,
+      { status: { observedGeneration: 1 } },
+      'application/merge-patch+json',
+    );
+    expect(written.status).toBe(200);
+    const object = await read('kept-entry');
+    expect(owner(object, 'argocd-controller')).toEqual(argo);
+    expect(owner(object, 'controller')).toMatchObject({
+      subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:observedGeneration': {} } },
+    });
+  });
+
   it('refuses a configuration that would reach an object prototype, and stores nothing', async () => {
     const response = await fetch(`${env.emulator.url}${WIDGETS}/polluting?fieldManager=m`, {
       method: 'PATCH',

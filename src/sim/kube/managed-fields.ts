@@ -96,7 +96,16 @@ export function toFieldsV1(paths: Iterable<FieldPath>): JsonObject {
   return root;
 }
 
-export function fromFieldsV1(fields: JsonObject): Map<string, FieldPath> {
+/**
+ * Parsed field sets by their FieldsV1 object. Stored objects are never mutated (every write
+ * stores a new tree) and an entry nobody's write touched keeps its FieldsV1 object, so each set
+ * is parsed once rather than at every write to the object (a status write parsed them all).
+ */
+const parsedFieldSets = new WeakMap<JsonObject, ReadonlyMap<string, FieldPath>>();
+
+export function fromFieldsV1(fields: JsonObject): ReadonlyMap<string, FieldPath> {
+  const cached = parsedFieldSets.get(fields);
+  if (cached !== undefined) return cached;
   const paths = new Map<string, FieldPath>();
   const walk = (node: JsonObject, prefix: string[]): void => {
     const children = Object.keys(node).filter((key) => key.startsWith('f:'));
@@ -107,6 +116,7 @@ export function fromFieldsV1(fields: JsonObject): Map<string, FieldPath> {
     }
   };
   walk(fields, []);
+  parsedFieldSets.set(fields, paths);
   return paths;
 }
 
@@ -169,26 +179,25 @@ export function changeOwnership(
 ): ManagedFieldsEntry[] {
   const lost = new Set([...change.removed, ...change.takenFrom]);
   const result: ManagedFieldsEntry[] = [];
-  let own: Map<string, FieldPath> | undefined;
   let ownBefore: ManagedFieldsEntry | undefined;
   for (const entry of entries) {
-    const paths = fromFieldsV1(entry.fieldsV1);
     if (sameOwner(entry, change.manager, change.operation, change.subresource)) {
       ownBefore = entry;
-      own = change.operation === 'Apply' ? new Map() : paths;
       continue;
     }
-    for (const key of lost) paths.delete(key);
-    if (paths.size === 0) continue;
-    const fieldsV1 = toFieldsV1(paths.values());
-    result.push(jsonEqual(fieldsV1, entry.fieldsV1) ? entry : { ...entry, fieldsV1 });
+    const paths = fromFieldsV1(entry.fieldsV1);
+    const kept = withoutKeys(paths, lost);
+    if (kept.size === 0) continue;
+    // Another manager's entry this write took nothing from stays as it was, object and all.
+    result.push(kept === paths ? entry : { ...entry, fieldsV1: toFieldsV1(kept.values()) });
   }
-  const mine = own ?? new Map<string, FieldPath>();
+  const before = ownBefore === undefined ? undefined : fromFieldsV1(ownBefore.fieldsV1);
+  // An apply states the manager's whole set; an update adds what it changed to what it had.
+  const mine = new Map<string, FieldPath>(change.operation === 'Apply' || before === undefined ? [] : before);
   for (const key of change.removed) mine.delete(key);
   for (const [key, path] of change.fields) mine.set(key, path);
   if (mine.size > 0) {
-    const fieldsV1 = toFieldsV1(mine.values());
-    const unchanged = ownBefore !== undefined && jsonEqual(fieldsV1, ownBefore.fieldsV1);
+    const unchanged = ownBefore !== undefined && before !== undefined && sameKeys(before, mine);
     result.push(
       unchanged && ownBefore
         ? ownBefore
@@ -198,12 +207,29 @@ export function changeOwnership(
             apiVersion: change.apiVersion,
             time: change.time,
             fieldsType: 'FieldsV1',
-            fieldsV1,
+            fieldsV1: toFieldsV1(mine.values()),
             ...(change.subresource ? { subresource: change.subresource } : {}),
           },
     );
   }
   return result;
+}
+
+/** `paths` itself when it holds none of `keys`, else a copy without them. */
+function withoutKeys(paths: ReadonlyMap<string, FieldPath>, keys: ReadonlySet<string>): ReadonlyMap<string, FieldPath> {
+  let kept: Map<string, FieldPath> | undefined;
+  for (const key of keys) {
+    if (!paths.has(key)) continue;
+    kept ??= new Map(paths);
+    kept.delete(key);
+  }
+  return kept ?? paths;
+}
+
+function sameKeys(a: ReadonlyMap<string, FieldPath>, b: ReadonlyMap<string, FieldPath>): boolean {
+  if (a.size !== b.size) return false;
+  for (const key of a.keys()) if (!b.has(key)) return false;
+  return true;
 }
 
 /**
