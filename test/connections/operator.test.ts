@@ -4,7 +4,10 @@
 // when the Secret is fixed (no restart), and deleting a connection waits for its users.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
-import { CLUSTER_PLATFORM_CONNECTIONS, PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
+import {
+  CLUSTER_PLATFORM_CONNECTIONS,
+  PLATFORM_CONNECTIONS,
+} from '../../src/reconcilers/connection/setup.js';
 import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import { isNotFound } from '../../src/runtime/kube/errors.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
@@ -123,6 +126,54 @@ describe('connections in the operator', () => {
     const visible = [stack.logLines.join('\n'), JSON.stringify(await stack.events())].join('\n');
     for (const key of [TEAM_KEY, WRONG_KEY]) expect(visible).not.toContain(key.slice(0, 12));
   }, 60_000);
+
+  it('a burst of objects naming a connection moves its usedBy in a few writes, not one per object', async () => {
+    await stack.putSecret('team-key', { apiKey: TEAM_KEY });
+    await stack.client.create(PLATFORM_CONNECTIONS, {
+      apiVersion: 'agentplatform.io/v1alpha1',
+      kind: 'PlatformConnection',
+      metadata: { name: 'team', namespace: NAMESPACE },
+      spec: {
+        controlPlaneUrl: stack.controlPlane.url,
+        platformApiUrl: platformUrl,
+        apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
+      },
+    });
+    await stack.startOperator();
+    await waitForConnection('Ready', (c) => ready(c)?.status === 'True');
+
+    // Every count the connection's status is written with, from here on.
+    const counts: number[] = [];
+    const watching = new AbortController();
+    const events = await stack.client.watch<KubeObject & PlatformConnectionObject>(PLATFORM_CONNECTIONS, {
+      namespace: NAMESPACE,
+      resourceVersion: (await connectionObject()).metadata.resourceVersion,
+      signal: watching.signal,
+    });
+    const reading = (async () => {
+      for await (const event of events) {
+        if (event.type === 'MODIFIED') counts.push(event.object.status?.usedBy ?? 0);
+      }
+    })();
+    const listener = await listenerIdFor(TEAM_KEY);
+    const burst = 40;
+    await Promise.all(
+      Array.from({ length: burst }, (_, i) =>
+        stack.client.create(
+          AGENT_DEPLOYMENTS,
+          containerAgent(`burst-${i}`, listener, {
+            connectionRef: { kind: 'PlatformConnection', name: 'team' },
+          }),
+        ),
+      ),
+    );
+    await waitForConnection(`used by all ${burst}`, (c) => c.status?.usedBy === burst);
+    watching.abort();
+    await reading;
+    const countWrites = counts.filter((count, i) => count !== (counts[i - 1] ?? 0)).length;
+    expect(counts.at(-1)).toBe(burst);
+    expect(countWrites).toBeLessThanOrEqual(4);
+  });
 
   it('a connection deleted and created again serves its objects again (a fresh client, not the closed one)', async () => {
     await stack.putSecret('team-key', { apiKey: TEAM_KEY });

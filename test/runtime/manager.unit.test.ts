@@ -136,6 +136,45 @@ describe('Manager', () => {
     ]);
   });
 
+  it('a watch with a delay asks for one look that long after the first of its events, however many follow', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi();
+    const reconciled: string[] = [];
+    const informer = new Informer({
+      sources: [{ source: api, inScope: () => true }],
+      clock,
+      random: () => 0,
+    });
+    const controller = new Controller({
+      name: 'widget-counter',
+      clock,
+      reconcile: (key) => {
+        reconciled.push(key);
+        return Promise.resolve(awaitChange);
+      },
+    });
+    const manager = new Manager({ clock, registry: new Registry(), drainTimeoutMs: 1_000 });
+    // Every widget is counted by one key, as AgentDeployments are by their connection.
+    manager.addController(controller, [{ ...watchOf(informer, () => ['counter']), delayMs: 1_000 }]);
+    managers.push(manager);
+    void manager.start();
+    await flush();
+    await clock.advance(1_000);
+    reconciled.length = 0;
+
+    api.upsert('a');
+    await clock.advance(300);
+    api.upsert('b');
+    await clock.advance(300);
+    api.upsert('c');
+    await clock.advance(399);
+    expect(reconciled).toEqual([]);
+    await clock.advance(1);
+    expect(reconciled).toEqual(['counter']);
+    await clock.advance(5_000);
+    expect(reconciled).toEqual(['counter']);
+  });
+
   it('runs caches on the standby but controllers only on the leader, and hands over on stop', async () => {
     const clock = new FakeClock();
     const api = new FakeApi();

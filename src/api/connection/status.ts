@@ -84,7 +84,7 @@ export const ConnectionStatus = z
       .int()
       .min(0)
       .describe(
-        'How many AgentDeployments refer to this connection, in the whole cluster: the sum of shardUsers when the operator is sharded.',
+        'How many AgentDeployments refer to this connection, in the whole cluster: the sum of shardUsers when the operator is sharded. Counted a second after a change of them, so a burst of them is written once.',
       )
       .optional(),
     shardUsers: z

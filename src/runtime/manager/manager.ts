@@ -56,6 +56,12 @@ export interface Watch<T extends KubeObject = KubeObject> {
    * rest low, behind any change (default: none, all low, as controller-runtime's priority queue).
    */
   urgentAtStart?: (object: T) => boolean;
+  /**
+   * Events of this watch ask for a look this long after the first of them, not at once: a
+   * burst makes one look (a count over many objects written once, not once per object). A
+   * key already due sooner keeps its time (WorkQueue.addAfter).
+   */
+  delayMs?: number;
 }
 
 /** A `Watch` for an informer of any object type (the manager stores them side by side). */
@@ -318,8 +324,11 @@ export class Manager {
     controller.start();
     for (const watch of watches) {
       const keysFor = watch.keysFor ?? ((object: KubeObject) => [objectKey(object)]);
+      const { delayMs } = watch;
       const enqueue = (object: KubeObject, priority: Priority = 'normal'): void =>
-        keysFor(object).forEach((key) => controller.enqueue(key, priority));
+        keysFor(object).forEach((key) =>
+          delayMs === undefined ? controller.enqueue(key, priority) : controller.enqueueAfter(key, delayMs),
+        );
       const wanted = watch.onUpdate ?? (() => true);
       registration.detach.push(
         watch.informer.addHandler({
