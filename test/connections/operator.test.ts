@@ -27,6 +27,20 @@ async function connectionObject(): Promise<PlatformConnectionObject> {
   return stack.client.get<KubeObject & PlatformConnectionObject>(PLATFORM_CONNECTIONS, NAMESPACE, 'team');
 }
 
+/** The PlatformConnection "team": the loopback platform API, its key in the Secret "team-key". */
+function createTeamConnection(): Promise<KubeObject> {
+  return stack.client.create(PLATFORM_CONNECTIONS, {
+    apiVersion: 'agentplatform.io/v1alpha1',
+    kind: 'PlatformConnection',
+    metadata: { name: 'team', namespace: NAMESPACE },
+    spec: {
+      controlPlaneUrl: stack.controlPlane.url,
+      platformApiUrl: platformUrl,
+      apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
+    },
+  });
+}
+
 async function waitForConnection(
   what: string,
   check: (c: PlatformConnectionObject) => boolean,
@@ -73,16 +87,7 @@ afterEach(async () => {
 describe('connections in the operator', () => {
   it('Ready with a good key; a wrong key is Ready=False and recovers when the Secret is fixed; deletion waits for users', async () => {
     await stack.putSecret('team-key', { apiKey: WRONG_KEY });
-    await stack.client.create(PLATFORM_CONNECTIONS, {
-      apiVersion: 'agentplatform.io/v1alpha1',
-      kind: 'PlatformConnection',
-      metadata: { name: 'team', namespace: NAMESPACE },
-      spec: {
-        controlPlaneUrl: stack.controlPlane.url,
-        platformApiUrl: platformUrl,
-        apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
-      },
-    });
+    await createTeamConnection();
     await stack.startOperator();
 
     await waitForConnection('Ready=False (wrong key)', (c) => ready(c)?.reason === 'Unauthorized');
@@ -129,16 +134,7 @@ describe('connections in the operator', () => {
 
   it('a burst of objects naming a connection moves its usedBy in a few writes, not one per object', async () => {
     await stack.putSecret('team-key', { apiKey: TEAM_KEY });
-    await stack.client.create(PLATFORM_CONNECTIONS, {
-      apiVersion: 'agentplatform.io/v1alpha1',
-      kind: 'PlatformConnection',
-      metadata: { name: 'team', namespace: NAMESPACE },
-      spec: {
-        controlPlaneUrl: stack.controlPlane.url,
-        platformApiUrl: platformUrl,
-        apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
-      },
-    });
+    await createTeamConnection();
     await stack.startOperator();
     await waitForConnection('Ready', (c) => ready(c)?.status === 'True');
 
@@ -177,17 +173,7 @@ describe('connections in the operator', () => {
 
   it('a connection deleted and created again serves its objects again (a fresh client, not the closed one)', async () => {
     await stack.putSecret('team-key', { apiKey: TEAM_KEY });
-    const create = () =>
-      stack.client.create(PLATFORM_CONNECTIONS, {
-        apiVersion: 'agentplatform.io/v1alpha1',
-        kind: 'PlatformConnection',
-        metadata: { name: 'team', namespace: NAMESPACE },
-        spec: {
-          controlPlaneUrl: stack.controlPlane.url,
-          platformApiUrl: platformUrl,
-          apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
-        },
-      });
+    const create = createTeamConnection;
     await create();
     await stack.startOperator();
     await waitForConnection('Ready', (c) => ready(c)?.status === 'True');
