@@ -4,7 +4,7 @@ import { Controller } from '../../src/runtime/controller/controller.js';
 import { KubeApiError } from '../../src/runtime/kube/errors.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { Informer } from '../../src/runtime/manager/informer.js';
-import { Manager, watchOf } from '../../src/runtime/manager/manager.js';
+import { Manager, watchOf, type Watch } from '../../src/runtime/manager/manager.js';
 import { FakeApi } from './support/fake-api.js';
 import { FakeClock, flush } from './support/fake-clock.js';
 import { FakeLease } from './support/fake-lease-store.js';
@@ -45,6 +45,35 @@ function replica(api: FakeApi, lease: FakeLease | undefined, clock: FakeClock, i
   manager.addController(controller, [watchOf(informer)]);
   managers.push(manager);
   return { manager, controller, reconciled, registry };
+}
+
+/** A manager without leader election whose controller records the keys it reconciles, started. */
+async function startRecording(
+  api: FakeApi,
+  clock: FakeClock,
+  name: string,
+  watchFor: (informer: Informer<KubeObject>) => Watch,
+): Promise<string[]> {
+  const reconciled: string[] = [];
+  const informer = new Informer({
+    sources: [{ source: api, inScope: () => true }],
+    clock,
+    random: () => 0,
+  });
+  const controller = new Controller({
+    name,
+    clock,
+    reconcile: (key) => {
+      reconciled.push(key);
+      return Promise.resolve(awaitChange);
+    },
+  });
+  const manager = new Manager({ clock, registry: new Registry(), drainTimeoutMs: 1_000 });
+  manager.addController(controller, [watchFor(informer)]);
+  managers.push(manager);
+  void manager.start();
+  await flush();
+  return reconciled;
 }
 
 describe('Manager', () => {
@@ -106,26 +135,10 @@ describe('Manager', () => {
     const api = new FakeApi();
     // Listed in name order: the edited object comes last.
     for (const name of ['settled-0', 'settled-1', 'settled-2', 'settled-3', 'z-edited']) api.upsert(name);
-    const reconciled: string[] = [];
-    const informer = new Informer({
-      sources: [{ source: api, inScope: () => true }],
-      clock,
-      random: () => 0,
-    });
-    const controller = new Controller({
-      name: 'widgets-urgent',
-      clock,
-      reconcile: (key) => {
-        reconciled.push(key);
-        return Promise.resolve(awaitChange);
-      },
-    });
-    const manager = new Manager({ clock, registry: new Registry(), drainTimeoutMs: 1_000 });
     const urgent = (object: KubeObject) => object.metadata.name === 'z-edited';
-    manager.addController(controller, [watchOf(informer, undefined, undefined, urgent)]);
-    managers.push(manager);
-    void manager.start();
-    await flush();
+    const reconciled = await startRecording(api, clock, 'widgets-urgent', (informer) =>
+      watchOf(informer, undefined, undefined, urgent),
+    );
     // The idle worker takes the first key listed at once; the edited one is next.
     expect(reconciled).toEqual([
       'default/settled-0',
@@ -139,26 +152,11 @@ describe('Manager', () => {
   it('a watch with a delay asks for one look that long after the first of its events, however many follow', async () => {
     const clock = new FakeClock();
     const api = new FakeApi();
-    const reconciled: string[] = [];
-    const informer = new Informer({
-      sources: [{ source: api, inScope: () => true }],
-      clock,
-      random: () => 0,
-    });
-    const controller = new Controller({
-      name: 'widget-counter',
-      clock,
-      reconcile: (key) => {
-        reconciled.push(key);
-        return Promise.resolve(awaitChange);
-      },
-    });
-    const manager = new Manager({ clock, registry: new Registry(), drainTimeoutMs: 1_000 });
     // Every widget is counted by one key, as AgentDeployments are by their connection.
-    manager.addController(controller, [{ ...watchOf(informer, () => ['counter']), delayMs: 1_000 }]);
-    managers.push(manager);
-    void manager.start();
-    await flush();
+    const reconciled = await startRecording(api, clock, 'widget-counter', (informer) => ({
+      ...watchOf(informer, () => ['counter']),
+      delayMs: 1_000,
+    }));
     await clock.advance(1_000);
     reconciled.length = 0;
 
