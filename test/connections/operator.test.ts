@@ -14,7 +14,12 @@ import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import { API_KEY, condition, containerAgent, NAMESPACE, SECRETS, Stack } from '../operator/harness.js';
 
 const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
-import { applyConnectionCrds, startOkServer, type OkServer } from './support/platform.js';
+import {
+  applyConnectionCrds,
+  createPlatformConnection,
+  startOkServer,
+  type OkServer,
+} from './support/platform.js';
 
 const TEAM_KEY = 'team-a-connection-key-55e1c0';
 const WRONG_KEY = 'team-a-revoked-key-90ab3f';
@@ -28,16 +33,13 @@ async function connectionObject(): Promise<PlatformConnectionObject> {
 }
 
 /** The PlatformConnection "team": the loopback platform API, its key in the Secret "team-key". */
-function createTeamConnection(): Promise<KubeObject> {
-  return stack.client.create(PLATFORM_CONNECTIONS, {
-    apiVersion: 'agentplatform.io/v1alpha1',
-    kind: 'PlatformConnection',
-    metadata: { name: 'team', namespace: NAMESPACE },
-    spec: {
-      controlPlaneUrl: stack.controlPlane.url,
-      platformApiUrl: platformUrl,
-      apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
-    },
+function createTeamConnection(): Promise<void> {
+  return createPlatformConnection(stack.client, {
+    namespace: NAMESPACE,
+    name: 'team',
+    controlPlaneUrl: stack.controlPlane.url,
+    platformApiUrl: platformUrl,
+    secretName: 'team-key',
   });
 }
 

@@ -6,7 +6,7 @@ import { TRACE_DELETIONS } from '../../src/reconcilers/deletion/setup.js';
 import { oneTraceBatch } from '../platform-emulator/helpers.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
 import type { Stack } from '../operator/harness.js';
-import { applyConnectionCrds } from '../connections/support/platform.js';
+import { applyConnectionCrds, createPlatformConnection } from '../connections/support/platform.js';
 import { NAMESPACE, createTraceDeletion, startDeletionStack, waitForDeletion } from './stack.js';
 
 const TEAM_KEY = 'team-deletion-key-7c1d93';
@@ -29,15 +29,12 @@ describe('a deletion through a PlatformConnection', () => {
       beforeOperator: async (created) => {
         await applyConnectionCrds(created.client);
         await created.putSecret('team-key', { apiKey: TEAM_KEY });
-        await created.client.create(PLATFORM_CONNECTIONS, {
-          apiVersion: 'agentplatform.io/v1alpha1',
-          kind: 'PlatformConnection',
-          metadata: { name: 'team', namespace: NAMESPACE },
-          spec: {
-            controlPlaneUrl: created.controlPlane.url,
-            platformApiUrl: created.controlPlane.url,
-            apiKeySecretRef: { name: 'team-key', key: 'apiKey' },
-          },
+        await createPlatformConnection(created.client, {
+          namespace: NAMESPACE,
+          name: 'team',
+          controlPlaneUrl: created.controlPlane.url,
+          platformApiUrl: created.controlPlane.url,
+          secretName: 'team-key',
         });
       },
     });

@@ -18,7 +18,12 @@ import { AGENT_DEPLOYMENTS } from '../../src/operator/operator.js';
 import type { PlatformConnectionObject } from '../../src/api/connection/index.js';
 import { PLATFORM_CONNECTIONS } from '../../src/reconcilers/connection/setup.js';
 import { isNotFound } from '../../src/runtime/kube/errors.js';
-import { applyConnectionCrds, startOkServer, type OkServer } from '../connections/support/platform.js';
+import {
+  applyConnectionCrds,
+  createPlatformConnection,
+  startOkServer,
+  type OkServer,
+} from '../connections/support/platform.js';
 import {
   API_KEY,
   containerAgent,
@@ -210,15 +215,12 @@ describe('sharded operators', () => {
       if (!running('default')) shardProcess('default');
       if (!running('a')) shardProcess('a');
       await s.putSecret('shared-key', { apiKey: API_KEY });
-      await s.client.create(PLATFORM_CONNECTIONS, {
-        apiVersion: 'agentplatform.io/v1alpha1',
-        kind: 'PlatformConnection',
-        metadata: { name: 'shared', namespace: NAMESPACE },
-        spec: {
-          controlPlaneUrl: s.controlPlane.url,
-          platformApiUrl: platform.url,
-          apiKeySecretRef: { name: 'shared-key', key: 'apiKey' },
-        },
+      await createPlatformConnection(s.client, {
+        namespace: NAMESPACE,
+        name: 'shared',
+        controlPlaneUrl: s.controlPlane.url,
+        platformApiUrl: platform.url,
+        secretName: 'shared-key',
       });
       const viaShared = { connectionRef: { kind: 'PlatformConnection', name: 'shared' } };
       await s.apply(containerAgent('shared-default-0', listenerId, viaShared));
