@@ -133,7 +133,7 @@ describe('rate budget: bulk held for throttled interactive calls', () => {
 
   it('stays back while held, but takes a token a full bucket of several would throw away', () => {
     const clock = new FakeClock();
-    const budget = budgetOf(1000, 10, clock); // capacity 3, about 98 per s
+    const budget = budgetOf(200, 2, clock); // capacity 3, about 97 per s
     while (budget.reserve(request).ok);
     budget.holdBulkFor(1_000);
     clock.advance(15); // one token back: held, and not full

@@ -13,12 +13,18 @@
 // C - B whole tokens arrive, and the span admits at most C. The capacity does not raise the
 // long-run rate (that is r), it trades it away: B = 1 gives the highest rate, C / L.
 //
-// Why not always B = 1: a waiter is woken by a timer, and timers fire late (and in whole
-// milliseconds). A bucket of capacity 1 is full the moment a token is ready, so every
-// millisecond of lateness is refill thrown away, a share of the rate that grows as the time
-// per token shrinks (docs/benchmarks.md has the measured figure). A capacity of
-// 1 + (tokens refilled in TIMER_SLACK_MS) absorbs that lateness for a rate cost of (B - 1) / C; for small rates (a token every 40 ms or more) the
-// slack rounds to nothing and B stays 1.
+// Why not always B = 1: whoever takes the tokens comes late. A waiter is woken by a timer,
+// which fires late and in whole milliseconds; the operator's reconciles, refused a token, come
+// back at their place in the line through the work queue, behind whatever else its workers are
+// doing, tens of milliseconds late whenever the process is busy. A bucket of capacity B is full
+// (B - 1) tokens after the token a caller waits for, and refill that arrives while it is full is
+// thrown away for good: at capacity 1, every millisecond of lateness. A capacity of
+// 1 + (tokens refilled in the slack) absorbs that much lateness for a rate cost of (B - 1) / C,
+// which is the slack's share of the span. The slack is the larger of 25 ms (timers) and 1% of
+// the span (about 100 ms for a 10 s window): no bucket pays more than 1% of its rate for it,
+// beyond what 25 ms costs a short window. Measured (docs/benchmarks.md): at 1000 per 10 s, a
+// capacity of 3 (25 ms) let the operator create at 92.5 a second while its line was busy, against
+// 94.1 with 11 (102 ms; medians of six runs each).
 //
 // The margin: requests are counted when they ARRIVE, not when they leave; two requests that
 // leave L apart may arrive closer together when their network delays differ, and the
@@ -34,8 +40,8 @@ export interface SafetyMargin {
   fraction: number;
 }
 
-/** Lateness of the timers that wake waiters that the bucket should absorb without losing refill. */
-export const TIMER_SLACK_MS = 25;
+/** How late a caller may come for its token without refill being lost: the larger of the two. */
+export const LATENESS_SLACK: { minMs: number; fractionOfSpan: number } = { minMs: 25, fractionOfSpan: 0.01 };
 
 export const DEFAULT_SAFETY_MARGIN: SafetyMargin = { minMs: 25, fraction: 0.02 };
 
@@ -54,7 +60,8 @@ export function fixedWindowSafeShape(
   const windowMs = limit.windowSeconds * 1000;
   const marginMs = Math.max(margin.minMs, margin.fraction * windowMs, 1);
   const spanMs = windowMs + marginMs;
-  const capacity = 1 + Math.floor((limit.count / spanMs) * TIMER_SLACK_MS);
+  const slackMs = Math.max(LATENESS_SLACK.minMs, LATENESS_SLACK.fractionOfSpan * spanMs);
+  const capacity = 1 + Math.floor((limit.count / spanMs) * slackMs);
   return { capacity, refillPerMs: (limit.count - capacity + 1) / spanMs, spanMs };
 }
 
