@@ -179,8 +179,7 @@ describe('connections in the operator', () => {
 
   it('a connection deleted and created again serves its objects again (a fresh client, not the closed one)', async () => {
     await stack.putSecret('team-key', { apiKey: TEAM_KEY });
-    const create = createTeamConnection;
-    await create();
+    await createTeamConnection();
     await stack.startOperator();
     await waitForConnection('Ready', (c) => ready(c)?.status === 'True');
     const listener = await listenerIdFor(TEAM_KEY);
@@ -196,7 +195,7 @@ describe('connections in the operator', () => {
       'the connection is gone',
       30_000,
     );
-    await create();
+    await createTeamConnection();
     await waitForConnection('Ready again', (c) => ready(c)?.status === 'True');
     await stack.client.create(AGENT_DEPLOYMENTS, containerAgent('after', listener, onTeam));
     await stack.waitFor(
