@@ -219,12 +219,17 @@ describe('WorkQueue', () => {
 });
 
 describe('WorkQueue sharded fairly', () => {
-  it('serves shards in turn: a key of a quiet shard does not wait behind a busy one', async () => {
-    const queue = new WorkQueue({
+  /** A queue sharded by the key's first segment (`eu/o1`: `eu`), each turn as long as `turnSizeOf` says. */
+  const shardedQueue = (turnSizeOf?: (key: string) => number): WorkQueue =>
+    new WorkQueue({
       name: 'test',
       clock: new FakeClock(),
       shardOf: (key) => key.split('/')[0] ?? '',
+      ...(turnSizeOf === undefined ? {} : { shardTurnSizeOf: turnSizeOf }),
     });
+
+  it('serves shards in turn: a key of a quiet shard does not wait behind a busy one', async () => {
+    const queue = shardedQueue();
     for (let i = 0; i < 1000; i += 1) queue.add(`eu/o${i}`);
     queue.add('us/a');
     queue.add('us/b');
@@ -232,6 +237,58 @@ describe('WorkQueue sharded fairly', () => {
     const taken = [];
     for (let i = 0; i < 5; i += 1) taken.push(await queue.get());
     expect(taken).toEqual(['eu/o0', 'us/a', 'eu/o1', 'us/b', 'eu/o2']);
+  });
+
+  it("hands a shard as many keys in a row as its turn's size, asked of the key that begins the turn", async () => {
+    const asked: string[] = [];
+    const queue = shardedQueue((key) => {
+      asked.push(key);
+      return key.startsWith('us/') ? 3 : 1;
+    });
+    for (let i = 0; i < 10; i += 1) queue.add(`eu/o${i}`);
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) queue.add(`us/${name}`);
+    const taken = [];
+    for (let i = 0; i < 12; i += 1) taken.push(await queue.get());
+    expect(taken).toEqual([
+      'eu/o0',
+      ...['us/a', 'us/b', 'us/c'],
+      'eu/o1',
+      ...['us/d', 'us/e', 'us/f'],
+      'eu/o2',
+      // The US shard has one key left: its turn ends with it, and the EU shard, alone, is served.
+      'us/g',
+      'eu/o3',
+      'eu/o4',
+    ]);
+    expect(asked).toEqual(['eu/o0', 'us/a', 'eu/o1', 'us/d', 'eu/o2', 'us/g']);
+  });
+
+  it('gives a turn of one key for a size that is not a whole number of at least one', async () => {
+    for (const size of [0, -2, Number.NaN, Number.POSITIVE_INFINITY, 0.4]) {
+      const queue = shardedQueue((key) => (key.startsWith('us/') ? size : 1));
+      for (const key of ['us/a', 'us/b', 'eu/a', 'eu/b']) queue.add(key);
+      const taken = [await queue.get(), await queue.get(), await queue.get(), await queue.get()];
+      expect(taken, `size ${size}`).toEqual(['us/a', 'eu/a', 'us/b', 'eu/b']);
+    }
+  });
+
+  it('rounds a fractional turn size down', async () => {
+    const queue = shardedQueue((key) => (key.startsWith('us/') ? 2.9 : 1));
+    for (const key of ['us/a', 'us/b', 'us/c', 'eu/a', 'eu/b']) queue.add(key);
+    const taken = [];
+    for (let i = 0; i < 5; i += 1) taken.push(await queue.get());
+    expect(taken).toEqual(['us/a', 'us/b', 'eu/a', 'us/c', 'eu/b']);
+  });
+
+  it('asks no size of a shard served alone', async () => {
+    const asked: string[] = [];
+    const queue = shardedQueue((key) => {
+      asked.push(key);
+      return 5;
+    });
+    for (const key of ['us/a', 'us/b', 'us/c']) queue.add(key);
+    expect([await queue.get(), await queue.get(), await queue.get()]).toEqual(['us/a', 'us/b', 'us/c']);
+    expect(asked).toEqual([]);
   });
 
   it('without shards it is one FIFO', async () => {

@@ -38,6 +38,7 @@ import { connectionIndexValues } from '../../connections/agentdeployment-connect
 import { adoptionPolicy } from './adoption-policy.js';
 import { agentCallPort } from './agent-call-port.js';
 import { ConnectionLanes } from './connection-lanes.js';
+import { connectionShardOf, connectionTurnSizeOf } from './connection-turns.js';
 import { ConfigMapExports, exportOwnerKey, exportedConfigMapInformer } from './export-port.js';
 import type { ReconcilerTimings } from './defaults.js';
 import { AgentDeploymentKubePort, type AgentDeploymentObject } from './kube-port.js';
@@ -298,8 +299,9 @@ export async function setUpAgentDeployments(
     // The controller adds the `controller` field to its own lines.
     logger,
     rateLimiter: () => defaultControllerRateLimiter(systemClock, FAILURE_BACKOFF),
-    // One shard per connection: a saturated key's objects cannot hold the others' keys back.
+    // The workers shared between connections in turns, each as long as its key is fast.
     shardOf: (key) => connectionShardOf(objects.store.get(key)),
+    shardTurnSizeOf: (key) => connectionTurnSizeOf(objects.store.get(key), connectionOf),
     // A throw is a bug, not a failure class: the controller counts and logs it like
     // controller-runtime does a panic. An object that leaves the cache (moved to another
     // shard) has its running pass abandoned before the next write.
@@ -382,15 +384,6 @@ function namedIds(object: AgentDeploymentObject): { listener?: string; integrati
     ...(config?.listenerRef === undefined ? {} : { listener: config.listenerRef.name }),
     ...(config?.integrationRef === undefined ? {} : { integration: config.integrationRef.name }),
   };
-}
-
-/** The connection an object names (not resolved: the name alone is enough to share workers fairly). */
-function connectionShardOf(object: AgentDeploymentObject | undefined): string {
-  const ref = (object?.spec as Partial<AgentDeploymentSpec> | undefined)?.connectionRef;
-  if (ref === undefined) return '';
-  return ref.kind === 'PlatformConnection'
-    ? `${ref.kind}/${object?.metadata.namespace ?? ''}/${ref.name}`
-    : `${ref.kind}/${ref.name}`;
 }
 
 /** `namespace/name` of each Secret the object references (its own namespace only), its smoke test's key included. */

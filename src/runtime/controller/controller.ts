@@ -25,6 +25,8 @@ export interface ControllerOptions {
   rateLimiter?: () => RateLimiter;
   /** Serve ready keys fairly across these shards (WorkQueueOptions.shardOf); default one FIFO. */
   shardOf?: (key: string) => string;
+  /** Keys a shard hands out in a row at its turn (WorkQueueOptions.shardTurnSizeOf); default one. */
+  shardTurnSizeOf?: (key: string) => number;
 }
 
 export interface StopOptions {
@@ -43,6 +45,7 @@ export class Controller {
   private readonly clock: Clock;
   private readonly rateLimiter: (() => RateLimiter) | undefined;
   private readonly shardOf: ((key: string) => string) | undefined;
+  private readonly shardTurnSizeOf: ((key: string) => number) | undefined;
   private readonly metrics: ControllerMetrics | undefined;
 
   private queue: WorkQueue | undefined;
@@ -62,6 +65,7 @@ export class Controller {
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter;
     this.shardOf = options.shardOf;
+    this.shardTurnSizeOf = options.shardTurnSizeOf;
     this.metrics = options.registry ? controllerMetrics(options.registry, this.name) : undefined;
     this.metrics?.maxConcurrentReconciles.set({ controller: this.name }, workers);
     this.metrics?.activeWorkers.set({ controller: this.name }, 0);
@@ -94,6 +98,7 @@ export class Controller {
       registry: this.registry,
       ...(this.rateLimiter ? { rateLimiter: this.rateLimiter() } : {}),
       ...(this.shardOf ? { shardOf: this.shardOf } : {}),
+      ...(this.shardTurnSizeOf ? { shardTurnSizeOf: this.shardTurnSizeOf } : {}),
     });
     this.inFlight = new AbortController();
     const queue = this.queue;

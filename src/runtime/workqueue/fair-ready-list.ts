@@ -6,14 +6,25 @@
 // objects of a saturated EU key all come back for their first look at once; in one FIFO the
 // US objects' keys would wait behind every one of them, and US tokens would go unused while
 // the workers read EU objects that can only be told to wait.
+//
+// A shard's turn may hand out several keys in a row (deficit round robin with whole
+// quanta): `turnSizeOf` sizes each turn from the shard's oldest key when the turn begins.
+// The operator sizes a connection's turns by its key's rate, so that while every shard has
+// keys waiting the workers go to each key in proportion to the calls it may make; a shard
+// with nothing ready gives up the rest of its turn, so no worker waits for it.
 export class FairReadyList {
   /** Each shard's ready keys, oldest first; only shards with keys are present. */
   private readonly shards = new Map<string, string[]>();
-  /** Shards with keys, in the order they are served next. */
+  /** Shards with keys, in the order they are served next; the first is being served. */
   private readonly turns: string[] = [];
   private size = 0;
+  /** Keys the first shard of `turns` may still hand out in its current turn; 0 before it begins. */
+  private turnLeft = 0;
 
-  constructor(private readonly shardOf: (key: string) => string) {}
+  constructor(
+    private readonly shardOf: (key: string) => string,
+    private readonly turnSizeOf: (key: string) => number = () => 1,
+  ) {}
 
   get length(): number {
     return this.size;
@@ -31,15 +42,25 @@ export class FairReadyList {
     this.size += 1;
   }
 
-  /** The oldest key of the shard whose turn it is; that shard goes to the back of the turns. */
+  /** The oldest key of the shard whose turn it is; at the turn's end that shard goes to the back. */
   shift(): string | undefined {
-    const shard = this.turns.shift();
+    const shard = this.turns[0];
     if (shard === undefined) return undefined;
     const keys = this.shards.get(shard) ?? [];
     const key = keys.shift();
-    if (keys.length > 0) this.turns.push(shard);
-    else this.shards.delete(shard);
-    if (key !== undefined) this.size -= 1;
+    if (key === undefined) return undefined;
+    this.size -= 1;
+    // Alone, a shard's turns need no sizing: it is served whatever their length.
+    if (this.turnLeft === 0) this.turnLeft = this.turns.length === 1 ? 1 : wholeTurn(this.turnSizeOf(key));
+    this.turnLeft -= 1;
+    if (keys.length === 0) {
+      this.shards.delete(shard);
+      this.turns.shift();
+      this.turnLeft = 0;
+    } else if (this.turnLeft === 0) {
+      this.turns.shift();
+      this.turns.push(shard);
+    }
     return key;
   }
 
@@ -47,5 +68,11 @@ export class FairReadyList {
     this.shards.clear();
     this.turns.length = 0;
     this.size = 0;
+    this.turnLeft = 0;
   }
+}
+
+/** At least one key a turn, whatever the sizing says (a shard is never skipped). */
+function wholeTurn(size: number): number {
+  return Number.isFinite(size) && size >= 1 ? Math.floor(size) : 1;
 }

@@ -4,7 +4,8 @@
 //   dirty, and it is queued again when that worker calls `done`;
 // - failures requeue through a rate limiter (per-key backoff plus an overall bucket);
 // - `addAfter` schedules a later look, and the earliest requested time wins;
-// - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList);
+// - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList), each
+//   shard's turn as long as `shardTurnSizeOf` says;
 // - a key added at low priority waits until no normal key is ready, as in controller-runtime's
 //   priority queue: the initial list and resyncs of settled objects are low, so a key that
 //   changed (a new object, an edit) is not served behind thousands being adopted. A normal
@@ -25,6 +26,11 @@ export interface WorkQueueOptions {
   registry?: Registry;
   /** The shard of a key: ready keys are served shard by shard in turn; default one shard (FIFO). */
   shardOf?: (key: string) => string;
+  /**
+   * How many keys a shard hands out in a row when its turn comes, asked of the key that begins
+   * the turn (FairReadyList); default one: plain round robin.
+   */
+  shardTurnSizeOf?: (key: string) => number;
 }
 
 /** 'low': served only when no normal key is ready (a start's initial list, a resync). */
@@ -67,8 +73,8 @@ export class WorkQueue {
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     const shardOf = options.shardOf ?? (() => '');
-    this.queue = new FairReadyList(shardOf);
-    this.background = new FairReadyList(shardOf);
+    this.queue = new FairReadyList(shardOf, options.shardTurnSizeOf);
+    this.background = new FairReadyList(shardOf, options.shardTurnSizeOf);
     this.metrics = options.registry
       ? workQueueMetrics(options.registry, {
           name: this.name,
