@@ -3,6 +3,8 @@
 // a saturated slow key, a turn handed to the slow key mostly tells an object to wait for a
 // token; the fast key's objects get the workers in proportion to the calls it may make.
 import { describe, expect, it } from 'vitest';
+import type { AgentDeploymentSpec } from '../../src/api/agentdeployment/index.js';
+import type { ConnectionKind } from '../../src/api/connection/names.js';
 import { RateBudget } from '../../src/controlplane/budget/rate-budget.js';
 import {
   connectionShardOf,
@@ -14,16 +16,22 @@ import type { AgentDeploymentObject } from '../../src/reconcilers/agentdeploymen
 import type { ControlPlaneLane, LaneResolution } from '../../src/reconcilers/agentdeployment/ports.js';
 import { WorkQueue } from '../../src/runtime/workqueue/queue.js';
 import { FakeClock } from '../controlplane-client/support/fake-clock.js';
+import { FakeClock as FakeTimers } from '../runtime/support/fake-clock.js';
 import { loneLaneOn } from './support/lone-lane.js';
 
-function objectOn(namespace: string, name: string, connection?: string): AgentDeploymentObject {
-  const spec =
-    connection === undefined ? {} : { connectionRef: { kind: 'PlatformConnection', name: connection } };
+function objectOn(
+  namespace: string,
+  name: string,
+  connection?: string,
+  kind: ConnectionKind = 'PlatformConnection',
+): AgentDeploymentObject {
+  const spec: Partial<AgentDeploymentSpec> =
+    connection === undefined ? {} : { connectionRef: { kind, name: connection } };
   return {
     apiVersion: 'agentplatform.io/v1alpha1',
     kind: 'AgentDeployment',
     metadata: { namespace, name },
-    spec,
+    spec: spec as AgentDeploymentObject['spec'],
   };
 }
 
@@ -64,9 +72,9 @@ describe('connection turns', () => {
   it("names one shard per connection, a namespace's own apart from another's of the same name", () => {
     expect(connectionShardOf(objectOn('team-a', 'o', 'eu'))).toBe('PlatformConnection/team-a/eu');
     expect(connectionShardOf(objectOn('team-b', 'o', 'eu'))).toBe('PlatformConnection/team-b/eu');
-    const cluster = objectOn('team-a', 'o');
-    cluster.spec = { connectionRef: { kind: 'ClusterPlatformConnection', name: 'eu' } };
-    expect(connectionShardOf(cluster)).toBe('ClusterPlatformConnection/eu');
+    expect(connectionShardOf(objectOn('team-a', 'o', 'eu', 'ClusterPlatformConnection'))).toBe(
+      'ClusterPlatformConnection/eu',
+    );
     expect(connectionShardOf(objectOn('team-a', 'o'))).toBe('');
   });
 
@@ -88,7 +96,7 @@ describe('connection turns', () => {
     };
     const queue = new WorkQueue({
       name: 'turns',
-      clock: new FakeClock(),
+      clock: new FakeTimers(),
       shardOf: (key) => connectionShardOf(objects.get(key)),
       shardTurnSizeOf: (key) => connectionTurnSizeOf(objects.get(key), connectionOf),
     });
