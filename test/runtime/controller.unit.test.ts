@@ -30,6 +30,35 @@ describe('Controller', () => {
     ).toThrow(/maxConcurrentReconciles must be an integer >= 1, got 0/);
   });
 
+  it("serves keys namespace by namespace: one namespace's thousand keys do not go before another's one", async () => {
+    const order: string[] = [];
+    const gate = deferred();
+    const controller = new Controller({
+      name: 'tenants',
+      clock: new FakeClock(),
+      reconcile: async (key) => {
+        order.push(key);
+        await gate.promise;
+        return awaitChange;
+      },
+    });
+    controller.start();
+    for (let i = 0; i < 1000; i += 1) controller.enqueue(`team-b/flood-${i}`);
+    controller.enqueue('team-a/new');
+    controller.enqueue('cluster-scoped');
+    gate.resolve();
+    for (let i = 0; i < 50 && order.length < 5; i += 1) await flush();
+    // flood-0 went to the waiting worker as it was added; the rest waited in their namespaces' turns.
+    expect(order.slice(0, 5)).toEqual([
+      'team-b/flood-0',
+      'team-b/flood-1',
+      'team-a/new',
+      'cluster-scoped',
+      'team-b/flood-2',
+    ]);
+    await controller.stop();
+  });
+
   it('runs at most N reconciles at once and never one key on two workers', async () => {
     const clock = new FakeClock();
     let active = 0;

@@ -291,6 +291,28 @@ describe('WorkQueue sharded fairly', () => {
     expect(asked).toEqual([]);
   });
 
+  it("serves a shard's flows in turn, one key each, within the shard's own turns", async () => {
+    // Keys `namespace/connection-n`: shards are connections, flows are namespaces.
+    const queue = new WorkQueue({
+      name: 'test',
+      clock: new FakeClock(),
+      shardOf: (key) => key.split('/')[1]?.split('-')[0] ?? '',
+      shardTurnSizeOf: (key) => (key.includes('/us-') ? 2 : 1),
+      flowOf: (key) => key.split('/')[0] ?? '',
+    });
+    for (let i = 0; i < 100; i += 1) queue.add(`flood/us-${i}`);
+    for (const key of ['team-a/us-1', 'team-a/eu-1', 'team-c/us-1', 'flood/eu-1']) queue.add(key);
+    const taken = [];
+    for (let i = 0; i < 8; i += 1) taken.push(await queue.get());
+    expect(taken).toEqual([
+      ...['flood/us-0', 'team-a/us-1'],
+      'team-a/eu-1',
+      ...['team-c/us-1', 'flood/us-1'],
+      'flood/eu-1',
+      ...['flood/us-2', 'flood/us-3'],
+    ]);
+  });
+
   it('without shards it is one FIFO', async () => {
     const queue = queueWith();
     for (const key of ['eu/1', 'eu/2', 'us/1']) queue.add(key);

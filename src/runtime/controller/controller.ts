@@ -2,6 +2,11 @@
 // What the pass returns (one ReconcileResult, see ../reconcile/result.ts) decides the key's
 // next visit, as in controller-runtime; a pass that throws is a bug, counted and logged as an
 // error and retried with the key's backoff.
+//
+// Keys are `namespace/name` (a cluster-scoped object's is its name), and the work queue serves
+// them namespace by namespace within each shard, as the API server's fairness treats flows:
+// a tenant who creates a thousand objects at once does not put another tenant's one new
+// object behind them (docs/security.md, "Sharing the operator's workers").
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock.js';
@@ -99,6 +104,7 @@ export class Controller {
       ...(this.rateLimiter ? { rateLimiter: this.rateLimiter() } : {}),
       ...(this.shardOf ? { shardOf: this.shardOf } : {}),
       ...(this.shardTurnSizeOf ? { shardTurnSizeOf: this.shardTurnSizeOf } : {}),
+      flowOf: namespaceOfKey,
     });
     this.inFlight = new AbortController();
     const queue = this.queue;
@@ -180,4 +186,10 @@ export class Controller {
     this.metrics?.reconcileTotal.inc({ controller: this.name, result: outcome });
     this.metrics?.reconcileTime.observe({ controller: this.name }, (this.clock.now() - started) / 1000);
   }
+}
+
+/** The namespace part of a `namespace/name` key; '' for a cluster-scoped object's. */
+function namespaceOfKey(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
 }

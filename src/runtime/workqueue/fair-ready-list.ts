@@ -12,9 +12,21 @@
 // The operator sizes a connection's turns by its key's rate, so that while every shard has
 // keys waiting the workers go to each key in proportion to the calls it may make; a shard
 // with nothing ready gives up the rest of its turn, so no worker waits for it.
-export class FairReadyList {
-  /** Each shard's ready keys, oldest first; only shards with keys are present. */
-  private readonly shards = new Map<string, string[]>();
+//
+// Within a shard, keys may be fair too: `newShard` gives each shard its own list, such as
+// another FairReadyList over the keys' namespaces, so that one namespace's thousand keys do
+// not queue ahead of another namespace's one on the same connection.
+
+/** Ready keys in the order they are handed out; a plain array is one FIFO. */
+export interface ReadyKeys {
+  readonly length: number;
+  push(key: string): void;
+  shift(): string | undefined;
+}
+
+export class FairReadyList implements ReadyKeys {
+  /** Each shard's ready keys; only shards with keys are present. */
+  private readonly shards = new Map<string, ReadyKeys>();
   /** Shards with keys, in the order they are served next; the first is being served. */
   private readonly turns: string[] = [];
   private size = 0;
@@ -24,6 +36,7 @@ export class FairReadyList {
   constructor(
     private readonly shardOf: (key: string) => string,
     private readonly turnSizeOf: (key: string) => number = () => 1,
+    private readonly newShard: () => ReadyKeys = () => [],
   ) {}
 
   get length(): number {
@@ -34,7 +47,7 @@ export class FairReadyList {
     const shard = this.shardOf(key);
     let keys = this.shards.get(shard);
     if (keys === undefined) {
-      keys = [];
+      keys = this.newShard();
       this.shards.set(shard, keys);
       this.turns.push(shard);
     }
@@ -42,13 +55,13 @@ export class FairReadyList {
     this.size += 1;
   }
 
-  /** The oldest key of the shard whose turn it is; at the turn's end that shard goes to the back. */
+  /** The next key of the shard whose turn it is; at the turn's end that shard goes to the back. */
   shift(): string | undefined {
     const shard = this.turns[0];
     if (shard === undefined) return undefined;
-    const keys = this.shards.get(shard) ?? [];
-    const key = keys.shift();
-    if (key === undefined) return undefined;
+    const keys = this.shards.get(shard);
+    const key = keys?.shift();
+    if (keys === undefined || key === undefined) return undefined;
     this.size -= 1;
     // Alone, a shard's turns need no sizing: it is served whatever their length.
     if (this.turnLeft === 0) this.turnLeft = this.turns.length === 1 ? 1 : wholeTurn(this.turnSizeOf(key));

@@ -5,7 +5,8 @@
 // - failures requeue through a rate limiter (per-key backoff plus an overall bucket);
 // - `addAfter` schedules a later look, and the earliest requested time wins;
 // - with `shardOf`, ready keys are handed out fairly across shards (FairReadyList), each
-//   shard's turn as long as `shardTurnSizeOf` says;
+//   shard's turn as long as `shardTurnSizeOf` says, and with `flowOf` fairly across the
+//   flows of a shard;
 // - a key added at low priority waits until no normal key is ready, as in controller-runtime's
 //   priority queue: the initial list and resyncs of settled objects are low, so a key that
 //   changed (a new object, an edit) is not served behind thousands being adopted. A normal
@@ -31,6 +32,11 @@ export interface WorkQueueOptions {
    * the turn (FairReadyList); default one: plain round robin.
    */
   shardTurnSizeOf?: (key: string) => number;
+  /**
+   * The flow of a key within its shard: a shard's keys are served flow by flow in turn, one key
+   * each (the controller's flows are namespaces); default one flow (FIFO within a shard).
+   */
+  flowOf?: (key: string) => string;
 }
 
 /** 'low': served only when no normal key is ready (a start's initial list, a resync). */
@@ -73,8 +79,10 @@ export class WorkQueue {
     this.clock = options.clock ?? systemClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     const shardOf = options.shardOf ?? (() => '');
-    this.queue = new FairReadyList(shardOf, options.shardTurnSizeOf);
-    this.background = new FairReadyList(shardOf, options.shardTurnSizeOf);
+    const { flowOf } = options;
+    const newShard = flowOf === undefined ? undefined : () => new FairReadyList(flowOf);
+    this.queue = new FairReadyList(shardOf, options.shardTurnSizeOf, newShard);
+    this.background = new FairReadyList(shardOf, options.shardTurnSizeOf, newShard);
     this.metrics = options.registry
       ? workQueueMetrics(options.registry, {
           name: this.name,
