@@ -1,6 +1,7 @@
 // Events are not waited for by the passes that record them, so a burst of passes must not
 // become a burst of Event writes: a few are written at once, the rest wait in order, and past
-// the queue's bound new ones are dropped (client-go's broadcaster does the same).
+// the queue's bound new ones are dropped (client-go's broadcaster does the same). The queue is
+// every team's: namespaces are served in turn, and a flooding namespace loses its own events.
 import { describe, expect, it } from 'vitest';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { KubeObject } from '../../src/runtime/kube/objects.js';
@@ -33,8 +34,8 @@ function pendingClient() {
   };
 }
 
-function objectNumber(i: number): ObjectReference {
-  return { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}`, namespace: 'default', uid: `uid-${i}` };
+function objectNumber(i: number, namespace = 'default'): ObjectReference {
+  return { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}`, namespace, uid: `${namespace}-uid-${i}` };
 }
 
 /** `count` events about as many objects, recorded at once ("event 0", "event 1", ...). */
@@ -99,5 +100,49 @@ describe('the event recorder under a burst', () => {
       '2026-11-27T12:00:00.000000Z',
       '2026-11-27T12:00:00.000000Z',
     ]);
+  });
+
+  it("drops a flooding namespace's newest waiting events, not a quieter namespace's, and serves namespaces in turn", async () => {
+    // The queue is every team's: one tenant's thousand failing objects must not silence another.
+    const api = pendingClient();
+    const recorder = new EventRecorder({
+      client: api.client,
+      component: 'test',
+      instance: 'i',
+      maxInFlight: 1,
+      maxQueued: 4,
+    });
+    const flood = Array.from({ length: 10 }, (_, i) =>
+      recorder.record(objectNumber(i, 'team-b'), 'Warning', 'Failed', `team-b ${i}`),
+    );
+    // One written, four waiting, five dropped at once.
+    await Promise.all(flood.slice(5));
+    const victim = recorder.record(objectNumber(0, 'team-a'), 'Warning', 'Failed', 'team-a 0');
+    // The queue was full: team-b's newest waiting event made room for it.
+    await flood[4];
+    for (let i = 0; i < 5; i += 1) await api.answerOne();
+    await Promise.all([...flood, victim]);
+    expect(api.created).toEqual(['team-b 0', 'team-b 1', 'team-a 0', 'team-b 2', 'team-b 3']);
+  });
+
+  it('drops the newcomer when its own namespace holds as many waiting events as any other', async () => {
+    const api = pendingClient();
+    const recorder = new EventRecorder({
+      client: api.client,
+      component: 'test',
+      instance: 'i',
+      maxInFlight: 1,
+      maxQueued: 2,
+    });
+    const first = [
+      recorder.record(objectNumber(0, 'team-a'), 'Normal', 'Created', 'team-a 0'),
+      recorder.record(objectNumber(1, 'team-a'), 'Normal', 'Created', 'team-a 1'),
+      recorder.record(objectNumber(0, 'team-b'), 'Normal', 'Created', 'team-b 0'),
+    ];
+    const newcomer = recorder.record(objectNumber(2, 'team-a'), 'Normal', 'Created', 'team-a 2');
+    await newcomer;
+    for (let i = 0; i < 3; i += 1) await api.answerOne();
+    await Promise.all(first);
+    expect(api.created).toEqual(['team-a 0', 'team-a 1', 'team-b 0']);
   });
 });

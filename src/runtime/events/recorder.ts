@@ -8,8 +8,14 @@
 // (10,000 objects adopted at once) would otherwise have thousands of Event writes in flight,
 // each with its own connection to the API server. As client-go's broadcaster queues Events and
 // writes them from one goroutine, at most `maxInFlight` are written at once here, the others
-// wait in order, and past `maxQueued` waiting a new Event is dropped (logged at debug), as
-// client-go drops when its queue is full: an Event is a note for people, not state.
+// wait, and past `maxQueued` waiting an Event is dropped (logged at debug), as client-go drops
+// when its queue is full: an Event is a note for people, not state.
+//
+// The queue is shared by every team's objects, so it is fair across namespaces: waiting
+// Events are written namespace by namespace in turn (oldest first within one), and when the
+// queue is full the namespace holding the most waiting Events loses its newest, not the
+// newcomer from a quieter namespace. A tenant whose thousand objects fail at once fills the
+// queue with its own notes and still cannot silence another team's.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
@@ -98,8 +104,14 @@ export class EventRecorder {
   private readonly maxInFlight: number;
   private readonly maxQueued: number;
   private inFlight = 0;
-  /** Records waiting for a write slot, oldest first; each is handed the slot of a finished write. */
-  private readonly waiting: Array<() => void> = [];
+  /**
+   * Records waiting for a write slot, by namespace, oldest first: each is handed the slot of a
+   * finished write (true), or told it was dropped to make room (false).
+   */
+  private readonly waiting = new Map<string, Array<(granted: boolean) => void>>();
+  /** Namespaces with records waiting, in the order they are served next. */
+  private readonly turns: string[] = [];
+  private waitingCount = 0;
 
   constructor(options: EventRecorderOptions) {
     this.client = options.client;
@@ -129,10 +141,7 @@ export class EventRecorder {
     const recordedAt = this.clock.now();
     if (this.inFlight < this.maxInFlight) {
       this.inFlight += 1;
-    } else if (this.waiting.length < this.maxQueued) {
-      // The slot is handed over by the write that finishes (release): inFlight stays counted.
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    } else {
+    } else if (!(await this.slotFor(regarding.namespace ?? ''))) {
       this.logger?.debug(
         { regarding: `${regarding.kind} ${regarding.namespace ?? ''}/${regarding.name}`, reason },
         'event dropped: too many events waiting to be written',
@@ -146,11 +155,65 @@ export class EventRecorder {
     }
   }
 
-  /** A write finished: its slot goes to the oldest waiting record, or is freed. */
+  /**
+   * Waits for the slot of a finished write (inFlight stays counted: release hands it over);
+   * false when the record is dropped, at once or later to make room for a quieter namespace.
+   */
+  private slotFor(namespace: string): Promise<boolean> {
+    if (this.waitingCount >= this.maxQueued && !this.makeRoomFor(namespace)) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      let queue = this.waiting.get(namespace);
+      if (queue === undefined) {
+        queue = [];
+        this.waiting.set(namespace, queue);
+        this.turns.push(namespace);
+      }
+      queue.push(resolve);
+      this.waitingCount += 1;
+    });
+  }
+
+  /**
+   * The queue is full: drops the newest record of the namespace holding the most, if that
+   * namespace holds more than `namespace` would with one more. False: the newcomer's own
+   * namespace is (one of) the largest, and the newcomer is the one dropped.
+   */
+  private makeRoomFor(namespace: string): boolean {
+    let largest: string | undefined;
+    let largestCount = 0;
+    for (const [name, queue] of this.waiting) {
+      if (queue.length > largestCount) [largest, largestCount] = [name, queue.length];
+    }
+    const own = this.waiting.get(namespace)?.length ?? 0;
+    if (largest === undefined || largestCount <= own + 1) return false;
+    this.take(largest, 'newest')?.(false);
+    return true;
+  }
+
+  /** A write finished: its slot goes to the oldest waiting record of the next namespace in turn, or is freed. */
   private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
+    const namespace = this.turns[0];
+    const next = namespace === undefined ? undefined : this.take(namespace, 'oldest');
+    if (next) next(true);
     else this.inFlight -= 1;
+  }
+
+  /**
+   * Removes the oldest waiting record of the namespace whose turn it is (the first of `turns`,
+   * which then goes to the back), or the newest of any namespace (dropped to make room).
+   */
+  private take(namespace: string, which: 'oldest' | 'newest'): ((granted: boolean) => void) | undefined {
+    const queue = this.waiting.get(namespace);
+    const taken = which === 'oldest' ? queue?.shift() : queue?.pop();
+    if (queue === undefined || taken === undefined) return undefined;
+    this.waitingCount -= 1;
+    if (queue.length === 0) {
+      this.waiting.delete(namespace);
+      this.turns.splice(which === 'oldest' ? 0 : this.turns.indexOf(namespace), 1);
+    } else if (which === 'oldest') {
+      this.turns.push(this.turns.shift() ?? namespace);
+    }
+    return taken;
   }
 
   private async write(
