@@ -38,6 +38,20 @@ function objectNumber(i: number, namespace = 'default'): ObjectReference {
   return { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}`, namespace, uid: `${namespace}-uid-${i}` };
 }
 
+function recorderOn(
+  api: ReturnType<typeof pendingClient>,
+  bounds: { maxInFlight: number; maxQueued?: number },
+  clock?: Clock,
+): EventRecorder {
+  return new EventRecorder({
+    client: api.client,
+    component: 'test',
+    instance: 'i',
+    ...bounds,
+    ...(clock === undefined ? {} : { clock }),
+  });
+}
+
 /** `count` events about as many objects, recorded at once ("event 0", "event 1", ...). */
 function burst(
   api: ReturnType<typeof pendingClient>,
@@ -45,13 +59,7 @@ function burst(
   count: number,
   clock?: Clock,
 ): { recorder: EventRecorder; recorded: Promise<void>[] } {
-  const recorder = new EventRecorder({
-    client: api.client,
-    component: 'test',
-    instance: 'i',
-    ...bounds,
-    ...(clock === undefined ? {} : { clock }),
-  });
+  const recorder = recorderOn(api, bounds, clock);
   const recorded = Array.from({ length: count }, (_, i) =>
     recorder.record(objectNumber(i), 'Normal', 'Created', `event ${i}`),
   );
@@ -105,13 +113,7 @@ describe('the event recorder under a burst', () => {
   it("drops a flooding namespace's newest waiting events, not a quieter namespace's, and serves namespaces in turn", async () => {
     // The queue is every team's: one tenant's thousand failing objects must not silence another.
     const api = pendingClient();
-    const recorder = new EventRecorder({
-      client: api.client,
-      component: 'test',
-      instance: 'i',
-      maxInFlight: 1,
-      maxQueued: 4,
-    });
+    const recorder = recorderOn(api, { maxInFlight: 1, maxQueued: 4 });
     const flood = Array.from({ length: 10 }, (_, i) =>
       recorder.record(objectNumber(i, 'team-b'), 'Warning', 'Failed', `team-b ${i}`),
     );
@@ -127,13 +129,7 @@ describe('the event recorder under a burst', () => {
 
   it('drops the newcomer when its own namespace holds as many waiting events as any other', async () => {
     const api = pendingClient();
-    const recorder = new EventRecorder({
-      client: api.client,
-      component: 'test',
-      instance: 'i',
-      maxInFlight: 1,
-      maxQueued: 2,
-    });
+    const recorder = recorderOn(api, { maxInFlight: 1, maxQueued: 2 });
     const first = [
       recorder.record(objectNumber(0, 'team-a'), 'Normal', 'Created', 'team-a 0'),
       recorder.record(objectNumber(1, 'team-a'), 'Normal', 'Created', 'team-a 1'),
