@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../clock.js';
+import { splitObjectKey } from '../kube/objects.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { WorkQueue, type Priority } from '../workqueue/queue.js';
 import type { ReconcileResult } from '../reconcile/result.js';
@@ -104,7 +105,8 @@ export class Controller {
       ...(this.rateLimiter ? { rateLimiter: this.rateLimiter() } : {}),
       ...(this.shardOf ? { shardOf: this.shardOf } : {}),
       ...(this.shardTurnSizeOf ? { shardTurnSizeOf: this.shardTurnSizeOf } : {}),
-      flowOf: namespaceOfKey,
+      // A key's flow is its namespace ('' for a cluster-scoped object's).
+      flowOf: (key) => splitObjectKey(key).namespace ?? '',
     });
     this.inFlight = new AbortController();
     const queue = this.queue;
@@ -186,10 +188,4 @@ export class Controller {
     this.metrics?.reconcileTotal.inc({ controller: this.name, result: outcome });
     this.metrics?.reconcileTime.observe({ controller: this.name }, (this.clock.now() - started) / 1000);
   }
-}
-
-/** The namespace part of a `namespace/name` key; '' for a cluster-scoped object's. */
-function namespaceOfKey(key: string): string {
-  const slash = key.indexOf('/');
-  return slash < 0 ? '' : key.slice(0, slash);
 }
