@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ControlPlaneApi, Result } from '../../src/controlplane/client/index.js';
 import type { Deployment } from '../../src/controlplane/models/index.js';
 import { controlPlanePort } from '../../src/reconcilers/agentdeployment/control-plane-port.js';
+import { FakeClock } from '../runtime/support/fake-clock.js';
 
 /** A client whose budget is always just empty: every GET is refused locally with a 20 ms wait. */
 function alwaysEmpty(calls: { count: number }): ControlPlaneApi {
@@ -91,7 +92,7 @@ describe('controlPlanePort: waiting in place for the budget', () => {
       holdBulkFor: (ms) => held.push(ms),
     });
     const signal = new AbortController().signal;
-    const token = await port.reserveCreate(signal);
+    const token = await port.reserveCreate('team-a/agent', signal);
     expect(token).toEqual({ ok: true, value: { kind: 'CreateToken' } });
     // Two short waits in place; bulk work stayed back meanwhile.
     expect(held).toHaveLength(2);
@@ -140,7 +141,10 @@ describe('controlPlanePort: waiting in place for the budget', () => {
       takeCreateToken: () => ({ ok: false, waitMs: 2_000 }),
     });
     const signal = new AbortController().signal;
-    const [first, second] = await Promise.all([port.reserveCreate(signal), port.reserveCreate(signal)]);
+    const [first, second] = await Promise.all([
+      port.reserveCreate('team-a/agent', signal),
+      port.reserveCreate('team-a/agent', signal),
+    ]);
     if (first?.ok !== false || second?.ok !== false) throw new Error('expected two refusals');
     expect(first.error.kind).toBe('Throttled');
     expect(first.error.retryAfterMs).toBeGreaterThanOrEqual(1_990);
@@ -149,5 +153,24 @@ describe('controlPlanePort: waiting in place for the budget', () => {
     // The next pass with the same answer finds the same status and writes nothing.
     expect(first.error.message).toBe(second.error.message);
     expect(first.error.message).not.toMatch(/\d+ ms/);
+  });
+
+  it("places a throttled create by its object's namespace: not behind another namespace's places", async () => {
+    const port = controlPlanePort({
+      client: alwaysEmpty({ count: 0 }),
+      allowedRatePerSecond: 10,
+      budgetHeadroom: () => 0,
+      takeCreateToken: () => ({ ok: false, waitMs: 500 }),
+      clock: new FakeClock(),
+    });
+    const signal = new AbortController().signal;
+    const waits: number[] = [];
+    for (const key of ['team-b/one', 'team-b/two', 'team-b/three', 'team-a/victim']) {
+      const refused = await port.reserveCreate(key, signal);
+      if (refused.ok) throw new Error('expected a refusal');
+      waits.push(refused.error.retryAfterMs ?? 0);
+    }
+    // team-b's places a token apart (100 ms at 10/s); team-a's first at the budget's wait.
+    expect(waits).toEqual([500, 600, 700, 500]);
   });
 });

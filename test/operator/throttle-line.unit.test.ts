@@ -40,4 +40,36 @@ describe('ThrottleLine', () => {
     expect(line.place(0)).toBe(10);
     expect(line.place(0)).toBe(1_010);
   });
+
+  it("gives one namespace's creates the places the line always gave", () => {
+    const clock = new FakeClock();
+    const line = new ThrottleLine(() => 20, clock);
+    expect([1, 2, 3, 4].map(() => line.place(30, 'team-b'))).toEqual([30, 80, 130, 180]);
+    // Other calls than creates take their places after every place given out.
+    expect(line.place(0)).toBe(230);
+  });
+
+  it("starts a namespace with no place waiting at the next token, not behind another's flood", () => {
+    const clock = new FakeClock();
+    const line = new ThrottleLine(() => 10, clock);
+    for (let i = 0; i < 50; i += 1) line.place(0, 'team-b');
+    // The flood holds places for the next 5 s; the victim's create comes back at the next token.
+    expect(line.place(0, 'team-a')).toBe(0);
+    // From then on the two namespaces' new places share the tokens: every other one each.
+    expect(line.place(0, 'team-a')).toBe(200);
+    expect(line.place(0, 'team-a')).toBe(400);
+    expect(line.place(0, 'team-b')).toBe(5_000);
+    expect(line.place(0, 'team-b')).toBe(5_200);
+  });
+
+  it('forgets a namespace once its places are past: the other is alone again', async () => {
+    const clock = new FakeClock();
+    const line = new ThrottleLine(() => 10, clock);
+    line.place(0, 'team-a');
+    line.place(0, 'team-b');
+    line.place(0, 'team-b');
+    await clock.advance(1_000);
+    expect(line.place(0, 'team-b')).toBe(0);
+    expect(line.place(0, 'team-b')).toBe(100);
+  });
 });

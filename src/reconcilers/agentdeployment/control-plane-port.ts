@@ -9,6 +9,7 @@ import type { ControlPlanePort, CreateToken, Failure, Outcome } from './ports.js
 import { MAX_IDS_PER_LIST } from './observation/fleet-poller.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import { ThrottleLine } from './throttle-line.js';
+import { splitObjectKey } from '../../runtime/kube/objects.js';
 import { withSpecPaths } from './spec-paths.js';
 
 /** Every reconciler call: never wait for budget, and stop when the reconcile is aborted. */
@@ -118,22 +119,31 @@ export function controlPlanePort({
   const waits = new InPlaceWaits(maxInPlaceWaits, holdBulkFor);
   const patiently = <T>(call: () => Promise<Result<T>>, signal: AbortSignal) => waits.patiently(call, signal);
   /** A reconcile's call: still throttled after its short waits, it takes its place in the line. */
-  const inLine = async <T>(call: () => Promise<Result<T>>, signal: AbortSignal): Promise<Result<T>> => {
+  const inLine = async <T>(
+    call: () => Promise<Result<T>>,
+    signal: AbortSignal,
+    flow?: string,
+  ): Promise<Result<T>> => {
     const result = await patiently(call, signal);
     if (result.ok || result.error.kind !== 'Throttled') return result;
-    const place = spreadThrottled() ? line.place(result.error.retryAfterMs) : result.error.retryAfterMs;
+    const place = spreadThrottled() ? line.place(result.error.retryAfterMs, flow) : result.error.retryAfterMs;
     holdBulkFor(place + BULK_HOLD_MARGIN_MS);
     return { ok: false, error: { ...result.error, retryAfterMs: place } };
   };
   return {
-    reserveCreate: async (signal) => {
-      const taken = await inLine(async (): Promise<Result<CreateToken>> => {
-        const reservation = takeCreateToken();
-        if (reservation.ok) return { ok: true, value: CREATE_TOKEN };
-        const { waitMs } = reservation;
-        const error = { ...CREATE_ROUTE, kind: 'Throttled', attempts: 0, retryAfterMs: waitMs } as const;
-        return { ok: false, error: { ...error, message: CREATE_WAITS_MESSAGE } };
-      }, signal);
+    reserveCreate: async (key, signal) => {
+      const taken = await inLine(
+        async (): Promise<Result<CreateToken>> => {
+          const reservation = takeCreateToken();
+          if (reservation.ok) return { ok: true, value: CREATE_TOKEN };
+          const { waitMs } = reservation;
+          const error = { ...CREATE_ROUTE, kind: 'Throttled', attempts: 0, retryAfterMs: waitMs } as const;
+          return { ok: false, error: { ...error, message: CREATE_WAITS_MESSAGE } };
+        },
+        signal,
+        // Creates take places by namespace: one tenant's flood does not put another's create last.
+        splitObjectKey(key).namespace ?? '',
+      );
       return outcome(taken);
     },
     createDeployment: async (request, signal, token) => {

@@ -183,7 +183,7 @@ export class Performer<Object extends AgentDeploymentView> {
     // The create's token first: a create the budget refuses comes back at its place in line
     // before anything is written (writing the intent, then clearing it when the POST was
     // refused, cost two Kubernetes writes per throttled pass), and a written intent is sent.
-    const token = await lane.controlPlane.reserveCreate(signal);
+    const token = await lane.controlPlane.reserveCreate(key, signal);
     if (!token.ok) {
       const retryAfterMs = token.error.kind === 'Throttled' ? token.error.retryAfterMs : undefined;
       memory.createWait =

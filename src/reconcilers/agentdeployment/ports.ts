@@ -58,9 +58,10 @@ export interface ControlPlanePort {
    * Takes a create's budget token before its intent is written, waiting in place a short while
    * when the budget is only just empty; Throttled (with the create's place in the budget's line)
    * when it cannot be had soon. So a create the budget refuses costs no Kubernetes write, and a
-   * written intent is followed by its POST.
+   * written intent is followed by its POST. `key` is the object's: throttled creates take
+   * places in the line by namespace.
    */
-  reserveCreate(signal: AbortSignal): Promise<Outcome<CreateToken>>;
+  reserveCreate(key: string, signal: AbortSignal): Promise<Outcome<CreateToken>>;
   /** With `token`, the POST spends the token reserveCreate took rather than one more. */
   createDeployment(
     request: DeploymentCreateRequest,
