@@ -50,8 +50,8 @@ export class ThrottleLine {
       else if (other !== flow) others += 1;
     }
     // Alone, the flow's places follow every place given out (the line as it always was).
-    const flowNextAt = others === 0 ? this.nextFreeAt : (this.flowNextAt.get(flow) ?? 0);
-    const slot = Math.max(now + budgetWaitMs, flowNextAt);
+    const notBefore = others === 0 ? this.nextFreeAt : (this.flowNextAt.get(flow) ?? 0);
+    const slot = Math.max(now + budgetWaitMs, notBefore);
     this.flowNextAt.set(flow, slot + spacing * (others + 1));
     this.nextFreeAt = Math.max(this.nextFreeAt, slot + spacing);
     return slot - now;
