@@ -5,7 +5,7 @@
 // connection converges close to its own rate floor. Prints, per connection: time to converge,
 // its floor, their ratio (target ≤ 1.1), calls and 429s on its control plane.
 //
-//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120] [--timeline] [--stages] [--cold-kube]
+//   npx tsx bench/connections/two-regions.ts [--n 1000] [--us-rate-limit 1000/10] [--eu-rate-limit 200/10] [--revision-phase-ms 250] [--concurrency N] [--projects-wait-s 120] [--timeline] [--stages] [--cold-kube] [--cpu-profile <file>]
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ import { summarizeCalls, type StatsSnapshot } from '../support/emulator-stats.js
 import { applyCrd, BENCH_API_KEY, BENCH_NAMESPACE, Emulators } from '../support/emulators.js';
 import { warmUpKubeEmulator } from '../support/kube-emulator-warm-up.js';
 import { OperatorProcess } from '../support/operator-process.js';
+import { cpuSecondsOf } from '../support/processes.js';
 import { ReadyTracker } from '../support/ready-tracker.js';
 
 const { values } = parseArgs({
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     stages: { type: 'boolean', default: false },
     /** Skip the Kubernetes emulator's warm-up (kube-emulator-warm-up.ts): its first seconds as a fresh process. */
     'cold-kube': { type: 'boolean', default: false },
+    /** Write a CPU profile of the operator from the first create until every US object is Ready. */
+    'cpu-profile': { type: 'string' },
   },
 });
 const n = Number(values.n);
@@ -80,6 +83,38 @@ async function waitForReadyConnections(kube: Emulators['kube'], names: string[])
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the connections did not become Ready within 60 s');
+}
+
+/** Resolves when every one of the `n` US objects has been seen Ready. */
+async function usObjectsReady(tracker: ReadyTracker, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  const usReady = () => [...tracker.readyAt.keys()].filter((name) => name.startsWith('us-')).length;
+  while (usReady() < n) {
+    if (performance.now() > deadline) throw new Error(`only ${usReady()} of ${n} US objects Ready`);
+    await sleep(50);
+  }
+}
+
+/**
+ * CPU seconds so far of each process on the machine's cores during a run: the operator shares
+ * them with the emulators and this process (the cluster's API server is on other machines in
+ * production), and its rate depends on what they leave it.
+ */
+function processCpuSeconds(
+  operator: OperatorProcess,
+  cluster: Emulators,
+  regions: Region[],
+): Array<[string, number]> {
+  const self = process.cpuUsage();
+  return [
+    ['operator', operator.cpuSeconds()],
+    ['Kubernetes emulator', cpuSecondsOf(cluster.kubeProcess.pid)],
+    ...regions.map((region): [string, number] => [
+      `${region.name.toUpperCase()} control plane`,
+      cpuSecondsOf(region.emulators.controlPlaneProcess.pid),
+    ]),
+    ['this process', (self.user + self.system) / 1e6],
+  ];
 }
 
 /** Every second, each region's calls in that second and Ready objects so far, on stderr. */
@@ -188,8 +223,22 @@ async function main(): Promise<void> {
       }),
     ).flat();
     const timeline = values.timeline ? sampleCalls(regions) : undefined;
-    await createAll(kube, objects);
-    const createdInS = (performance.now() - tracker.origin) / 1000;
+    const profile = values['cpu-profile'];
+    if (profile !== undefined) await operator.startCpuProfile();
+    const running = operator;
+    const origin = tracker.origin;
+    const cpuBefore = processCpuSeconds(running, us.emulators, regions);
+    const created = createAll(kube, objects);
+    const usPhase = usObjectsReady(tracker, Number(values['timeout-s']) * 1000).then(async () => {
+      const cpuAfter = processCpuSeconds(running, us.emulators, regions);
+      if (profile !== undefined) await running.stopCpuProfile(profile);
+      return { wallSeconds: (performance.now() - origin) / 1000, cpuAfter };
+    });
+    // Together: a failed create stops the run at once, and the US phase's own failure is not left unhandled.
+    const [createdInS, { wallSeconds: usSeconds, cpuAfter }] = await Promise.all([
+      created.then(() => (performance.now() - origin) / 1000),
+      usPhase,
+    ]);
     await tracker.waitForReady(n + euN, Number(values['timeout-s']) * 1000);
     const projectsUntil = performance.now() + Number(values['projects-wait-s']) * 1000;
     while (usProjectsOf(tracker) < n && performance.now() < projectsUntil) await sleep(200);
@@ -209,6 +258,13 @@ async function main(): Promise<void> {
     console.log(
       `operator: ${reconciles} reconciles (${throttled} throttled), ${operator.cpuSeconds().toFixed(1)} CPU seconds`,
     );
+    console.log(
+      `CPU seconds until the US objects were Ready (${usSeconds.toFixed(1)} s, ${cpus().length} cores): ` +
+        cpuAfter
+          .map(([name, after], i) => `${name} ${(after - (cpuBefore[i]?.[1] ?? 0)).toFixed(1)}`)
+          .join(', '),
+    );
+    if (profile !== undefined) console.log(`CPU profile of the operator until then written to ${profile}`);
     for (const region of regions) {
       const count = region.name === 'eu' ? euN : n;
       if (count === 0) continue;
