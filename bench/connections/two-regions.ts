@@ -85,16 +85,6 @@ async function waitForReadyConnections(kube: Emulators['kube'], names: string[])
   throw new Error('the connections did not become Ready within 60 s');
 }
 
-/** Resolves when every one of the `n` US objects has been seen Ready; stops looking when `signal` aborts. */
-async function usObjectsReady(tracker: ReadyTracker, timeoutMs: number, signal: AbortSignal): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  const usReady = () => [...tracker.readyAt.keys()].filter((name) => name.startsWith('us-')).length;
-  while (usReady() < n) {
-    if (performance.now() > deadline) throw new Error(`only ${usReady()} of ${n} US objects Ready`);
-    await sleep(50, undefined, { signal });
-  }
-}
-
 /**
  * CPU seconds so far of each process on the machine's cores during a run: the operator shares
  * them with the emulators and this process (the cluster's API server is on other machines in
@@ -139,8 +129,6 @@ async function main(): Promise<void> {
   const regions: Region[] = [];
   let operator: OperatorProcess | undefined;
   let tracker: ReadyTracker | undefined;
-  // Ends the wait for the US objects when the run ends early (a failed create).
-  const runEnded = new AbortController();
   try {
     for (const [name, rateLimit] of [
       ['us', values['us-rate-limit']],
@@ -231,13 +219,11 @@ async function main(): Promise<void> {
     const origin = tracker.origin;
     const cpuBefore = processCpuSeconds(running, us.emulators, regions);
     const created = createAll(kube, objects);
-    const usPhase = usObjectsReady(tracker, Number(values['timeout-s']) * 1000, runEnded.signal).then(
-      async () => {
-        const cpuAfter = processCpuSeconds(running, us.emulators, regions);
-        if (profile !== undefined) await running.stopCpuProfile(profile);
-        return { wallSeconds: (performance.now() - origin) / 1000, cpuAfter };
-      },
-    );
+    const usPhase = tracker.waitForReady(n, Number(values['timeout-s']) * 1000, 'us-').then(async () => {
+      const cpuAfter = processCpuSeconds(running, us.emulators, regions);
+      if (profile !== undefined) await running.stopCpuProfile(profile);
+      return { wallSeconds: (performance.now() - origin) / 1000, cpuAfter };
+    });
     // Together: a failed create stops the run at once, and the US phase's own failure is not left unhandled.
     const [createdInS, { wallSeconds: usSeconds, cpuAfter }] = await Promise.all([
       created.then(() => (performance.now() - origin) / 1000),
@@ -302,7 +288,6 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    runEnded.abort();
     await tracker?.stop();
     await operator?.stop();
     for (const region of regions) await region.emulators.close();

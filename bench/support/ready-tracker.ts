@@ -6,6 +6,14 @@ import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { AGENT_DEPLOYMENTS, isReady, type AgentDeploymentObject } from './agent-deployments.js';
 import { BENCH_NAMESPACE } from './emulators.js';
 
+/** A wait for `count` Ready objects named `prefix`…, with the number seen so far. */
+interface ReadyWaiter {
+  readonly count: number;
+  readonly prefix: string;
+  ready: number;
+  settle(error: Error | undefined): void;
+}
+
 export class ReadyTracker {
   /** name -> ms after origin at which it was first seen Ready. */
   readonly readyAt = new Map<string, number>();
@@ -13,7 +21,7 @@ export class ReadyTracker {
   readonly tracingProjectAt = new Map<string, number>();
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
-  private waiters: Array<{ count: number; resolve: () => void }> = [];
+  private waiters: ReadyWaiter[] = [];
   origin = performance.now();
   /** Told of every object the watch delivers, with its time (ms after `origin`). */
   onObject: ((object: AgentDeploymentObject, atMs: number) => void) | undefined;
@@ -32,21 +40,30 @@ export class ReadyTracker {
     await open;
   }
 
-  /** Resolves when at least `count` objects have been seen Ready. */
-  waitForReady(count: number, timeoutMs: number): Promise<void> {
-    if (this.readyAt.size >= count) return Promise.resolve();
+  /**
+   * Resolves when at least `count` objects whose names start with `prefix` (default: all) have
+   * been seen Ready; rejects after `timeoutMs`, or when the tracker stops first.
+   */
+  waitForReady(count: number, timeoutMs: number, prefix = ''): Promise<void> {
+    const ready = [...this.readyAt.keys()].filter((name) => name.startsWith(prefix)).length;
+    if (ready >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
+      const waiter: ReadyWaiter = {
+        count,
+        prefix,
+        ready,
+        settle: (error) => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((other) => other !== waiter);
+          if (error === undefined) resolve();
+          else reject(error);
+        },
+      };
       const timer = setTimeout(
-        () => reject(new Error(`only ${this.readyAt.size} of ${count} Ready after ${timeoutMs / 1000} s`)),
+        () => waiter.settle(new Error(`only ${waiter.ready} of ${count} Ready after ${timeoutMs / 1000} s`)),
         timeoutMs,
       );
-      this.waiters.push({
-        count,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
+      this.waiters.push(waiter);
     });
   }
 
@@ -57,6 +74,8 @@ export class ReadyTracker {
 
   async stop(): Promise<void> {
     this.abort.abort();
+    // A run that ends early (a failed create) leaves no wait, nor its timer, behind.
+    for (const waiter of [...this.waiters]) waiter.settle(new Error('the Ready tracker stopped'));
     await this.running?.catch(() => undefined);
   }
 
@@ -69,9 +88,11 @@ export class ReadyTracker {
     }
     if (this.readyAt.has(name) || !isReady(object)) return;
     this.readyAt.set(name, performance.now() - this.origin);
-    const due = this.waiters.filter((waiter) => this.readyAt.size >= waiter.count);
-    this.waiters = this.waiters.filter((waiter) => this.readyAt.size < waiter.count);
-    for (const waiter of due) waiter.resolve();
+    for (const waiter of [...this.waiters]) {
+      if (!name.startsWith(waiter.prefix)) continue;
+      waiter.ready += 1;
+      if (waiter.ready >= waiter.count) waiter.settle(undefined);
+    }
   }
 
   private async watchLoop(resourceVersion: string, opened: () => void): Promise<void> {
